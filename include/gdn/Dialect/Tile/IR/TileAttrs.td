@@ -1,0 +1,104 @@
+//===- TileAttrs.td - tile dialect enums and attributes ---*- tablegen -*-===//
+//
+// Enums (memory space, grid dimension, reduction kind) and the layout
+// attributes that tile-assign-layouts attaches to buffer types.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_DIALECT_TILE_IR_TILEATTRS_TD
+#define GDN_DIALECT_TILE_IR_TILEATTRS_TD
+
+include "gdn/Dialect/Tile/IR/TileDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Tile_MemorySpace : I32EnumAttr<"MemorySpace", "where a tile buffer lives", [
+    I32EnumAttrCase<"Global", 0, "global">,
+    I32EnumAttrCase<"Shared", 1, "shared">,
+    I32EnumAttrCase<"Fragment", 2, "fragment">]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::gdn::tile";
+}
+
+def Tile_Dim : I32EnumAttr<"Dim", "a grid dimension", [
+    I32EnumAttrCase<"X", 0, "x">,
+    I32EnumAttrCase<"Y", 1, "y">,
+    I32EnumAttrCase<"Z", 2, "z">]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::gdn::tile";
+}
+def Tile_DimAttr : EnumAttr<Tile_Dialect, Tile_Dim, "dim">;
+
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "a reduction", [
+    I32EnumAttrCase<"Add", 0, "add">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::gdn::tile";
+}
+def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce_kind">;
+
+//===----------------------------------------------------------------------===//
+// Layout attributes
+//===----------------------------------------------------------------------===//
+
+class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Tile_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def Tile_MmaLayoutAttr : Tile_Attr<"MmaLayout", "mma"> {
+  let summary = "fragment layout of mma.sync m16n8 accumulators over a warp grid";
+  let description = [{
+    A 2-D fragment `[M, N]` is split over a `warps[0] x warps[1]` grid of
+    warps (warp `w` sits at row `w / warps[1]`, column `w % warps[1]`); each
+    warp owns an `(M / warps[0]) x (N / warps[1])` block, tiled by 16x8
+    atoms. In an atom, lane `l` (`g = l / 4`, `q = l % 4`) owns
+    `(g, 2q)`, `(g, 2q+1)`, `(g+8, 2q)`, `(g+8, 2q+1)`: the accumulator
+    layout of `mma.sync.m16n8k16` (and, per 64-row block, of wgmma).
+
+    Example: `#tile.mma<warps = [2, 2]>`
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$warps);
+  let assemblyFormat = "`<` `warps` `=` `[` $warps `]` `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_BlockedLayoutAttr : Tile_Attr<"BlockedLayout", "blocked"> {
+  let summary = "fragment layout: row-major vectors dealt round-robin to threads";
+  let description = [{
+    The tile is read in row-major order as consecutive vectors of `vector`
+    elements; vector `c` belongs to thread `c % numThreads`, as its
+    `c / numThreads`-th vector. Loads and stores of such a fragment are
+    coalesced and `vector`-wide.
+
+    Example: `#tile.blocked<vector = 4>`
+  }];
+  let parameters = (ins "int64_t":$vector);
+  let assemblyFormat = "`<` `vector` `=` $vector `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
+  let summary = "shared-memory layout in swizzled boxes (TMA/wgmma compatible)";
+  let description = [{
+    A shared tile `[R, C]` whose rows span `C * elementBytes = n * bytes`
+    is stored as `n` boxes of `[R][bytes]`, box `b` at byte `b * R * bytes`.
+    Inside a box, the 16-byte chunk `j` of row `r` is stored at chunk
+    `j ^ (r % (bytes / 16))`. With `bytes = 128` this is the hardware's
+    128-byte swizzle (`CU_TENSOR_MAP_SWIZZLE_128B`, wgmma swizzle mode 1):
+    `ldmatrix` reads and 16-byte writes of such a tile are free of bank
+    conflicts, and TMA and wgmma can address it directly.
+
+    Example: `#tile.swizzle<128>`
+  }];
+  let parameters = (ins "int64_t":$bytes);
+  let assemblyFormat = "`<` $bytes `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // GDN_DIALECT_TILE_IR_TILEATTRS_TD

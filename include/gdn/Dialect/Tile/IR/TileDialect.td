@@ -1,0 +1,65 @@
+//===- TileDialect.td - the tile dialect ------------------*- tablegen -*-===//
+//
+// The dialect definition only; attributes, types and ops live in their own
+// files (TileAttrs.td, TileTypes.td, TileOps.td).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_DIALECT_TILE_IR_TILEDIALECT_TD
+#define GDN_DIALECT_TILE_IR_TILEDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Tile_Dialect : Dialect {
+  let name = "tile";
+  let cppNamespace = "::mlir::gdn::tile";
+  let summary = "Tile-level kernel programming for NVIDIA GPUs";
+  let description = [{
+    The `tile` dialect describes a GPU kernel as operations on whole tiles:
+    buffers that live in global memory, in shared memory, or distributed over
+    the registers of the threads of a block (*fragments*). A kernel copies
+    tiles between memory spaces, multiplies them on the tensor cores
+    (`tile.gemm`), applies elementwise math (`tile.map`) and reductions
+    (`tile.reduce`), and iterates with a software-pipelined loop (`tile.for`).
+
+    A kernel is a `func.func` carrying the `tile.kernel` unit attribute and
+    `tile.num_warps`. Kernel arguments are `!tile.ptr<...>` (one global
+    pointer each) and integer scalars; `tile.view` gives a pointer a shape.
+
+    The dialect is deliberately above the level of PTX: which threads own
+    which elements (layouts), where shared buffers live (offsets, swizzles),
+    and how a loop is software-pipelined are decided by passes
+    (`tile-assign-layouts`, `tile-pipeline`, `tile-plan-shared-memory`) and
+    realised by `convert-tile-to-nvvm`.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let extraClassDeclaration = [{
+    void registerTypesAndAttributes();
+    /// Unit attribute marking a `func.func` as a kernel.
+    static constexpr ::llvm::StringLiteral getKernelAttrName() {
+      return ::llvm::StringLiteral("tile.kernel");
+    }
+    /// Number of warps of the thread block (I64 attribute on the kernel).
+    static constexpr ::llvm::StringLiteral getNumWarpsAttrName() {
+      return ::llvm::StringLiteral("tile.num_warps");
+    }
+    /// Dynamic shared memory bytes, written by tile-plan-shared-memory.
+    static constexpr ::llvm::StringLiteral getSharedMemoryBytesAttrName() {
+      return ::llvm::StringLiteral("tile.shared_memory_bytes");
+    }
+    /// Free-form operator configuration copied into the launch manifest.
+    static constexpr ::llvm::StringLiteral getMetaAttrName() {
+      return ::llvm::StringLiteral("tile.meta");
+    }
+    /// Optional name of a kernel argument (an argument attribute).
+    static constexpr ::llvm::StringLiteral getArgNameAttrName() {
+      return ::llvm::StringLiteral("tile.name");
+    }
+  }];
+}
+
+#endif // GDN_DIALECT_TILE_IR_TILEDIALECT_TD

@@ -1,0 +1,344 @@
+//===- TileOps.td - tile dialect operations ---------------*- tablegen -*-===//
+//
+// Tile-level operations. Buffers have memory semantics: ops read and write
+// their buffer operands in place (as TileLang's `T.copy`/`T.gemm` do), so a
+// loop accumulates into a fragment without loop-carried SSA values.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_DIALECT_TILE_IR_TILEOPS_TD
+#define GDN_DIALECT_TILE_IR_TILEOPS_TD
+
+include "gdn/Dialect/Tile/IR/TileTypes.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/LoopLikeInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+def Tile_AnyBuffer : Type<CPred<"::llvm::isa<::mlir::gdn::tile::BufferType>($_self)">,
+                          "tile buffer", "::mlir::gdn::tile::BufferType">;
+
+//===----------------------------------------------------------------------===//
+// Indexing and allocation
+//===----------------------------------------------------------------------===//
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "index of this thread block in the grid";
+  let description = [{
+    Example:
+    ```mlir
+    %bx = tile.program_id x
+    ```
+  }];
+  let arguments = (ins Tile_DimAttr:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$dim attr-dict";
+}
+
+def Tile_ViewOp : Tile_Op<"view", [Pure]> {
+  let summary = "give a global pointer a row-major shape";
+  let description = [{
+    One index operand per dynamic dimension of the result, in order. The
+    view is dense and row-major.
+
+    Example:
+    ```mlir
+    %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+    ```
+  }];
+  let arguments = (ins Tile_PtrType:$ptr, Variadic<Index>:$sizes);
+  let results = (outs Tile_AnyBuffer:$result);
+  let assemblyFormat = "$ptr `[` $sizes `]` attr-dict `:` qualified(type($ptr)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_AllocOp : Tile_Op<"alloc"> {
+  let summary = "allocate a shared or fragment buffer";
+  let description = [{
+    Shared buffers are placed in the kernel's one dynamic shared-memory
+    region by `tile-plan-shared-memory`, which sets `offset` (bytes).
+    Fragments live in registers.
+
+    Example:
+    ```mlir
+    %s = tile.alloc : !tile.buffer<128x64xf16, shared>
+    %acc = tile.alloc : !tile.buffer<128x128xf32, fragment>
+    ```
+  }];
+  let arguments = (ins OptionalAttr<I64Attr>:$offset);
+  let results = (outs Res<Tile_AnyBuffer, "", [MemAlloc]>:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_SliceOp : Tile_Op<"slice", [Pure]> {
+  let summary = "one slice of a buffer along its leading dimension";
+  let description = [{
+    Selects `%buf[%i]` of a shared buffer, dropping the leading dimension;
+    `tile-pipeline` uses it to address the stages of a multi-buffered tile.
+
+    Example:
+    ```mlir
+    %s1 = tile.slice %s[%i] : !tile.buffer<3x128x64xf16, shared> -> !tile.buffer<128x64xf16, shared>
+    ```
+  }];
+  let arguments = (ins Tile_AnyBuffer:$source, Index:$index);
+  let results = (outs Tile_AnyBuffer:$result);
+  let assemblyFormat = "$source `[` $index `]` attr-dict `:` qualified(type($source)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
+  let summary = "copy a tile between memory spaces";
+  let description = [{
+    Copies the tile shape of the non-global operand (both shapes must agree
+    when neither is global). A global operand takes one index offset per
+    dimension: the element coordinates of the tile's origin. Global to
+    shared, shared to fragment, fragment to shared, global to fragment and
+    fragment to global are supported; a fragment endpoint may convert
+    between float types (`f32` to `f16` on a store, say).
+
+    With `masked`, elements outside the global view's bounds read as zero
+    and are not written (at the granularity of one vector of the copy's
+    thread mapping; exact when the innermost global dimension is a multiple
+    of it).
+
+    `tile-assign-layouts` sets `layout`, the thread mapping of copies that
+    involve no fragment (for example `#tile.blocked<vector = 8>`: 16-byte
+    `cp.async` chunks of f16).
+
+    Example:
+    ```mlir
+    tile.copy %A[%m0, %k0] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<128x64xf16, shared>
+    tile.copy %acc to %C[%m0, %n0] {masked} : !tile.buffer<128x128xf32, fragment> to !tile.buffer<?x?xf32, global>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
+                       Variadic<Index>:$sourceOffsets,
+                       Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
+                       Variadic<Index>:$destOffsets,
+                       UnitAttr:$masked,
+                       OptionalAttr<AnyAttr>:$layout);
+  let assemblyFormat = [{
+    $source (`[` $sourceOffsets^ `]`)? `to` $dest (`[` $destOffsets^ `]`)?
+    attr-dict `:` qualified(type($source)) `to` qualified(type($dest))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Shape of the tile that is copied.
+    ::llvm::ArrayRef<int64_t> getTileShape();
+  }];
+}
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy"> {
+  let summary = "start an asynchronous global-to-shared tile copy";
+  let description = [{
+    Like `tile.copy` from global to shared memory, but only starts the copy
+    (`cp.async`). It completes when a later `tile.async_wait` allows no more
+    pending groups than the groups committed after it. Created by
+    `tile-pipeline`.
+
+    Example:
+    ```mlir
+    tile.async_copy %A[%m0, %k] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<128x64xf16, shared>
+    tile.async_commit
+    tile.async_wait {pending = 1}
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
+                       Variadic<Index>:$sourceOffsets,
+                       Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
+                       UnitAttr:$masked,
+                       OptionalAttr<AnyAttr>:$layout);
+  let assemblyFormat = [{
+    $source `[` $sourceOffsets `]` `to` $dest
+    attr-dict `:` qualified(type($source)) `to` qualified(type($dest))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCommitOp : Tile_Op<"async_commit"> {
+  let summary = "close the current group of asynchronous copies";
+  let description = [{
+    Example: `tile.async_commit`
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait"> {
+  let summary = "wait until at most `pending` copy groups are in flight";
+  let description = [{
+    Waits for this thread's copies only; a `tile.barrier` must follow before
+    other threads read the data.
+
+    Example: `tile.async_wait {pending = 2}`
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_BarrierOp : Tile_Op<"barrier"> {
+  let summary = "synchronize all threads of the block";
+  let description = [{
+    Orders the shared-memory accesses of all threads before the barrier
+    before those after it (`bar.sync 0`).
+
+    Example: `tile.barrier`
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+def Tile_FillOp : Tile_Op<"fill"> {
+  let summary = "fill a fragment with a scalar";
+  let description = [{
+    Example:
+    ```mlir
+    tile.fill %acc, %zero : !tile.buffer<128x128xf32, fragment>, f32
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest, AnyType:$value);
+  let assemblyFormat = "$dest `,` $value attr-dict `:` qualified(type($dest)) `,` type($value)";
+  let hasVerifier = 1;
+}
+
+def Tile_GemmOp : Tile_Op<"gemm"> {
+  let summary = "C += A x B on the tensor cores";
+  let description = [{
+    `A` is `[M, K]` (`[K, M]` with `transpose_a`), `B` is `[K, N]` (`[N, K]`
+    with `transpose_b`), both f16 or both bf16 in shared memory; `C` is an
+    f32 `[M, N]` fragment, accumulated in place. The warp tiling is the
+    layout of `C` (`#tile.mma`, chosen by `tile-assign-layouts`).
+
+    Example:
+    ```mlir
+    tile.gemm %sA, %sB, %acc : !tile.buffer<128x64xf16, shared>, !tile.buffer<64x128xf16, shared>, !tile.buffer<128x128xf32, fragment>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$a,
+                       Arg<Tile_AnyBuffer, "", [MemRead]>:$b,
+                       Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$c,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MapOp : Tile_Op<"map", [AttrSizedOperandSegments,
+    SingleBlockImplicitTerminator<"::mlir::gdn::tile::YieldOp">]> {
+  let summary = "elementwise computation over fragments";
+  let description = [{
+    Applies the scalar body to every element: its block takes one element of
+    each `ins` fragment and yields one element for each `outs` fragment. All
+    fragments have the same shape and (after tile-assign-layouts) the same
+    layout, so the body runs on the registers each thread owns. An `outs`
+    fragment may also appear in `ins` (in-place update).
+
+    Example:
+    ```mlir
+    tile.map ins(%x, %y : !tile.buffer<64x64xf32, fragment>, !tile.buffer<64x64xf32, fragment>)
+             outs(%z : !tile.buffer<64x64xf32, fragment>) {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      tile.yield %s : f32
+    }
+    ```
+  }];
+  let arguments = (ins Arg<Variadic<Tile_AnyBuffer>, "", [MemRead]>:$inputs,
+                       Arg<Variadic<Tile_AnyBuffer>, "", [MemWrite]>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    (`ins` `(` $inputs^ `:` qualified(type($inputs)) `)`)?
+    `outs` `(` $outputs `:` qualified(type($outputs)) `)` $body attr-dict
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["MapOp", "ForOp"]>]> {
+  let summary = "yield the results of a tile.map body (or end a tile.for body)";
+  let description = [{
+    Example: `tile.yield %v : f32`
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce"> {
+  let summary = "reduce a 2-D fragment along one dimension";
+  let description = [{
+    `dim = 1` reduces each row of an `[M, N]` fragment into an `[M]`
+    fragment, `dim = 0` each column into an `[N]` fragment; the result
+    overwrites `dest`. Elements are combined in a fixed order, so results
+    are bit-identical from run to run. The lowering goes through shared
+    memory, using `scratch` (an `[M, N]` f32 shared buffer that
+    tile-assign-layouts provides).
+
+    Example:
+    ```mlir
+    tile.reduce add %p, %rowsum {dim = 1} : !tile.buffer<64x64xf32, fragment> -> !tile.buffer<64xf32, fragment>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKindAttr:$kind,
+                       Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
+                       Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
+                       ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$dim,
+                       Optional<Tile_AnyBuffer>:$scratch);
+  let assemblyFormat = [{
+    $kind $source `,` $dest (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict
+    `:` qualified(type($source)) `->` qualified(type($dest))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Loops
+//===----------------------------------------------------------------------===//
+
+def Tile_ForOp : Tile_Op<"for", [
+    SingleBlockImplicitTerminator<"::mlir::gdn::tile::YieldOp">,
+    RecursiveMemoryEffects]> {
+  let summary = "a loop to be software-pipelined over `num_stages` stages";
+  let description = [{
+    Iterates `%iv` from `lb` to `ub` by `step`. `tile-pipeline` multi-buffers
+    the shared buffers written by global-to-shared copies in the body and
+    issues them `num_stages - 1` iterations ahead as asynchronous copies;
+    with `num_stages = 1` the loop runs as written. The body has memory
+    semantics only (no iteration arguments).
+
+    Example:
+    ```mlir
+    tile.for %k = %c0 to %K step %c64 stages 3 {
+      tile.copy %A[%m0, %k] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<128x64xf16, shared>
+      tile.gemm %sA, %sB, %acc : ...
+    }
+    ```
+  }];
+  let arguments = (ins Index:$lowerBound, Index:$upperBound, Index:$step,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$num_stages);
+  let regions = (region SizedRegion<1>:$region);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "Value":$lb, "Value":$ub, "Value":$step,
+                                 "int64_t":$numStages)>];
+  let extraClassDeclaration = [{
+    ::mlir::Value getInductionVar() { return getBody()->getArgument(0); }
+    ::mlir::Block *getBody() { return &getRegion().front(); }
+  }];
+}
+
+#endif // GDN_DIALECT_TILE_IR_TILEOPS_TD

@@ -1,0 +1,76 @@
+//===- TileTypes.td - tile dialect types ------------------*- tablegen -*-===//
+
+#ifndef GDN_DIALECT_TILE_IR_TILETYPES_TD
+#define GDN_DIALECT_TILE_IR_TILETYPES_TD
+
+include "gdn/Dialect/Tile/IR/TileAttrs.td"
+include "mlir/IR/BuiltinTypeInterfaces.td"
+
+class Tile_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Tile_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+def Tile_PtrType : Tile_Type<"Ptr", "ptr"> {
+  let summary = "a pointer to global memory";
+  let description = [{
+    A kernel argument pointing at global memory with elements of
+    `elementType`. `tile.view` gives it a shape. Lowers to one `.u64`
+    kernel parameter (`!llvm.ptr<1>`).
+
+    Example: `!tile.ptr<f16>`
+  }];
+  let parameters = (ins "::mlir::Type":$elementType);
+  let assemblyFormat = "`<` $elementType `>`";
+}
+
+def Tile_BufferType : Tile_Type<"Buffer", "buffer"> {
+  let summary = "a tile buffer in global, shared or register (fragment) memory";
+  let description = [{
+    A row-major buffer with a shape (dimensions may be dynamic, `?`, only in
+    global memory), an element type, a memory space and an optional layout:
+
+    * `global`: a view of device memory (from `tile.view`);
+    * `shared`: a block's shared memory, placed by `tile-plan-shared-memory`;
+      its layout is a `#tile.swizzle` or none (plain row-major);
+    * `fragment`: registers, distributed over the block's threads by a
+      `#tile.mma` or `#tile.blocked` layout (assigned by
+      `tile-assign-layouts`).
+
+    Examples:
+    ```mlir
+    !tile.buffer<?x?xf16, global>
+    !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+    !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [2, 2]>>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t">:$shape,
+    "::mlir::Type":$elementType,
+    "::mlir::gdn::tile::MemorySpace":$memorySpace,
+    DefaultValuedParameter<"::mlir::Attribute", "::mlir::Attribute()">:$layout);
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::llvm::ArrayRef<int64_t>":$shape,
+        "::mlir::Type":$elementType, "::mlir::gdn::tile::MemorySpace":$space,
+        CArg<"::mlir::Attribute", "{}">:$layout), [{
+      return $_get(elementType.getContext(), shape, elementType, space, layout);
+    }]>
+  ];
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() const { return getShape().size(); }
+    /// Number of elements; only for static shapes.
+    int64_t getNumElements() const;
+    bool hasStaticShape() const;
+    bool isGlobal() const { return getMemorySpace() == MemorySpace::Global; }
+    bool isShared() const { return getMemorySpace() == MemorySpace::Shared; }
+    bool isFragment() const { return getMemorySpace() == MemorySpace::Fragment; }
+    /// Size of one element in bytes.
+    int64_t getElementBytes() const;
+    /// The same buffer type with another layout.
+    BufferType withLayout(::mlir::Attribute layout) const;
+  }];
+}
+
+#endif // GDN_DIALECT_TILE_IR_TILETYPES_TD

@@ -1,0 +1,147 @@
+//===- Passes.td - tile dialect transformations ------------*- tablegen -*-===//
+
+#ifndef GDN_DIALECT_TILE_TRANSFORMS_PASSES_TD
+#define GDN_DIALECT_TILE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// AssignLayouts
+//===----------------------------------------------------------------------===//
+
+def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
+  let summary = "distribute tiles over warps and threads (layout assignment)";
+  let description = [{
+    Decides, for every tile kernel, which thread owns which element:
+
+    * the accumulator of each `tile.gemm` gets a `#tile.mma<warps = [wm, wn]>`
+      layout: the kernel's warps are arranged as the `wm x wn` grid with
+      `wm * wn = tile.num_warps` whose per-warp block is closest to square
+      (fewest shared-memory operand loads per MMA) and divides the tile into
+      16x8 atoms (16x16 in N where possible, for `ldmatrix.x4`);
+    * fragments connected to it through `tile.map` (same shape, same
+      elements) inherit that layout; every other fragment gets
+      `#tile.blocked<vector = v>` with the widest `v <= 16 bytes` that
+      divides its innermost dimension;
+    * shared operands of `tile.gemm` whose rows are a multiple of 128 bytes
+      get `#tile.swizzle<128>` (conflict-free `ldmatrix` and 16-byte stores,
+      TMA/wgmma compatible);
+    * copies between global and shared memory get a thread mapping
+      (`layout = #tile.blocked<vector = v>`, 16-byte vectors when the tile's
+      innermost dimension allows);
+    * each `tile.reduce` gets a shared scratch buffer.
+
+    Before:
+    ```mlir
+    %acc = tile.alloc : !tile.buffer<128x128xf32, fragment>
+    tile.gemm %sA, %sB, %acc : ..., !tile.buffer<128x128xf32, fragment>
+    ```
+    After (4 warps):
+    ```mlir
+    %acc = tile.alloc : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [2, 2]>>
+    ```
+  }];
+  let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
+  let statistics = [
+    Statistic<"numMmaFragments", "mma-fragments", "Fragments given an mma layout">,
+    Statistic<"numBlockedFragments", "blocked-fragments", "Fragments given a blocked layout">,
+    Statistic<"numSwizzled", "swizzled-buffers", "Shared buffers given a swizzle">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Pipeline
+//===----------------------------------------------------------------------===//
+
+def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
+  let summary = "software-pipeline tile.for loops with multi-buffered async copies";
+  let description = [{
+    Rewrites each `tile.for ... stages N` into an `scf.for` whose
+    global-to-shared copies are issued `N - 1` iterations ahead:
+
+    * every shared buffer written by such a copy (and allocated outside the
+      loop) becomes an `N`-stage buffer `[N, ...]`; iteration `i` uses stage
+      `i mod N` through `tile.slice`;
+    * a prologue issues the copies of iterations `0 .. N-2` as
+      `tile.async_copy`, one `tile.async_commit` group per iteration
+      (guarded so that short loops do not read past the end);
+    * each iteration waits until its own group has landed
+      (`tile.async_wait {pending = N - 2}`), synchronizes the block
+      (`tile.barrier`, which also frees the stage written next), issues the
+      copies of iteration `i + N - 1` into the stage used by iteration
+      `i - 1`, commits, then runs the rest of the body.
+
+    With `N = 1` (or a body without such copies) the loop becomes a plain
+    `scf.for` with a barrier after the copies and one at the end of each
+    iteration.
+
+    Before:
+    ```mlir
+    tile.for %k = %c0 to %K step %c64 stages 3 {
+      tile.copy %A[%m, %k] to %sA : ...
+      tile.gemm %sA, %sB, %acc : ...
+    }
+    ```
+    After:
+    ```mlir
+    %sA3 = tile.alloc : !tile.buffer<3x128x64xf16, shared>
+    // prologue: stages 0 and 1
+    scf.for %k = %c0 to %K step %c64 {
+      tile.async_wait {pending = 1}
+      tile.barrier
+      // copy for k + 2*64 into stage (i+2) mod 3, commit
+      %s = tile.slice %sA3[%stage] : ...
+      tile.gemm %s, ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gdn::tile::TileDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numPipelined", "pipelined-loops", "Loops software-pipelined">,
+    Statistic<"numMultiBuffered", "multi-buffered", "Shared buffers multi-buffered">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// PlanSharedMemory
+//===----------------------------------------------------------------------===//
+
+def TilePlanSharedMemory : Pass<"tile-plan-shared-memory", "::mlir::func::FuncOp"> {
+  let summary = "place shared buffers in one dynamic region by liveness";
+  let description = [{
+    Assigns every shared `tile.alloc` of a kernel a byte `offset` in the
+    kernel's single dynamic shared-memory region and records the region's
+    size as `tile.shared_memory_bytes` on the kernel.
+
+    A buffer is live from its allocation to its last use in program order;
+    a use inside a loop keeps it live until the end of that loop (the next
+    iteration may read it again). Buffers whose live ranges overlap get
+    disjoint byte ranges; others may share bytes. Buffers are placed
+    largest first at the lowest offset that fits, aligned to 1024 bytes for
+    swizzled buffers (the 128-byte swizzle pattern repeats every 1024 bytes,
+    and TMA/wgmma need that alignment) and to `alignment` bytes otherwise.
+    A kernel over the `max-bytes` limit is rejected with an error.
+
+    After:
+    ```mlir
+    %a = tile.alloc {offset = 0 : i64} : !tile.buffer<...>
+    %b = tile.alloc {offset = 16384 : i64} : !tile.buffer<...>
+    func.func @k(...) attributes {tile.shared_memory_bytes = 32768 : i64, ...}
+    ```
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", "128",
+           "Alignment in bytes of unswizzled shared buffers">,
+    Option<"maxBytes", "max-bytes", "int64_t", "232448",
+           "Shared memory available to one block (H100/H200 opt-in limit)">
+  ];
+  let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
+  let statistics = [
+    Statistic<"numBuffers", "buffers", "Shared buffers placed">,
+    Statistic<"numReused", "reused-bytes", "Bytes saved by reusing dead buffers' space">
+  ];
+}
+
+#endif // GDN_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,38 @@
+//===- Pipelines.h - named pass pipelines -----------------------*- C++ -*-===//
+
+#ifndef GDN_PIPELINES_PIPELINES_H
+#define GDN_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::gdn {
+
+/// Options of gdn-lower-to-ptx.
+struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
+  PassOptions::Option<std::string> chip{*this, "chip",
+                                        llvm::cl::desc("GPU architecture"),
+                                        llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimization level"),
+      llvm::cl::init(3)};
+  PassOptions::Option<std::string> outputDir{
+      *this, "output-dir",
+      llvm::cl::desc("If set, write .ptx files and launch manifests there"),
+      llvm::cl::init("")};
+};
+
+/// tile kernels -> layouts -> pipelining -> shared memory plan -> NVVM ->
+/// PTX (in gpu.binary), optionally exported to files.
+void buildLowerToPTXPipeline(OpPassManager &pm,
+                             const LowerToPTXOptions &options);
+
+/// Registers gdn-lower-to-ptx.
+void registerGdnPipelines();
+
+} // namespace mlir::gdn
+
+#endif // GDN_PIPELINES_PIPELINES_H

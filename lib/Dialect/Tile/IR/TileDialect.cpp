@@ -1,0 +1,80 @@
+//===- TileDialect.cpp - tile dialect registration and attribute checks ---===//
+//
+// Registers the dialect's ops, types and attributes and verifies the
+// discardable `tile.*` attributes that configure a kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::gdn::tile;
+
+#include "gdn/Dialect/Tile/IR/TileDialect.cpp.inc"
+#include "gdn/Dialect/Tile/IR/TileEnums.cpp.inc"
+
+void TileDialect::initialize() {
+  registerTypesAndAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "gdn/Dialect/Tile/IR/TileOps.cpp.inc"
+      >();
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == getKernelAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a unit attribute";
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << name << "' may only be set on a function";
+    auto func = cast<FunctionOpInterface>(op);
+    if (!func->hasAttr(getNumWarpsAttrName()))
+      return op->emitError() << "a tile kernel needs '" << getNumWarpsAttrName()
+                             << "'";
+    if (func.getResultTypes().size() != 0)
+      return op->emitError() << "a tile kernel must not return values";
+    for (Type t : func.getArgumentTypes())
+      if (!isa<PtrType, IntegerType, FloatType, IndexType>(t))
+        return op->emitError()
+               << "tile kernel arguments must be !tile.ptr or scalars, got "
+               << t;
+    return success();
+  }
+  if (name == getNumWarpsAttrName()) {
+    auto v = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!v || v.getInt() <= 0 || v.getInt() > 32)
+      return op->emitError() << "'" << name
+                             << "' must be an integer in [1, 32]";
+    return success();
+  }
+  if (name == getSharedMemoryBytesAttrName()) {
+    auto v = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!v || v.getInt() < 0)
+      return op->emitError() << "'" << name
+                             << "' must be a non-negative integer";
+    return success();
+  }
+  if (name == getMetaAttrName()) {
+    if (!isa<DictionaryAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' must be a dictionary";
+    return success();
+  }
+  return op->emitError() << "unknown tile dialect attribute '" << name << "'";
+}
+
+LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                    unsigned,
+                                                    NamedAttribute attr) {
+  if (attr.getName().getValue() != getArgNameAttrName())
+    return op->emitError() << "unknown tile argument attribute '"
+                           << attr.getName().getValue() << "'";
+  if (!isa<StringAttr>(attr.getValue()))
+    return op->emitError() << "'" << getArgNameAttrName()
+                           << "' must be a string";
+  return success();
+}

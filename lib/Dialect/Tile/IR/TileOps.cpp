@@ -1,0 +1,369 @@
+//===- TileOps.cpp - tile dialect operations -------------------------------===//
+//
+// Verifiers and custom assembly of the tile ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::gdn::tile;
+
+#define GET_OP_CLASSES
+#include "gdn/Dialect/Tile/IR/TileOps.cpp.inc"
+
+namespace {
+/// Prints a shape as 128x64.
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(
+      shape, os,
+      [&](int64_t d) {
+        if (ShapedType::isDynamic(d))
+          os << "?";
+        else
+          os << d;
+      },
+      "x");
+  return s;
+}
+/// Prints a type without the quotes diagnostics add.
+std::string typeStr(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// ViewOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ViewOp::verify() {
+  auto type = cast<BufferType>(getResult().getType());
+  if (!type.isGlobal())
+    return emitOpError("result must be a global buffer");
+  if (type.getElementType() != getPtr().getType().getElementType())
+    return emitOpError("result element type ")
+           << type.getElementType() << " does not match the pointer's "
+           << getPtr().getType().getElementType();
+  int64_t numDynamic = llvm::count_if(type.getShape(), ShapedType::isDynamic);
+  if (static_cast<int64_t>(getSizes().size()) != numDynamic)
+    return emitOpError("expected ")
+           << numDynamic << " size operands (one per dynamic dimension), got "
+           << getSizes().size();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AllocOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllocOp::verify() {
+  auto type = cast<BufferType>(getResult().getType());
+  if (type.isGlobal())
+    return emitOpError("cannot allocate global memory; use tile.view");
+  if (getOffset()) {
+    if (!type.isShared())
+      return emitOpError("only shared buffers have an offset");
+    if (getOffsetAttr().getInt() < 0)
+      return emitOpError("offset must be non-negative");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::verify() {
+  auto src = cast<BufferType>(getSource().getType());
+  auto res = cast<BufferType>(getResult().getType());
+  if (!src.isShared())
+    return emitOpError("source must be a shared buffer");
+  if (src.getRank() < 2)
+    return emitOpError("source must have rank >= 2");
+  if (res.getShape() != src.getShape().drop_front() ||
+      res.getElementType() != src.getElementType() ||
+      res.getMemorySpace() != src.getMemorySpace() ||
+      res.getLayout() != src.getLayout())
+    return emitOpError("result type must be the source type without its "
+                       "leading dimension, expected ")
+           << shapeStr(src.getShape().drop_front()) << "x"
+           << typeStr(src.getElementType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CopyOp / AsyncCopyOp
+//===----------------------------------------------------------------------===//
+
+/// Checks the endpoints of a copy; `tileShape` receives the copied shape.
+static LogicalResult verifyCopyEndpoints(Operation *op, BufferType src,
+                                         size_t numSrcOffsets, BufferType dst,
+                                         size_t numDstOffsets, bool masked,
+                                         SmallVectorImpl<int64_t> &tileShape) {
+  if (src.isGlobal() && dst.isGlobal())
+    return op->emitOpError("cannot copy global to global memory");
+  if (src.isShared() && dst.isShared())
+    return op->emitOpError("cannot copy shared to shared memory");
+  auto checkOffsets = [&](BufferType t, size_t n,
+                          StringRef which) -> LogicalResult {
+    if (t.isGlobal() && n != static_cast<size_t>(t.getRank()))
+      return op->emitOpError("the global ")
+             << which << " takes " << t.getRank() << " offsets, got " << n;
+    if (!t.isGlobal() && n != 0)
+      return op->emitOpError("only global operands take offsets, but the ")
+             << which << " has " << n;
+    return success();
+  };
+  if (failed(checkOffsets(src, numSrcOffsets, "source")) ||
+      failed(checkOffsets(dst, numDstOffsets, "destination")))
+    return failure();
+  BufferType tile = src.isGlobal() ? dst : src;
+  BufferType other = src.isGlobal() ? src : dst;
+  if (other.getRank() != tile.getRank())
+    return op->emitOpError("rank mismatch: ")
+           << tile.getRank() << "-D tile and " << other.getRank()
+           << "-D buffer";
+  if (!other.isGlobal()) {
+    if (other.getShape() != tile.getShape())
+      return op->emitOpError("shape mismatch: ")
+             << shapeStr(src.getShape()) << " vs " << shapeStr(dst.getShape());
+  } else {
+    for (auto [t, g] : llvm::zip(tile.getShape(), other.getShape()))
+      if (!ShapedType::isDynamic(g) && t > g)
+        return op->emitOpError("tile ")
+               << shapeStr(tile.getShape())
+               << " is larger than the global buffer "
+               << shapeStr(other.getShape());
+  }
+  if (src.getElementType() != dst.getElementType()) {
+    bool convertible = (src.isFragment() || dst.isFragment()) &&
+                       isa<FloatType>(src.getElementType()) &&
+                       isa<FloatType>(dst.getElementType());
+    if (!convertible)
+      return op->emitOpError("element types differ (")
+             << src.getElementType() << " vs " << dst.getElementType()
+             << "); only a copy to or from a fragment may convert floats";
+  }
+  if (masked && !src.isGlobal() && !dst.isGlobal())
+    return op->emitOpError("'masked' needs a global operand");
+  tileShape.assign(tile.getShape().begin(), tile.getShape().end());
+  return success();
+}
+
+LogicalResult CopyOp::verify() {
+  SmallVector<int64_t> shape;
+  return verifyCopyEndpoints(*this, cast<BufferType>(getSource().getType()),
+                             getSourceOffsets().size(),
+                             cast<BufferType>(getDest().getType()),
+                             getDestOffsets().size(), getMasked(), shape);
+}
+
+ArrayRef<int64_t> CopyOp::getTileShape() {
+  auto src = cast<BufferType>(getSource().getType());
+  auto dst = cast<BufferType>(getDest().getType());
+  return src.isGlobal() ? dst.getShape() : src.getShape();
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  auto src = cast<BufferType>(getSource().getType());
+  auto dst = cast<BufferType>(getDest().getType());
+  if (!src.isGlobal() || !dst.isShared())
+    return emitOpError("copies from global to shared memory only");
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError("element types differ (")
+           << src.getElementType() << " vs " << dst.getElementType() << ")";
+  SmallVector<int64_t> shape;
+  return verifyCopyEndpoints(*this, src, getSourceOffsets().size(), dst, 0,
+                             getMasked(), shape);
+}
+
+//===----------------------------------------------------------------------===//
+// FillOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FillOp::verify() {
+  auto type = cast<BufferType>(getDest().getType());
+  if (!type.isFragment())
+    return emitOpError("destination must be a fragment");
+  if (getValue().getType() != type.getElementType())
+    return emitOpError("value type ")
+           << getValue().getType() << " does not match the element type "
+           << type.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GemmOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GemmOp::verify() {
+  auto a = cast<BufferType>(getA().getType());
+  auto b = cast<BufferType>(getB().getType());
+  auto c = cast<BufferType>(getC().getType());
+  if (!a.isShared() || !b.isShared())
+    return emitOpError("operands A and B must be shared buffers");
+  if (!c.isFragment())
+    return emitOpError("accumulator C must be a fragment");
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("operands must be 2-D");
+  Type et = a.getElementType();
+  if (!(et.isF16() || et.isBF16()) || b.getElementType() != et)
+    return emitOpError("A and B must both be f16 or both bf16, got ")
+           << a.getElementType() << " and " << b.getElementType();
+  if (!c.getElementType().isF32())
+    return emitOpError("accumulator must be f32, got ") << c.getElementType();
+  int64_t m = getTransposeA() ? a.getShape()[1] : a.getShape()[0];
+  int64_t ka = getTransposeA() ? a.getShape()[0] : a.getShape()[1];
+  int64_t kb = getTransposeB() ? b.getShape()[1] : b.getShape()[0];
+  int64_t n = getTransposeB() ? b.getShape()[0] : b.getShape()[1];
+  if (ka != kb)
+    return emitOpError("contraction sizes differ: A has K = ")
+           << ka << ", B has K = " << kb;
+  if (c.getShape()[0] != m || c.getShape()[1] != n)
+    return emitOpError("accumulator must be ")
+           << m << "x" << n << ", got " << shapeStr(c.getShape());
+  if (ka % 16 != 0)
+    return emitOpError("K = ") << ka << " must be a multiple of 16";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MapOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MapOp::verify() {
+  if (getOutputs().empty())
+    return emitOpError("needs at least one output");
+  ArrayRef<int64_t> shape;
+  for (Value v : getOperands()) {
+    auto t = cast<BufferType>(v.getType());
+    if (!t.isFragment())
+      return emitOpError("operands must be fragments");
+    if (shape.empty())
+      shape = t.getShape();
+    else if (t.getShape() != shape)
+      return emitOpError("operand shapes differ: ")
+             << shapeStr(shape) << " vs " << shapeStr(t.getShape());
+  }
+  return success();
+}
+
+LogicalResult MapOp::verifyRegions() {
+  Block &block = getBody().front();
+  if (block.getNumArguments() != getInputs().size())
+    return emitOpError("body takes ")
+           << block.getNumArguments() << " arguments, expected one per input ("
+           << getInputs().size() << ")";
+  for (auto [arg, in] : llvm::zip(block.getArguments(), getInputs()))
+    if (arg.getType() != cast<BufferType>(in.getType()).getElementType())
+      return emitOpError("body argument type ")
+             << arg.getType() << " does not match the input element type "
+             << cast<BufferType>(in.getType()).getElementType();
+  auto yield = cast<YieldOp>(block.getTerminator());
+  if (yield.getValues().size() != getOutputs().size())
+    return emitOpError("body yields ")
+           << yield.getValues().size() << " values, expected "
+           << getOutputs().size();
+  for (auto [v, out] : llvm::zip(yield.getValues(), getOutputs()))
+    if (v.getType() != cast<BufferType>(out.getType()).getElementType())
+      return emitOpError("yielded type ")
+             << v.getType() << " does not match the output element type "
+             << cast<BufferType>(out.getType()).getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  auto src = cast<BufferType>(getSource().getType());
+  auto dst = cast<BufferType>(getDest().getType());
+  if (!src.isFragment() || !dst.isFragment())
+    return emitOpError("source and destination must be fragments");
+  if (src.getRank() != 2 || dst.getRank() != 1)
+    return emitOpError("reduces a 2-D fragment into a 1-D fragment");
+  int64_t kept = src.getShape()[1 - getDim()];
+  if (dst.getShape()[0] != kept)
+    return emitOpError("destination must have ")
+           << kept << " elements, got " << dst.getShape()[0];
+  if (!src.getElementType().isF32() || !dst.getElementType().isF32())
+    return emitOpError("reductions are on f32 fragments");
+  if (Value scratch = getScratch()) {
+    auto st = cast<BufferType>(scratch.getType());
+    if (!st.isShared() || st.getShape() != src.getShape() ||
+        !st.getElementType().isF32() || st.getLayout())
+      return emitOpError("scratch must be an unswizzled f32 shared buffer of "
+                         "the source's shape ")
+             << shapeStr(src.getShape());
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ForOp
+//===----------------------------------------------------------------------===//
+
+void ForOp::build(OpBuilder &builder, OperationState &state, Value lb, Value ub,
+                  Value step, int64_t numStages) {
+  state.addOperands({lb, ub, step});
+  state.addAttribute(getNumStagesAttrName(state.name),
+                     builder.getI64IntegerAttr(numStages));
+  Region *region = state.addRegion();
+  Block *body = new Block();
+  body->addArgument(builder.getIndexType(), state.location);
+  region->push_back(body);
+  ForOp::ensureTerminator(*region, builder, state.location);
+}
+
+LogicalResult ForOp::verify() {
+  Block &body = getRegion().front();
+  if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
+    return emitOpError("body must take exactly one index argument");
+  if (!cast<YieldOp>(body.getTerminator()).getValues().empty())
+    return emitOpError("body must not yield values");
+  return success();
+}
+
+// tile.for %iv = %lb to %ub step %s stages N { ... } attr-dict
+ParseResult ForOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::Argument iv;
+  OpAsmParser::UnresolvedOperand lb, ub, step;
+  int64_t stages;
+  Type indexType = parser.getBuilder().getIndexType();
+  iv.type = indexType;
+  if (parser.parseArgument(iv) || parser.parseEqual() ||
+      parser.parseOperand(lb) || parser.parseKeyword("to") ||
+      parser.parseOperand(ub) || parser.parseKeyword("step") ||
+      parser.parseOperand(step) || parser.parseKeyword("stages") ||
+      parser.parseInteger(stages))
+    return failure();
+  if (parser.resolveOperand(lb, indexType, result.operands) ||
+      parser.resolveOperand(ub, indexType, result.operands) ||
+      parser.resolveOperand(step, indexType, result.operands))
+    return failure();
+  result.addAttribute("num_stages",
+                      parser.getBuilder().getI64IntegerAttr(stages));
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, {iv}))
+    return failure();
+  ForOp::ensureTerminator(*body, parser.getBuilder(), result.location);
+  return parser.parseOptionalAttrDict(result.attributes);
+}
+
+void ForOp::print(OpAsmPrinter &p) {
+  p << " " << getInductionVar() << " = " << getLowerBound() << " to "
+    << getUpperBound() << " step " << getStep() << " stages "
+    << getNumStages() << " ";
+  p.printRegion(getRegion(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+  p.printOptionalAttrDict((*this)->getAttrs(), {"num_stages"});
+}

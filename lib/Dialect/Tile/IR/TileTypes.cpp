@@ -1,0 +1,195 @@
+//===- TileTypes.cpp - tile dialect types and attributes -------------------===//
+//
+// Parsing, printing and verification of !tile.buffer, and the verifiers of
+// the layout attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::gdn::tile;
+
+#define GET_ATTRDEF_CLASSES
+#include "gdn/Dialect/Tile/IR/TileAttrs.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "gdn/Dialect/Tile/IR/TileTypes.cpp.inc"
+
+void TileDialect::registerTypesAndAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "gdn/Dialect/Tile/IR/TileAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "gdn/Dialect/Tile/IR/TileTypes.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Layout attributes
+//===----------------------------------------------------------------------===//
+
+LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                    ArrayRef<int64_t> warps) {
+  if (warps.size() != 2)
+    return emitError() << "mma layout needs a 2-D warp grid, got "
+                       << warps.size() << " dimensions";
+  if (warps[0] <= 0 || warps[1] <= 0)
+    return emitError() << "mma layout warp counts must be positive";
+  return success();
+}
+
+LogicalResult
+BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          int64_t vector) {
+  if (vector <= 0 || (vector & (vector - 1)) != 0)
+    return emitError() << "blocked layout vector width must be a power of "
+                          "two, got "
+                       << vector;
+  return success();
+}
+
+LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  int64_t bytes) {
+  if (bytes != 32 && bytes != 64 && bytes != 128)
+    return emitError() << "swizzle width must be 32, 64 or 128 bytes, got "
+                       << bytes;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BufferType
+//===----------------------------------------------------------------------===//
+
+int64_t BufferType::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t d : getShape())
+    n *= d;
+  return n;
+}
+
+bool BufferType::hasStaticShape() const {
+  return llvm::none_of(getShape(), ShapedType::isDynamic);
+}
+
+int64_t BufferType::getElementBytes() const {
+  return (getElementType().getIntOrFloatBitWidth() + 7) / 8;
+}
+
+BufferType BufferType::withLayout(Attribute layout) const {
+  return BufferType::get(getContext(), getShape(), getElementType(),
+                         getMemorySpace(), layout);
+}
+
+Type BufferType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/true,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType) || parser.parseComma())
+    return {};
+  StringRef spaceName;
+  SMLoc spaceLoc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&spaceName))
+    return {};
+  std::optional<MemorySpace> space = symbolizeMemorySpace(spaceName);
+  if (!space) {
+    parser.emitError(spaceLoc, "unknown memory space '")
+        << spaceName << "', expected 'global', 'shared' or 'fragment'";
+    return {};
+  }
+  Attribute layout;
+  if (succeeded(parser.parseOptionalComma()) && parser.parseAttribute(layout))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<BufferType>(parser.getContext(), shape, elementType,
+                                       *space, layout);
+}
+
+void BufferType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t d : getShape()) {
+    if (ShapedType::isDynamic(d))
+      printer << "?";
+    else
+      printer << d;
+    printer << "x";
+  }
+  printer << getElementType() << ", " << stringifyMemorySpace(getMemorySpace());
+  if (getLayout())
+    printer << ", " << getLayout();
+  printer << ">";
+}
+
+LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<int64_t> shape, Type elementType,
+                                 MemorySpace space, Attribute layout) {
+  if (shape.empty())
+    return emitError() << "tile buffers must have rank >= 1";
+  if (!elementType.isIntOrFloat())
+    return emitError() << "tile buffer element type must be an integer or "
+                          "float type, got "
+                       << elementType;
+  for (int64_t d : shape) {
+    if (ShapedType::isDynamic(d)) {
+      if (space != MemorySpace::Global)
+        return emitError() << "only global buffers may have dynamic "
+                              "dimensions";
+    } else if (d <= 0) {
+      return emitError() << "tile buffer dimensions must be positive, got "
+                         << d;
+    }
+  }
+  if (!layout)
+    return success();
+  int64_t elemBits = elementType.getIntOrFloatBitWidth();
+  switch (space) {
+  case MemorySpace::Global:
+    return emitError() << "global buffers take no layout";
+  case MemorySpace::Shared: {
+    auto swz = llvm::dyn_cast<SwizzleAttr>(layout);
+    if (!swz)
+      return emitError() << "shared buffers take a #tile.swizzle layout, got "
+                         << layout;
+    if (shape.size() < 2)
+      return emitError() << "a swizzled shared buffer must have rank >= 2";
+    int64_t rowBytes = shape.back() * elemBits / 8;
+    if (rowBytes % swz.getBytes() != 0)
+      return emitError() << "swizzled rows must be a multiple of "
+                         << swz.getBytes() << " bytes, got " << rowBytes;
+    return success();
+  }
+  case MemorySpace::Fragment: {
+    if (auto mma = llvm::dyn_cast<MmaLayoutAttr>(layout)) {
+      if (shape.size() != 2)
+        return emitError() << "an mma fragment layout needs a 2-D buffer";
+      ArrayRef<int64_t> warps = mma.getWarps();
+      if (shape[0] % (16 * warps[0]) != 0 || shape[1] % (8 * warps[1]) != 0)
+        return emitError() << "mma fragment " << shape[0] << "x" << shape[1]
+                           << " is not a multiple of 16x8 atoms over a "
+                           << warps[0] << "x" << warps[1] << " warp grid";
+      return success();
+    }
+    if (auto blocked = llvm::dyn_cast<BlockedLayoutAttr>(layout)) {
+      if (shape.back() % blocked.getVector() != 0)
+        return emitError() << "blocked layout vector width "
+                           << blocked.getVector()
+                           << " does not divide the innermost dimension "
+                           << shape.back();
+      return success();
+    }
+    return emitError() << "fragments take a #tile.mma or #tile.blocked "
+                          "layout, got "
+                       << layout;
+  }
+  }
+  return success();
+}

@@ -1,0 +1,180 @@
+//===- AssignLayouts.cpp - distribute tiles over warps and threads ---------===//
+//
+// Thread distribution of a tile kernel: chooses the mma warp grid of every
+// gemm accumulator, propagates it through elementwise maps, gives every other
+// fragment a blocked layout, swizzles the shared operands of gemms, picks the
+// vector width of global<->shared copies and provides reduction scratch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Dialect/Tile/IR/TileOps.h"
+#include "gdn/Dialect/Tile/Transforms/Passes.h"
+#include "gdn/Dialect/Tile/Utils/LayoutUtils.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::gdn::tile {
+#define GEN_PASS_DEF_TILEASSIGNLAYOUTS
+#include "gdn/Dialect/Tile/Transforms/Passes.h.inc"
+
+namespace {
+
+/// Widest power-of-two vector (at most 16 bytes) dividing `inner`.
+int64_t chooseVector(int64_t inner, int64_t elemBytes) {
+  int64_t v = std::max<int64_t>(1, 16 / elemBytes);
+  while (v > 1 && inner % v != 0)
+    v /= 2;
+  return v;
+}
+
+/// A small union-find over fragment values.
+struct FragmentClasses {
+  DenseMap<Value, Value> parent;
+  void insert(Value v) { parent.try_emplace(v, v); }
+  bool contains(Value v) const { return parent.count(v); }
+  Value getLeaderValue(Value v) {
+    Value p = parent.lookup(v);
+    if (p == v)
+      return v;
+    Value root = getLeaderValue(p);
+    parent[v] = root;
+    return root;
+  }
+  void unionSets(Value a, Value b) {
+    Value ra = getLeaderValue(a), rb = getLeaderValue(b);
+    if (ra != rb)
+      parent[rb] = ra;
+  }
+};
+
+struct AssignLayoutsPass
+    : impl::TileAssignLayoutsBase<AssignLayoutsPass> {
+  using TileAssignLayoutsBase::TileAssignLayoutsBase;
+  void runOnOperation() override;
+};
+
+void AssignLayoutsPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (!func->hasAttr(TileDialect::getKernelAttrName()))
+    return;
+  int64_t numWarps =
+      cast<IntegerAttr>(func->getAttr(TileDialect::getNumWarpsAttrName()))
+          .getInt();
+  MLIRContext *ctx = &getContext();
+
+  // Fragments that must share one layout: the operands of each tile.map.
+  FragmentClasses classes;
+  func.walk([&](AllocOp alloc) {
+    if (cast<BufferType>(alloc.getType()).isFragment())
+      classes.insert(alloc.getResult());
+  });
+  func.walk([&](MapOp map) {
+    Value first;
+    for (Value v : map->getOperands()) {
+      if (!classes.contains(v))
+        continue;
+      if (!first)
+        first = v;
+      else
+        classes.unionSets(first, v);
+    }
+  });
+
+  // Each class's layout: mma if it holds a gemm accumulator.
+  DenseMap<Value, Attribute> classLayout;
+  auto setClassLayout = [&](Value v, Attribute layout,
+                            Operation *why) -> LogicalResult {
+    Value leader = classes.getLeaderValue(v);
+    auto [it, inserted] = classLayout.try_emplace(leader, layout);
+    if (!inserted && it->second != layout)
+      return why->emitOpError("needs layout ")
+             << layout << " but the fragment already has " << it->second;
+    return success();
+  };
+
+  WalkResult result = func.walk([&](GemmOp gemm) {
+    Value c = gemm.getC();
+    auto ct = cast<BufferType>(c.getType());
+    if (ct.getLayout())
+      return WalkResult::advance();
+    if (!classes.contains(c)) {
+      gemm.emitOpError("accumulator must be a tile.alloc fragment");
+      return WalkResult::interrupt();
+    }
+    auto grid = chooseWarpGrid(ct.getShape()[0], ct.getShape()[1], numWarps);
+    if (!grid) {
+      gemm.emitOpError("cannot distribute a ")
+          << ct.getShape()[0] << "x" << ct.getShape()[1]
+          << " accumulator over " << numWarps
+          << " warps in 16x8 mma atoms";
+      return WalkResult::interrupt();
+    }
+    auto layout = MmaLayoutAttr::get(ctx, {grid->first, grid->second});
+    if (failed(setClassLayout(c, layout, gemm)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return signalPassFailure();
+
+  // Rewrite fragment allocation types.
+  func.walk([&](AllocOp alloc) {
+    auto type = cast<BufferType>(alloc.getType());
+    if (!type.isFragment() || type.getLayout())
+      return;
+    Attribute layout;
+    auto it = classLayout.find(classes.getLeaderValue(alloc.getResult()));
+    if (it != classLayout.end()) {
+      layout = it->second;
+      ++numMmaFragments;
+    } else {
+      layout = BlockedLayoutAttr::get(
+          ctx, chooseVector(type.getShape().back(), type.getElementBytes()));
+      ++numBlockedFragments;
+    }
+    alloc.getResult().setType(type.withLayout(layout));
+  });
+
+  // Swizzle shared gemm operands whose rows are whole 128-byte boxes.
+  func.walk([&](GemmOp gemm) {
+    for (Value v : {gemm.getA(), gemm.getB()}) {
+      auto alloc = v.getDefiningOp<AllocOp>();
+      if (!alloc)
+        continue;
+      auto type = cast<BufferType>(alloc.getType());
+      if (type.getLayout())
+        continue;
+      int64_t rowBytes = type.getShape().back() * type.getElementBytes();
+      if (rowBytes % 128 != 0)
+        continue;
+      alloc.getResult().setType(type.withLayout(SwizzleAttr::get(ctx, 128)));
+      ++numSwizzled;
+    }
+  });
+
+  // Thread mapping of copies that involve no fragment.
+  func.walk([&](CopyOp copy) {
+    auto src = cast<BufferType>(copy.getSource().getType());
+    auto dst = cast<BufferType>(copy.getDest().getType());
+    if (copy.getLayout() || src.isFragment() || dst.isFragment())
+      return;
+    int64_t inner = copy.getTileShape().back();
+    copy.setLayoutAttr(
+        BlockedLayoutAttr::get(ctx, chooseVector(inner, src.getElementBytes())));
+  });
+
+  // Reductions go through a shared scratch tile.
+  func.walk([&](ReduceOp reduce) {
+    if (reduce.getScratch())
+      return;
+    auto src = cast<BufferType>(reduce.getSource().getType());
+    OpBuilder b(reduce);
+    auto scratchType = BufferType::get(src.getShape(), b.getF32Type(),
+                                       MemorySpace::Shared);
+    Value scratch = b.create<AllocOp>(reduce.getLoc(), scratchType, nullptr);
+    reduce.getScratchMutable().assign(scratch);
+  });
+}
+
+} // namespace
+} // namespace mlir::gdn::tile

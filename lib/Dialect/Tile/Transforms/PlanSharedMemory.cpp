@@ -1,0 +1,131 @@
+//===- PlanSharedMemory.cpp - liveness-based shared memory placement -------===//
+//
+// Places every shared tile.alloc of a kernel at a byte offset of the one
+// dynamic shared-memory region, reusing the bytes of buffers that are dead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Dialect/Tile/IR/TileOps.h"
+#include "gdn/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
+namespace mlir::gdn::tile {
+#define GEN_PASS_DEF_TILEPLANSHAREDMEMORY
+#include "gdn/Dialect/Tile/Transforms/Passes.h.inc"
+
+namespace {
+
+struct Interval {
+  AllocOp alloc;
+  int64_t start, end; // program-order indices, inclusive
+  int64_t size, align;
+  int64_t offset = -1;
+};
+
+struct PlanSharedMemoryPass
+    : impl::TilePlanSharedMemoryBase<PlanSharedMemoryPass> {
+  using TilePlanSharedMemoryBase::TilePlanSharedMemoryBase;
+  void runOnOperation() override;
+};
+
+bool isLoop(Operation *op) {
+  return isa<LoopLikeOpInterface, ForOp>(op);
+}
+
+void PlanSharedMemoryPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (!func->hasAttr(TileDialect::getKernelAttrName()))
+    return;
+
+  // Program order: pre-order index of every op and the last index inside it.
+  DenseMap<Operation *, int64_t> first, last;
+  int64_t counter = 0;
+  std::function<void(Operation *)> number = [&](Operation *op) {
+    first[op] = counter++;
+    for (Region &r : op->getRegions())
+      for (Block &blk : r)
+        for (Operation &inner : blk)
+          number(&inner);
+    last[op] = counter - 1;
+  };
+  number(func);
+
+  SmallVector<Interval> intervals;
+  WalkResult walk = func.walk([&](AllocOp alloc) -> WalkResult {
+    auto type = cast<BufferType>(alloc.getType());
+    if (!type.isShared())
+      return WalkResult::advance();
+    Interval iv{alloc, first[alloc], first[alloc], 0, alignment};
+    iv.size = type.getNumElements() * type.getElementBytes();
+    if (type.getLayout())
+      iv.align = 1024;
+    // Uses, through slices; a use inside a loop that does not contain the
+    // allocation keeps the buffer live to the end of that loop.
+    SmallVector<Value> worklist{alloc.getResult()};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (auto slice = dyn_cast<SliceOp>(user))
+          worklist.push_back(slice.getResult());
+        int64_t end = first[user];
+        for (Operation *p = user->getParentOp(); p && p != func;
+             p = p->getParentOp())
+          if (isLoop(p) && !p->isAncestor(alloc))
+            end = std::max(end, last[p]);
+        iv.end = std::max(iv.end, end);
+      }
+    }
+    intervals.push_back(iv);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return signalPassFailure();
+
+  // Largest first, then earliest; first fit among overlapping live ranges.
+  SmallVector<Interval *> order;
+  for (Interval &iv : intervals)
+    order.push_back(&iv);
+  llvm::stable_sort(order, [](Interval *a, Interval *b) {
+    if (a->size != b->size)
+      return a->size > b->size;
+    return a->start < b->start;
+  });
+  int64_t total = 0, sumSizes = 0;
+  SmallVector<Interval *> placed;
+  for (Interval *iv : order) {
+    SmallVector<std::pair<int64_t, int64_t>> busy;
+    for (Interval *p : placed)
+      if (p->start <= iv->end && iv->start <= p->end)
+        busy.push_back({p->offset, p->offset + p->size});
+    llvm::sort(busy);
+    int64_t offset = 0;
+    for (auto [b, e] : busy) {
+      if (offset + iv->size <= b)
+        break;
+      offset = std::max<int64_t>(offset, llvm::alignTo(e, iv->align));
+    }
+    iv->offset = offset;
+    placed.push_back(iv);
+    total = std::max(total, offset + iv->size);
+    sumSizes += iv->size;
+  }
+  for (Interval &iv : intervals)
+    iv.alloc.setOffsetAttr(
+        IntegerAttr::get(IntegerType::get(&getContext(), 64), iv.offset));
+  numBuffers += intervals.size();
+  numReused += sumSizes - total;
+
+  if (total > maxBytes) {
+    func.emitError("shared memory plan needs ")
+        << total << " bytes, more than the " << maxBytes
+        << " a block may use";
+    return signalPassFailure();
+  }
+  func->setAttr(TileDialect::getSharedMemoryBytesAttrName(),
+                IntegerAttr::get(IntegerType::get(&getContext(), 64), total));
+}
+
+} // namespace
+} // namespace mlir::gdn::tile

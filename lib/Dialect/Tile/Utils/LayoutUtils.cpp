@@ -1,0 +1,67 @@
+//===- LayoutUtils.cpp - layout arithmetic ---------------------------------===//
+
+#include "gdn/Dialect/Tile/Utils/LayoutUtils.h"
+
+#include <cstdlib>
+
+namespace mlir::gdn::tile {
+
+std::optional<std::pair<int64_t, int64_t>>
+chooseWarpGrid(int64_t m, int64_t n, int64_t numWarps) {
+  std::optional<std::pair<int64_t, int64_t>> best;
+  int64_t bestCost = 0;
+  for (int64_t wm = 1; wm <= numWarps; ++wm) {
+    if (numWarps % wm != 0)
+      continue;
+    int64_t wn = numWarps / wm;
+    if (m % (16 * wm) != 0 || n % (8 * wn) != 0)
+      continue;
+    int64_t bm = m / wm, bn = n / wn;
+    // Operand bytes per warp and k-step are proportional to bm + bn; an odd
+    // count of n8 atoms costs an extra ldmatrix.x2, so penalize it.
+    int64_t cost = 2 * (bm + bn) + ((bn % 16) ? 1 : 0);
+    if (!best || cost < bestCost) {
+      best = {wm, wn};
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
+int64_t swizzledOffset(int64_t row, int64_t col, int64_t rows, int64_t cols,
+                       int64_t elemBytes, int64_t swizzleBytes) {
+  if (swizzleBytes == 0)
+    return (row * cols + col) * elemBytes;
+  int64_t byteInRow = col * elemBytes;
+  int64_t box = byteInRow / swizzleBytes;
+  int64_t inBox = byteInRow % swizzleBytes;
+  int64_t chunk = inBox / 16;
+  int64_t phase = row % (swizzleBytes / 16);
+  return box * rows * swizzleBytes + row * swizzleBytes +
+         ((chunk ^ phase) * 16) + inBox % 16;
+}
+
+std::pair<int64_t, int64_t> mmaFragmentCoord(int64_t m, int64_t n, int64_t wm,
+                                             int64_t wn, int64_t tid,
+                                             int64_t idx) {
+  int64_t warp = tid / 32, lane = tid % 32;
+  int64_t bm = m / wm, bn = n / wn;
+  int64_t atomsN = bn / 8;
+  int64_t e = idx % 4, atom = idx / 4;
+  int64_t am = atom / atomsN, an = atom % atomsN;
+  int64_t g = lane / 4, q = lane % 4;
+  int64_t row = (warp / wn) * bm + am * 16 + g + 8 * (e / 2);
+  int64_t col = (warp % wn) * bn + an * 8 + 2 * q + (e % 2);
+  return {row, col};
+}
+
+int64_t mmaFragmentSize(int64_t m, int64_t n, int64_t wm, int64_t wn) {
+  return (m / wm) * (n / wn) / 32;
+}
+
+int64_t blockedSlots(int64_t numElements, int64_t vector, int64_t numThreads) {
+  int64_t vectors = numElements / vector;
+  return (vectors + numThreads - 1) / numThreads;
+}
+
+} // namespace mlir::gdn::tile

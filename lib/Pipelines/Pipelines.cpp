@@ -1,0 +1,59 @@
+//===- Pipelines.cpp - named pass pipelines --------------------------------===//
+
+#include "gdn/Pipelines/Pipelines.h"
+#include "gdn/Conversion/Passes.h"
+#include "gdn/Dialect/Tile/Transforms/Passes.h"
+#include "gdn/Target/PTX/Passes.h"
+
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::gdn {
+
+void buildLowerToPTXPipeline(OpPassManager &pm,
+                             const LowerToPTXOptions &options) {
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(tile::createTileAssignLayouts());
+  fpm.addPass(tile::createTilePipeline());
+  fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(tile::createTilePlanSharedMemory());
+  fpm.addPass(arith::createArithExpandOpsPass());
+  fpm.addPass(createConvertSCFToCFPass());
+  pm.addPass(createConvertTileToNVVM());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  OpPassManager &gpm = pm.nest<gpu::GPUModuleOp>();
+  gpm.addPass(createCanonicalizerPass());
+  gpm.addPass(createCSEPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  if (!options.outputDir.empty()) {
+    GdnExportPTXOptions exportOptions;
+    exportOptions.outputDir = options.outputDir;
+    pm.addPass(createGdnExportPTX(exportOptions));
+  }
+}
+
+void registerGdnPipelines() {
+  PassPipelineRegistration<LowerToPTXOptions>(
+      "gdn-lower-to-ptx",
+      "Lower tile kernels to PTX: tile-assign-layouts, tile-pipeline, "
+      "tile-plan-shared-memory, convert-tile-to-nvvm, nvvm-attach-target, "
+      "gpu-module-to-binary{format=isa} and, with output-dir, gdn-export-ptx",
+      buildLowerToPTXPipeline);
+}
+
+} // namespace mlir::gdn

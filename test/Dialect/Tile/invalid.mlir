@@ -1,0 +1,491 @@
+// RUN: gdn-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @below {{only global buffers may have dynamic dimensions}}
+func.func @dyn_shared(%b: !tile.buffer<?x64xf16, shared>) { return }
+
+// -----
+
+// expected-error @below {{unknown memory space 'local', expected 'global', 'shared' or 'fragment'}}
+func.func @bad_space(%b: !tile.buffer<64xf16, local>) { return }
+
+// -----
+
+// expected-error @below {{tile buffer dimensions must be positive, got 0}}
+func.func @zero_dim(%b: !tile.buffer<0x64xf16, shared>) { return }
+
+// -----
+
+// expected-error @below {{global buffers take no layout}}
+func.func @global_layout(%b: !tile.buffer<?x64xf16, global, #tile.swizzle<128>>) { return }
+
+// -----
+
+// expected-error @below {{swizzled rows must be a multiple of 128 bytes, got 64}}
+func.func @short_rows(%b: !tile.buffer<64x32xf16, shared, #tile.swizzle<128>>) { return }
+
+// -----
+
+// expected-error @below {{swizzle width must be 32, 64 or 128 bytes, got 96}}
+func.func @bad_swizzle(%b: !tile.buffer<64x64xf16, shared, #tile.swizzle<96>>) { return }
+
+// -----
+
+// expected-error @below {{shared buffers take a #tile.swizzle layout}}
+func.func @shared_mma(%b: !tile.buffer<64x64xf16, shared, #tile.mma<warps = [2, 2]>>) { return }
+
+// -----
+
+// expected-error @below {{mma fragment 48x64 is not a multiple of 16x8 atoms over a 2x2 warp grid}}
+func.func @mma_shape(%b: !tile.buffer<48x64xf32, fragment, #tile.mma<warps = [2, 2]>>) { return }
+
+// -----
+
+// expected-error @below {{mma layout needs a 2-D warp grid, got 3 dimensions}}
+func.func @mma_grid(%b: !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [1, 2, 2]>>) { return }
+
+// -----
+
+// expected-error @below {{blocked layout vector width must be a power of two, got 3}}
+func.func @blocked_pow2(%b: !tile.buffer<64xf32, fragment, #tile.blocked<vector = 3>>) { return }
+
+// -----
+
+// expected-error @below {{blocked layout vector width 8 does not divide the innermost dimension 12}}
+func.func @blocked_div(%b: !tile.buffer<12xf32, fragment, #tile.blocked<vector = 8>>) { return }
+
+// -----
+
+// expected-error @below {{fragments take a #tile.mma or #tile.blocked layout}}
+func.func @frag_swizzle(%b: !tile.buffer<64x64xf32, fragment, #tile.swizzle<128>>) { return }
+
+// -----
+
+// expected-error @below {{tile buffer element type must be an integer or float type}}
+func.func @bad_elem(%b: !tile.buffer<4xindex, shared>) { return }
+
+// -----
+
+// expected-error @below {{tile buffers must have rank >= 1}}
+func.func @rank0(%b: !tile.buffer<f32, shared>) { return }
+
+// -----
+
+func.func @view_count(%p: !tile.ptr<f16>, %n: index) {
+  // expected-error @below {{expected 2 size operands (one per dynamic dimension), got 1}}
+  %v = tile.view %p[%n] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  return
+}
+
+// -----
+
+func.func @view_elem(%p: !tile.ptr<f16>, %n: index) {
+  // expected-error @below {{result element type 'f32' does not match the pointer's 'f16'}}
+  %v = tile.view %p[%n] : !tile.ptr<f16> -> !tile.buffer<?xf32, global>
+  return
+}
+
+// -----
+
+func.func @view_space(%p: !tile.ptr<f16>) {
+  // expected-error @below {{result must be a global buffer}}
+  %v = tile.view %p[] : !tile.ptr<f16> -> !tile.buffer<4xf16, shared>
+  return
+}
+
+// -----
+
+func.func @alloc_global() {
+  // expected-error @below {{cannot allocate global memory; use tile.view}}
+  %a = tile.alloc : !tile.buffer<4xf16, global>
+  return
+}
+
+// -----
+
+func.func @alloc_offset() {
+  // expected-error @below {{only shared buffers have an offset}}
+  %a = tile.alloc {offset = 0 : i64} : !tile.buffer<4xf16, fragment>
+  return
+}
+
+// -----
+
+func.func @alloc_neg_offset() {
+  // expected-error @below {{offset must be non-negative}}
+  %a = tile.alloc {offset = -16 : i64} : !tile.buffer<4xf16, shared>
+  return
+}
+
+// -----
+
+func.func @slice_type(%s: !tile.buffer<2x64x64xf16, shared>, %i: index) {
+  // expected-error @below {{result type must be the source type without its leading dimension, expected 64x64xf16}}
+  %r = tile.slice %s[%i] : !tile.buffer<2x64x64xf16, shared> -> !tile.buffer<64x32xf16, shared>
+  return
+}
+
+// -----
+
+func.func @slice_frag(%s: !tile.buffer<2x64xf32, fragment>, %i: index) {
+  // expected-error @below {{source must be a shared buffer}}
+  %r = tile.slice %s[%i] : !tile.buffer<2x64xf32, fragment> -> !tile.buffer<64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @slice_rank(%s: !tile.buffer<64xf16, shared>, %i: index) {
+  // expected-error @below {{source must have rank >= 2}}
+  %r = tile.slice %s[%i] : !tile.buffer<64xf16, shared> -> !tile.buffer<64xf16, shared>
+  return
+}
+
+// -----
+
+func.func @copy_g2g(%a: !tile.buffer<?x?xf16, global>, %i: index) {
+  // expected-error @below {{cannot copy global to global memory}}
+  tile.copy %a[%i, %i] to %a[%i, %i] : !tile.buffer<?x?xf16, global> to !tile.buffer<?x?xf16, global>
+  return
+}
+
+// -----
+
+func.func @copy_s2s(%a: !tile.buffer<64x64xf16, shared>) {
+  // expected-error @below {{cannot copy shared to shared memory}}
+  tile.copy %a to %a : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+func.func @copy_offsets(%a: !tile.buffer<?x?xf16, global>, %s: !tile.buffer<64x64xf16, shared>, %i: index) {
+  // expected-error @below {{the global source takes 2 offsets, got 1}}
+  tile.copy %a[%i] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+func.func @copy_tile_offsets(%a: !tile.buffer<?x?xf16, global>, %s: !tile.buffer<64x64xf16, shared>, %i: index) {
+  // expected-error @below {{only global operands take offsets, but the destination has 1}}
+  tile.copy %a[%i, %i] to %s[%i] : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+func.func @copy_rank(%a: !tile.buffer<?xf16, global>, %s: !tile.buffer<64x64xf16, shared>, %i: index) {
+  // expected-error @below {{rank mismatch: 2-D tile and 1-D buffer}}
+  tile.copy %a[%i] to %s : !tile.buffer<?xf16, global> to !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+func.func @copy_shape(%f: !tile.buffer<64x64xf16, fragment>, %s: !tile.buffer<64x32xf16, shared>) {
+  // expected-error @below {{shape mismatch: 64x64 vs 64x32}}
+  tile.copy %f to %s : !tile.buffer<64x64xf16, fragment> to !tile.buffer<64x32xf16, shared>
+  return
+}
+
+// -----
+
+func.func @copy_too_big(%a: !tile.buffer<32x32xf16, global>, %s: !tile.buffer<64x64xf16, shared>, %i: index) {
+  // expected-error @below {{tile 64x64 is larger than the global buffer 32x32}}
+  tile.copy %a[%i, %i] to %s : !tile.buffer<32x32xf16, global> to !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+func.func @copy_convert(%a: !tile.buffer<?x?xf32, global>, %s: !tile.buffer<64x64xf16, shared>, %i: index) {
+  // expected-error @below {{element types differ ('f32' vs 'f16'); only a copy to or from a fragment may convert floats}}
+  tile.copy %a[%i, %i] to %s : !tile.buffer<?x?xf32, global> to !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+func.func @copy_mask(%f: !tile.buffer<64x64xf16, fragment>, %s: !tile.buffer<64x64xf16, shared>) {
+  // expected-error @below {{'masked' needs a global operand}}
+  tile.copy %f to %s {masked} : !tile.buffer<64x64xf16, fragment> to !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+func.func @async_dir(%a: !tile.buffer<?x?xf16, global>, %f: !tile.buffer<64x64xf16, fragment>, %i: index) {
+  // expected-error @below {{copies from global to shared memory only}}
+  tile.async_copy %a[%i, %i] to %f : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, fragment>
+  return
+}
+
+// -----
+
+func.func @async_elem(%a: !tile.buffer<?x?xf32, global>, %s: !tile.buffer<64x64xf16, shared>, %i: index) {
+  // expected-error @below {{element types differ ('f32' vs 'f16')}}
+  tile.async_copy %a[%i, %i] to %s : !tile.buffer<?x?xf32, global> to !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+func.func @wait_neg() {
+  // expected-error @below {{attribute 'pending' failed to satisfy constraint}}
+  tile.async_wait {pending = -1}
+  return
+}
+
+// -----
+
+func.func @fill_space(%s: !tile.buffer<64xf32, shared>, %v: f32) {
+  // expected-error @below {{destination must be a fragment}}
+  tile.fill %s, %v : !tile.buffer<64xf32, shared>, f32
+  return
+}
+
+// -----
+
+func.func @fill_type(%f: !tile.buffer<64xf32, fragment>, %v: f16) {
+  // expected-error @below {{value type 'f16' does not match the element type 'f32'}}
+  tile.fill %f, %v : !tile.buffer<64xf32, fragment>, f16
+  return
+}
+
+// -----
+
+func.func @gemm_space(%a: !tile.buffer<64x64xf16, fragment>, %b: !tile.buffer<64x64xf16, shared>, %c: !tile.buffer<64x64xf32, fragment>) {
+  // expected-error @below {{operands A and B must be shared buffers}}
+  tile.gemm %a, %b, %c : !tile.buffer<64x64xf16, fragment>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @gemm_acc_space(%a: !tile.buffer<64x64xf16, shared>, %c: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{accumulator C must be a fragment}}
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @gemm_rank(%a: !tile.buffer<64xf16, shared>, %c: !tile.buffer<64x64xf32, fragment>) {
+  // expected-error @below {{operands must be 2-D}}
+  tile.gemm %a, %a, %c : !tile.buffer<64xf16, shared>, !tile.buffer<64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @gemm_types(%a: !tile.buffer<64x64xf16, shared>, %b: !tile.buffer<64x64xbf16, shared>, %c: !tile.buffer<64x64xf32, fragment>) {
+  // expected-error @below {{A and B must both be f16 or both bf16, got 'f16' and 'bf16'}}
+  tile.gemm %a, %b, %c : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xbf16, shared>, !tile.buffer<64x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @gemm_acc_type(%a: !tile.buffer<64x64xf16, shared>, %c: !tile.buffer<64x64xf16, fragment>) {
+  // expected-error @below {{accumulator must be f32, got 'f16'}}
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, fragment>
+  return
+}
+
+// -----
+
+func.func @gemm_k(%a: !tile.buffer<64x32xf16, shared>, %b: !tile.buffer<64x64xf16, shared>, %c: !tile.buffer<64x64xf32, fragment>) {
+  // expected-error @below {{contraction sizes differ: A has K = 32, B has K = 64}}
+  tile.gemm %a, %b, %c : !tile.buffer<64x32xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @gemm_c(%a: !tile.buffer<64x64xf16, shared>, %b: !tile.buffer<64x32xf16, shared>, %c: !tile.buffer<64x64xf32, fragment>) {
+  // expected-error @below {{accumulator must be 64x32, got 64x64}}
+  tile.gemm %a, %b, %c : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x32xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @gemm_k16(%a: !tile.buffer<64x8xf16, shared>, %b: !tile.buffer<8x64xf16, shared>, %c: !tile.buffer<64x64xf32, fragment>) {
+  // expected-error @below {{K = 8 must be a multiple of 16}}
+  tile.gemm %a, %b, %c : !tile.buffer<64x8xf16, shared>, !tile.buffer<8x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @map_space(%s: !tile.buffer<64xf32, shared>) {
+  // expected-error @below {{operands must be fragments}}
+  tile.map outs(%s : !tile.buffer<64xf32, shared>) {
+    %c = arith.constant 1.0 : f32
+    tile.yield %c : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_shape(%a: !tile.buffer<64xf32, fragment>, %b: !tile.buffer<32xf32, fragment>) {
+  // expected-error @below {{operand shapes differ: 64 vs 32}}
+  tile.map ins(%a : !tile.buffer<64xf32, fragment>) outs(%b : !tile.buffer<32xf32, fragment>) {
+  ^bb0(%x: f32):
+    tile.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_args(%a: !tile.buffer<64xf32, fragment>) {
+  // expected-error @below {{body takes 0 arguments, expected one per input (1)}}
+  tile.map ins(%a : !tile.buffer<64xf32, fragment>) outs(%a : !tile.buffer<64xf32, fragment>) {
+    %c = arith.constant 1.0 : f32
+    tile.yield %c : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_argtype(%a: !tile.buffer<64xf32, fragment>) {
+  // expected-error @below {{body argument type 'f16' does not match the input element type 'f32'}}
+  tile.map ins(%a : !tile.buffer<64xf32, fragment>) outs(%a : !tile.buffer<64xf32, fragment>) {
+  ^bb0(%x: f16):
+    %c = arith.constant 1.0 : f32
+    tile.yield %c : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_yield(%a: !tile.buffer<64xf32, fragment>) {
+  // expected-error @below {{body yields 0 values, expected 1}}
+  tile.map ins(%a : !tile.buffer<64xf32, fragment>) outs(%a : !tile.buffer<64xf32, fragment>) {
+  ^bb0(%x: f32):
+    tile.yield
+  }
+  return
+}
+
+// -----
+
+func.func @map_yield_type(%a: !tile.buffer<64xf32, fragment>) {
+  // expected-error @below {{yielded type 'f16' does not match the output element type 'f32'}}
+  tile.map ins(%a : !tile.buffer<64xf32, fragment>) outs(%a : !tile.buffer<64xf32, fragment>) {
+  ^bb0(%x: f32):
+    %c = arith.constant 1.0 : f16
+    tile.yield %c : f16
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_rank(%a: !tile.buffer<64xf32, fragment>, %b: !tile.buffer<64xf32, fragment>) {
+  // expected-error @below {{reduces a 2-D fragment into a 1-D fragment}}
+  tile.reduce add %a, %b {dim = 1 : i64} : !tile.buffer<64xf32, fragment> -> !tile.buffer<64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @reduce_size(%a: !tile.buffer<64x32xf32, fragment>, %b: !tile.buffer<32xf32, fragment>) {
+  // expected-error @below {{destination must have 64 elements, got 32}}
+  tile.reduce max %a, %b {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<32xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @reduce_dim(%a: !tile.buffer<64x32xf32, fragment>, %b: !tile.buffer<32xf32, fragment>) {
+  // expected-error @below {{attribute 'dim' failed to satisfy constraint}}
+  tile.reduce max %a, %b {dim = 2 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<32xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @reduce_type(%a: !tile.buffer<64x32xf16, fragment>, %b: !tile.buffer<64xf16, fragment>) {
+  // expected-error @below {{reductions are on f32 fragments}}
+  tile.reduce add %a, %b {dim = 1 : i64} : !tile.buffer<64x32xf16, fragment> -> !tile.buffer<64xf16, fragment>
+  return
+}
+
+// -----
+
+func.func @reduce_space(%a: !tile.buffer<64x32xf32, shared>, %b: !tile.buffer<64xf32, fragment>) {
+  // expected-error @below {{source and destination must be fragments}}
+  tile.reduce add %a, %b {dim = 1 : i64} : !tile.buffer<64x32xf32, shared> -> !tile.buffer<64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @reduce_scratch(%a: !tile.buffer<64x32xf32, fragment>, %b: !tile.buffer<64xf32, fragment>, %s: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{scratch must be an unswizzled f32 shared buffer of the source's shape 64x32}}
+  tile.reduce add %a, %b scratch(%s : !tile.buffer<64x64xf32, shared>) {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @for_stages(%n: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{attribute 'num_stages' failed to satisfy constraint}}
+  tile.for %i = %c0 to %n step %n stages 0 {
+  }
+  return
+}
+
+// -----
+
+// expected-error @below {{a tile kernel needs 'tile.num_warps'}}
+func.func @no_warps() attributes {tile.kernel} { return }
+
+// -----
+
+// expected-error @below {{'tile.num_warps' must be an integer in [1, 32]}}
+func.func @many_warps() attributes {tile.kernel, tile.num_warps = 64 : i64} { return }
+
+// -----
+
+// expected-error @below {{tile kernel arguments must be !tile.ptr or scalars, got '!tile.buffer<4xf16, shared>'}}
+func.func @kernel_args(%b: !tile.buffer<4xf16, shared>) attributes {tile.kernel, tile.num_warps = 4 : i64} { return }
+
+// -----
+
+// expected-error @below {{a tile kernel must not return values}}
+func.func @kernel_result() -> i32 attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c = arith.constant 0 : i32
+  return %c : i32
+}
+
+// -----
+
+// expected-error @below {{'tile.kernel' must be a unit attribute}}
+func.func @kernel_unit() attributes {tile.kernel = 1 : i64, tile.num_warps = 4 : i64} { return }
+
+// -----
+
+// expected-error @below {{'tile.shared_memory_bytes' must be a non-negative integer}}
+func.func @smem_neg() attributes {tile.shared_memory_bytes = -1 : i64} { return }
+
+// -----
+
+// expected-error @below {{'tile.meta' must be a dictionary}}
+func.func @meta() attributes {tile.meta = 3 : i64} { return }
+
+// -----
+
+// expected-error @below {{unknown tile dialect attribute 'tile.bogus'}}
+func.func @bogus() attributes {tile.bogus} { return }
+
+// -----
+
+// expected-error @below {{'tile.name' must be a string}}
+func.func @argname(%a: i32 {tile.name = 3 : i64}) { return }

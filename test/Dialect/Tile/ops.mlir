@@ -1,0 +1,78 @@
+// RUN: gdn-opt %s -split-input-file | gdn-opt -split-input-file | FileCheck %s
+// RUN: gdn-opt %s -split-input-file --mlir-print-op-generic | gdn-opt -split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @types
+// CHECK-SAME: !tile.ptr<f16>
+// CHECK-SAME: !tile.buffer<?x128xf16, global>
+// CHECK-SAME: !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+// CHECK-SAME: !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [2, 2]>>
+// CHECK-SAME: !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
+func.func @types(%p: !tile.ptr<f16>, %g: !tile.buffer<?x128xf16, global>,
+                 %s: !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>,
+                 %f: !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [2, 2]>>,
+                 %v: !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>) {
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @kernel
+// CHECK-SAME: tile.kernel
+// CHECK: %[[BX:.*]] = tile.program_id x
+// CHECK: %[[A:.*]] = tile.view %{{.*}}[%{{.*}}, %{{.*}}] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+// CHECK: %[[S:.*]] = tile.alloc : !tile.buffer<64x64xf16, shared>
+// CHECK: %[[ACC:.*]] = tile.alloc : !tile.buffer<64x64xf32, fragment>
+// CHECK: tile.fill %[[ACC]], %{{.*}} : !tile.buffer<64x64xf32, fragment>, f32
+// CHECK: tile.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} stages 2 {
+// CHECK:   tile.copy %[[A]][%[[BX]], %[[K]]] to %[[S]] {masked}
+// CHECK:   tile.gemm %[[S]], %[[S]], %[[ACC]] {transpose_b}
+// CHECK: }
+// CHECK: tile.map ins(%[[ACC]] : {{.*}}) outs(%[[ACC]] : {{.*}}) {
+// CHECK: ^bb0(%[[X:.*]]: f32):
+// CHECK:   %[[E:.*]] = math.exp %[[X]] : f32
+// CHECK:   tile.yield %[[E]] : f32
+// CHECK: tile.reduce add %[[ACC]], %{{.*}} {dim = 1 : i64}
+// CHECK: tile.barrier
+// CHECK: tile.copy %[[ACC]] to %{{.*}}[%{{.*}}, %{{.*}}] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x?xf16, global>
+func.func @kernel(%pa: !tile.ptr<f16> {tile.name = "A"}, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i64, tile.meta = {op = "test"}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %m = arith.index_cast %n : i32 to index
+  %bx = tile.program_id x
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  %row = tile.alloc : !tile.buffer<64xf32, fragment>
+  tile.fill %acc, %zero : !tile.buffer<64x64xf32, fragment>, f32
+  tile.for %k = %c0 to %m step %c64 stages 2 {
+    tile.copy %A[%bx, %k] to %s {masked} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.gemm %s, %s, %acc {transpose_b} : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  }
+  tile.map ins(%acc : !tile.buffer<64x64xf32, fragment>) outs(%acc : !tile.buffer<64x64xf32, fragment>) {
+  ^bb0(%x: f32):
+    %e = math.exp %x : f32
+    tile.yield %e : f32
+  }
+  tile.reduce add %acc, %row {dim = 1 : i64} : !tile.buffer<64x64xf32, fragment> -> !tile.buffer<64xf32, fragment>
+  tile.barrier
+  tile.copy %acc to %A[%bx, %c0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x?xf16, global>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @async
+// CHECK: %[[S:.*]] = tile.alloc {offset = 1024 : i64} : !tile.buffer<2x64x64xf16, shared>
+// CHECK: %[[S1:.*]] = tile.slice %[[S]][%{{.*}}] : !tile.buffer<2x64x64xf16, shared> -> !tile.buffer<64x64xf16, shared>
+// CHECK: tile.async_copy %{{.*}}[%{{.*}}, %{{.*}}] to %[[S1]] {layout = #tile.blocked<vector = 8>}
+// CHECK: tile.async_commit
+// CHECK: tile.async_wait {pending = 1 : i64}
+func.func @async(%g: !tile.buffer<?x?xf16, global>, %i: index) {
+  %s = tile.alloc {offset = 1024 : i64} : !tile.buffer<2x64x64xf16, shared>
+  %s1 = tile.slice %s[%i] : !tile.buffer<2x64x64xf16, shared> -> !tile.buffer<64x64xf16, shared>
+  tile.async_copy %g[%i, %i] to %s1 {layout = #tile.blocked<vector = 8>} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  tile.async_commit
+  tile.async_wait {pending = 1}
+  return
+}

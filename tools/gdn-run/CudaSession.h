@@ -1,0 +1,123 @@
+//===- CudaSession.h - device, context, kernels, buffers, timing -*- C++ -*-===//
+//
+// The GPU side of gdn-run, shared by all operator drivers: opens one device's
+// primary context, loads PTX/cubin modules (once per file, with the JIT error
+// log on failure), prepares kernels from their manifests (dynamic shared
+// memory opt-in), launches them (cuLaunchKernelEx when the manifest asks for
+// thread-block clusters) and times launches with one CUDA event pair each.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_TOOLS_GDN_RUN_CUDASESSION_H
+#define GDN_TOOLS_GDN_RUN_CUDASESSION_H
+
+#include "CudaDriver.h"
+#include "Manifest.h"
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gdn::run {
+
+/// What gdn-run reports about the device (`--probe`).
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int ccMajor = 0, ccMinor = 0;
+  int smCount = 0;
+  size_t totalMemBytes = 0;
+  int l2Bytes = 0;
+  int maxSharedOptin = 0; ///< opt-in dynamic shared memory per block
+  int driverVersion = 0;  ///< e.g. 13000
+};
+
+/// A grid or block size.
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+/// A kernel ready to launch: its function and the manifest describing it.
+struct Kernel {
+  CUfunction function = nullptr;
+  const Manifest *manifest = nullptr;
+  int numRegs = 0;
+  int staticSharedBytes = 0;
+  int localBytes = 0;
+  int maxThreadsPerBlock = 0;
+};
+
+class CudaSession;
+
+/// Device memory owned by one check; freed on destruction.
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+
+  Status allocate(CudaSession &session, size_t bytes);
+  Status upload(const void *host, size_t bytes);
+  Status download(void *host, size_t bytes) const;
+  /// Sets every byte to `value` (0xFF poisons f32 outputs with NaN).
+  Status fill(unsigned char value);
+  CUdeviceptr ptr() const { return ptr_; }
+  size_t bytes() const { return bytes_; }
+
+private:
+  CudaDriver *driver_ = nullptr;
+  CUdeviceptr ptr_ = 0;
+  size_t bytes_ = 0;
+};
+
+/// One device's primary context and the modules loaded into it.
+class CudaSession {
+public:
+  explicit CudaSession(CudaDriver &driver) : driver_(driver) {}
+  ~CudaSession();
+  CudaSession(const CudaSession &) = delete;
+  CudaSession &operator=(const CudaSession &) = delete;
+
+  /// Loads the driver, initializes it, and makes device `ordinal`'s primary
+  /// context current. NoDevice when there is no driver or no device,
+  /// BadInput when `ordinal` does not exist.
+  Status open(int ordinal, bool verbose);
+
+  /// Loads `image` (the manifest's PTX or cubin file contents; loaded once
+  /// per ptxPath) and prepares the manifest's kernel.
+  Status loadKernel(const Manifest &manifest, const std::string &image,
+                    Kernel &out);
+
+  /// Launches `kernel` on the session's stream; `args` holds one pointer to
+  /// each parameter's value, in manifest order. Does not synchronize.
+  Status launch(const Kernel &kernel, Dim3 grid, void **args);
+
+  /// cuCtxSynchronize; `what` names the work in the error message.
+  Status synchronize(const std::string &what);
+
+  /// Runs `launchOnce` `warmup` times, then `iters` times with a CUDA event
+  /// pair around each launch; returns each launch's milliseconds in `ms`.
+  Status timeLaunches(const std::function<Status()> &launchOnce, int warmup,
+                      int iters, std::vector<float> &ms);
+
+  const DeviceInfo &device() const { return info_; }
+  CudaDriver &driver() { return driver_; }
+  CUstream stream() const { return stream_; }
+  bool verbose() const { return verbose_; }
+
+private:
+  CudaDriver &driver_;
+  DeviceInfo info_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  bool verbose_ = false;
+  std::map<std::string, CUmodule> modules_; ///< by ptxPath
+};
+
+} // namespace gdn::run
+
+#endif // GDN_TOOLS_GDN_RUN_CUDASESSION_H

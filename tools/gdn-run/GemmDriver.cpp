@@ -1,0 +1,274 @@
+//===- GemmDriver.cpp - the GEMM operator check ---------------------------===//
+//
+// One check: seeded random A and B (f16/bf16-rounded on the host, no zeros),
+// a launch into a NaN-poisoned C so unwritten elements show up, a compare
+// with the fp64 reference (all of C, or kSampleCount random entries), then
+// warmup and timed launches.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmDriver.h"
+
+#include <chrono>
+#include <algorithm>
+#include <cstdint>
+#include <cmath>
+#include <cstdio>
+
+namespace gdn::run {
+
+std::unique_ptr<OperatorDriver> createGemmDriver() {
+  return std::make_unique<GemmDriver>();
+}
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static const Param *findParam(const Manifest &m, const std::string &name) {
+  for (const Param &p : m.params)
+    if (p.name == name)
+      return &p;
+  return nullptr;
+}
+
+Status GemmDriver::prepare(const Manifest &manifest,
+                           const RunOptions &options) {
+  manifest_ = &manifest;
+  options_ = &options;
+  GDN_RUN_TRY(checkParamNames(manifest, {"A", "B", "C", "M", "N", "K"}));
+
+  // Parameter types.
+  auto typeError = [&](const Param &p, const std::string &expected) {
+    return Status::badInput(manifest.location(p.line) +
+                            ": error: gemm parameter " + p.name +
+                            " must be " + expected + ", got " +
+                            p.type.str());
+  };
+  const Param &a = *findParam(manifest, "A");
+  const Param &b = *findParam(manifest, "B");
+  const Param &c = *findParam(manifest, "C");
+  if (!a.type.isPointer ||
+      (a.type.elem != DType::F16 && a.type.elem != DType::BF16))
+    return typeError(a, "ptr<f16> or ptr<bf16>");
+  if (b.type != a.type)
+    return typeError(b, a.type.str() + " (the type of A)");
+  if (c.type != ParamType{true, DType::F32})
+    return typeError(c, "ptr<f32>");
+  inputType_ = a.type.elem;
+  const Param &m = *findParam(manifest, "M");
+  if (m.type != ParamType{false, DType::I32} &&
+      m.type != ParamType{false, DType::I64})
+    return typeError(m, "i32 or i64");
+  for (const char *name : {"N", "K"}) {
+    const Param &p = *findParam(manifest, name);
+    if (p.type != m.type)
+      return typeError(p, m.type.str() + " (the type of M)");
+  }
+  sizes64_ = m.type.elem == DType::I64;
+
+  // Tile configuration.
+  int64_t transposeA = 0, transposeB = 0, divisible = 0;
+  GDN_RUN_TRY(manifest.metaInt("block_m", blockM_, true, 0, 1, 65536));
+  GDN_RUN_TRY(manifest.metaInt("block_n", blockN_, true, 0, 1, 65536));
+  GDN_RUN_TRY(manifest.metaInt("block_k", blockK_, true, 0, 1, 65536));
+  GDN_RUN_TRY(manifest.metaInt("transpose_a", transposeA, false, 0, 0, 1));
+  GDN_RUN_TRY(manifest.metaInt("transpose_b", transposeB, false, 0, 0, 1));
+  GDN_RUN_TRY(
+      manifest.metaInt("requires_divisible", divisible, false, 0, 0, 1));
+
+  // Shape.
+  problem_.m = options.dim("m", kDefaultSize);
+  problem_.n = options.dim("n", kDefaultSize);
+  problem_.k = options.dim("k", kDefaultSize);
+  problem_.transposeA = transposeA != 0;
+  problem_.transposeB = transposeB != 0;
+  const struct {
+    const char *option;
+    int64_t value;
+    int64_t block;
+    const char *blockKey;
+  } dims[] = {{"--m", problem_.m, blockM_, "block_m"},
+              {"--n", problem_.n, blockN_, "block_n"},
+              {"--k", problem_.k, blockK_, "block_k"}};
+  for (const auto &d : dims) {
+    if (d.value <= 0 || d.value > INT32_MAX)
+      return Status::badInput(
+          manifest.path + ": error: bad GEMM shape: " + d.option + " " +
+          std::to_string(d.value) + " is out of range [1, 2147483647]");
+    if (divisible && d.value % d.block != 0)
+      return Status::badInput(
+          manifest.path + ": error: shape " + shape() +
+          " is not supported by kernel " + manifest.kernel + ": " + d.option +
+          " " + std::to_string(d.value) + " is not a multiple of meta." +
+          d.blockKey + " = " + std::to_string(d.block) +
+          " (meta.requires_divisible = 1)");
+  }
+  grid_.x = static_cast<unsigned>(
+      std::min<int64_t>(ceilDiv(problem_.n, blockN_), UINT32_MAX));
+  grid_.y = static_cast<unsigned>(
+      std::min<int64_t>(ceilDiv(problem_.m, blockM_), UINT32_MAX));
+  grid_.z = 1;
+  return checkLaunchGrid(manifest, grid_);
+}
+
+std::string GemmDriver::shape() const {
+  return std::to_string(problem_.m) + "x" + std::to_string(problem_.n) + "x" +
+         std::to_string(problem_.k);
+}
+
+void GemmDriver::run(CudaSession &session, const Kernel &kernel,
+                     CheckResult &result) {
+  result.shape = shape();
+  result.mode = options_->check;
+  result.flop = 2.0 * static_cast<double>(problem_.m) *
+                static_cast<double>(problem_.n) *
+                static_cast<double>(problem_.k);
+  Status s = runChecked(session, kernel, result);
+  if (!s.ok())
+    result.status = s;
+}
+
+namespace {
+/// Seconds since `start`, for --verbose.
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+} // namespace
+
+Status GemmDriver::runChecked(CudaSession &session, const Kernel &kernel,
+                              CheckResult &result) {
+  const GemmProblem &p = problem_;
+  const RunOptions &opts = *options_;
+  const size_t aCount = static_cast<size_t>(p.m * p.k);
+  const size_t bCount = static_cast<size_t>(p.k * p.n);
+  const size_t cCount = static_cast<size_t>(p.m * p.n);
+
+  auto start = std::chrono::steady_clock::now();
+  std::vector<uint16_t> a =
+      randomTensor16(inputType_, aCount, deriveSeed(opts.seed, 0));
+  std::vector<uint16_t> b =
+      randomTensor16(inputType_, bCount, deriveSeed(opts.seed, 1));
+  if (session.verbose())
+    std::fprintf(stderr, "gdn-run: %s: inputs generated in %.2f s\n",
+                 manifest_->kernel.c_str(), secondsSince(start));
+
+  DeviceBuffer dA, dB, dC;
+  GDN_RUN_TRY(dA.allocate(session, aCount * sizeof(uint16_t)));
+  GDN_RUN_TRY(dB.allocate(session, bCount * sizeof(uint16_t)));
+  GDN_RUN_TRY(dC.allocate(session, cCount * sizeof(float)));
+  GDN_RUN_TRY(dA.upload(a.data(), dA.bytes()));
+  GDN_RUN_TRY(dB.upload(b.data(), dB.bytes()));
+
+  // cuLaunchKernel reads each parameter through a pointer to its value.
+  CUdeviceptr ptrA = dA.ptr(), ptrB = dB.ptr(), ptrC = dC.ptr();
+  int32_t m32 = static_cast<int32_t>(p.m), n32 = static_cast<int32_t>(p.n),
+          k32 = static_cast<int32_t>(p.k);
+  int64_t m64 = p.m, n64 = p.n, k64 = p.k;
+  void *args[] = {&ptrA,
+                  &ptrB,
+                  &ptrC,
+                  sizes64_ ? static_cast<void *>(&m64) : &m32,
+                  sizes64_ ? static_cast<void *>(&n64) : &n32,
+                  sizes64_ ? static_cast<void *>(&k64) : &k32};
+  auto launchOnce = [&]() { return session.launch(kernel, grid_, args); };
+  const std::string what = "launching " + manifest_->kernel;
+
+  std::vector<float> c;
+  if (opts.check != CheckMode::None) {
+    GDN_RUN_TRY(dC.fill(0xFF)); // every f32 is NaN until written
+    GDN_RUN_TRY(launchOnce());
+    GDN_RUN_TRY(session.synchronize(what));
+    c.resize(cCount);
+    GDN_RUN_TRY(dC.download(c.data(), dC.bytes()));
+  } else if (opts.warmup == 0 && opts.iters == 0) {
+    GDN_RUN_TRY(launchOnce()); // run the kernel at least once
+    GDN_RUN_TRY(session.synchronize(what));
+  }
+
+  GDN_RUN_TRY(timeKernel(session, opts, launchOnce, result));
+
+  if (opts.check != CheckMode::None)
+    compare(a, b, c, session.verbose(), result);
+  return Status::success();
+}
+
+void GemmDriver::compare(const std::vector<uint16_t> &a,
+                         const std::vector<uint16_t> &b,
+                         const std::vector<float> &c, bool verbose,
+                         CheckResult &result) const {
+  const GemmProblem &p = problem_;
+  const RunOptions &opts = *options_;
+  const size_t cCount = static_cast<size_t>(p.m * p.n);
+  auto start = std::chrono::steady_clock::now();
+
+  // Compared entry s is C[flat(s)] against ref[s].
+  std::vector<size_t> sampled; // empty: all of C, flat(s) = s
+  std::vector<double> ref;
+  if (opts.check == CheckMode::Full || cCount <= kSampleCount) {
+    ref = referenceGemm(p, inputType_, a.data(), b.data());
+  } else {
+    SplitMix64 rng(deriveSeed(opts.seed, 2));
+    sampled.resize(kSampleCount);
+    for (size_t &i : sampled)
+      i = static_cast<size_t>(rng.nextBelow(cCount));
+    ref.resize(kSampleCount);
+    parallelFor(kSampleCount, [&](size_t s) {
+      int64_t i = static_cast<int64_t>(sampled[s]) / p.n;
+      int64_t j = static_cast<int64_t>(sampled[s]) % p.n;
+      ref[s] = referenceGemmEntry(p, inputType_, a.data(), b.data(), i, j);
+    });
+  }
+  if (verbose)
+    std::fprintf(stderr,
+                 "gdn-run: %s: fp64 reference (%zu entries) on %u threads "
+                 "in %.2f s\n",
+                 manifest_->kernel.c_str(), ref.size(), defaultThreadCount(),
+                 secondsSince(start));
+  auto flat = [&](size_t s) { return sampled.empty() ? s : sampled[s]; };
+
+  ErrorStats stats;
+  size_t firstNonFinite = SIZE_MAX, worst = SIZE_MAX;
+  double worstErr = -1;
+  for (size_t s = 0; s < ref.size(); ++s) {
+    double got = c[flat(s)];
+    stats.add(got, ref[s]);
+    if (!std::isfinite(got)) {
+      if (firstNonFinite == SIZE_MAX)
+        firstNonFinite = s;
+    } else if (std::fabs(got - ref[s]) > worstErr) {
+      worstErr = std::fabs(got - ref[s]);
+      worst = s;
+    }
+  }
+  result.compared = true;
+  result.stats = stats;
+  if (stats.passes(opts.rtol))
+    return;
+
+  auto describe = [&](size_t s) {
+    size_t idx = flat(s), n = static_cast<size_t>(p.n);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "C[%zu,%zu] = %g, expected %.6g", idx / n,
+                  idx % n, static_cast<double>(c[idx]), ref[s]);
+    return std::string(buf);
+  };
+  char head[200];
+  std::string msg;
+  if (stats.nonFinite) {
+    std::snprintf(head, sizeof head,
+                  "%zu of %zu compared outputs are not finite (first: ",
+                  stats.nonFinite, stats.count);
+    msg = head + describe(firstNonFinite) +
+          "); C is filled with NaN before the launch, so these may be "
+          "elements the kernel never wrote";
+  } else {
+    std::snprintf(head, sizeof head,
+                  "rel_l2 %.3e exceeds --rtol %.3e (max |err| %.3e at ",
+                  stats.relL2(), opts.rtol, stats.maxAbs);
+    msg = head + describe(worst) + ")";
+  }
+  result.status = Status(ExitCode::CheckFailed, msg);
+}
+
+} // namespace gdn::run

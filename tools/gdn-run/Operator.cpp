@@ -1,0 +1,101 @@
+//===- Operator.cpp - operator registry and driver helpers ----------------===//
+
+#include "Operator.h"
+
+#include "GemmDriver.h"
+
+#include <algorithm>
+
+namespace gdn::run {
+
+const std::vector<OperatorInfo> &operatorRegistry() {
+  static const std::vector<OperatorInfo> registry = {
+      {"gemm", "C[M,N] f32 = A[M,K] B[K,N], A and B f16 or bf16",
+       &createGemmDriver},
+  };
+  return registry;
+}
+
+Status createOperatorDriver(const Manifest &manifest,
+                            std::unique_ptr<OperatorDriver> &out) {
+  std::string known;
+  for (const OperatorInfo &info : operatorRegistry())
+    known += std::string(known.empty() ? "" : ", ") + info.name;
+  const MetaEntry *op = manifest.findMeta("op");
+  if (!op)
+    return Status::badInput(manifest.location(0) +
+                            ": error: missing key 'meta.op' (which operator "
+                            "driver checks this kernel: " +
+                            known + ")");
+  for (const OperatorInfo &info : operatorRegistry()) {
+    if (op->value == info.name) {
+      out = info.create();
+      return Status::success();
+    }
+  }
+  return Status::badInput(manifest.location(op->line) +
+                          ": error: unknown meta.op '" + op->value +
+                          "' (known: " + known + ")");
+}
+
+Status checkLaunchGrid(const Manifest &manifest, Dim3 grid) {
+  auto text = [](unsigned x, unsigned y, unsigned z) {
+    return std::to_string(x) + "x" + std::to_string(y) + "x" +
+           std::to_string(z);
+  };
+  std::string gridText = text(grid.x, grid.y, grid.z);
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 0x7fffffffu ||
+      grid.y > 65535 || grid.z > 65535)
+    return Status::badInput(manifest.location(0) + ": error: grid " +
+                            gridText +
+                            " exceeds the launch limits (x < 2^31, y and z "
+                            "<= 65535)");
+  const auto &c = manifest.cluster;
+  if (grid.x % c[0] || grid.y % c[1] || grid.z % c[2])
+    return Status::badInput(manifest.location(0) + ": error: grid " +
+                            gridText + " is not divisible by cluster " +
+                            text(c[0], c[1], c[2]));
+  return Status::success();
+}
+
+Status checkParamNames(const Manifest &manifest,
+                       const std::vector<std::string> &names) {
+  std::string expected, actual;
+  for (const std::string &n : names)
+    expected += (expected.empty() ? "" : ", ") + n;
+  for (const Param &p : manifest.params)
+    actual += (actual.empty() ? "" : ", ") + p.name;
+  bool same = manifest.params.size() == names.size();
+  for (size_t i = 0; same && i < names.size(); ++i)
+    same = manifest.params[i].name == names[i];
+  if (same)
+    return Status::success();
+  return Status::badInput(manifest.location(0) + ": error: meta.op = " +
+                          manifest.metaString("op") + " expects parameters (" +
+                          expected + "), the manifest declares (" + actual +
+                          ")");
+}
+
+void summarizeTimes(std::vector<float> ms, CheckResult &result) {
+  if (ms.empty())
+    return;
+  std::sort(ms.begin(), ms.end());
+  size_t n = ms.size();
+  result.medianMs = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+  result.minMs = ms.front();
+  result.timed = true;
+}
+
+Status timeKernel(CudaSession &session, const RunOptions &options,
+                  const std::function<Status()> &launchOnce,
+                  CheckResult &result) {
+  if (options.warmup == 0 && options.iters == 0)
+    return Status::success();
+  std::vector<float> ms;
+  GDN_RUN_TRY(
+      session.timeLaunches(launchOnce, options.warmup, options.iters, ms));
+  summarizeTimes(std::move(ms), result);
+  return Status::success();
+}
+
+} // namespace gdn::run

@@ -1,0 +1,243 @@
+//===- gdn-run.cpp - load, run, check and time gdn kernels ----------------===//
+//
+// gdn-run is the host half of the gdn test flow: gdn-opt writes PTX plus one
+// manifest per kernel, and gdn-run loads the PTX through the CUDA driver API
+// (dlopen'ed, see CudaDriver.h), runs each kernel through the operator
+// driver its manifest names, checks it against a CPU reference and times it.
+//
+// All manifests and PTX files are read and validated before the device is
+// opened, so bad input is reported (exit 2) even on machines without a GPU.
+// See `gdn-run --help` for options and exit codes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaSession.h"
+#include "Manifest.h"
+#include "Operator.h"
+#include "Options.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace gdn::run;
+
+namespace {
+
+/// One manifest to check.
+struct Check {
+  Manifest manifest;
+  std::unique_ptr<OperatorDriver> driver;
+  CheckResult result;
+};
+
+void printError(const Status &s) {
+  std::fprintf(stderr, "gdn-run: %s\n", s.message().c_str());
+}
+
+int exitCode(ExitCode code) { return static_cast<int>(code); }
+
+/// Opens the device or reports why not; returns the exit code to use, or -1
+/// when the session is open.
+int openSession(CudaSession &session, const RunOptions &options) {
+  Status s = session.open(options.device, options.verbose);
+  if (s.ok())
+    return -1;
+  if (s.code() == ExitCode::NoDevice)
+    std::fprintf(stderr, "gdn-run: no CUDA device: %s\n",
+                 s.message().c_str());
+  else
+    printError(s);
+  return exitCode(s.code());
+}
+
+int runProbe(const RunOptions &options) {
+  CudaDriver driver;
+  CudaSession session(driver);
+  int rc = openSession(session, options);
+  if (rc >= 0)
+    return rc;
+  const DeviceInfo &d = session.device();
+  std::printf("device %d: %s\n", d.ordinal, d.name.c_str());
+  std::printf("  compute capability: %d.%d (sm_%d%d)\n", d.ccMajor, d.ccMinor,
+              d.ccMajor, d.ccMinor);
+  std::printf("  SMs: %d\n", d.smCount);
+  std::printf("  memory: %zu MiB, L2: %d KiB\n", d.totalMemBytes >> 20,
+              d.l2Bytes >> 10);
+  std::printf("  max dynamic shared memory per block (opt-in): %d B\n",
+              d.maxSharedOptin);
+  std::printf("  driver: CUDA %d.%d\n", d.driverVersion / 1000,
+              (d.driverVersion % 1000) / 10);
+  return 0;
+}
+
+std::string format(const char *fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+/// Prints the result table: one row per check, columns left-aligned text and
+/// right-aligned numbers.
+void printTable(const std::vector<std::unique_ptr<Check>> &checks) {
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"kernel", "shape", "check", "rel_l2", "max_abs",
+                  "median_ms", "min_ms", "TFLOP/s", "result"});
+  for (const auto &c : checks) {
+    const CheckResult &r = c->result;
+    const char *verdict = r.status.ok() ? "PASS"
+                          : r.status.code() == ExitCode::CheckFailed
+                              ? "FAIL"
+                              : "ERROR";
+    std::vector<std::string> row = {r.kernel, r.shape.empty() ? "-" : r.shape,
+                                    checkModeName(r.mode)};
+    if (r.compared) {
+      row.push_back(format("%.3e", r.stats.relL2()));
+      row.push_back(r.stats.nonFinite
+                        ? std::to_string(r.stats.nonFinite) + " non-finite"
+                        : format("%.3e", r.stats.maxAbs));
+    } else {
+      row.insert(row.end(), {"-", "-"});
+    }
+    if (r.timed) {
+      row.push_back(format("%.4f", r.medianMs));
+      row.push_back(format("%.4f", r.minMs));
+      row.push_back(r.flop > 0 ? format("%.1f", r.tflops()) : "-");
+    } else {
+      row.insert(row.end(), {"-", "-", "-"});
+    }
+    row.push_back(verdict);
+    rows.push_back(std::move(row));
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto &row : rows)
+    for (size_t i = 0; i < row.size(); ++i)
+      width[i] = std::max(width[i], row[i].size());
+  for (const auto &row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      bool number = i >= 3 && i + 1 < row.size();
+      std::string pad(width[i] - row[i].size(), ' ');
+      line += number ? pad + row[i] : row[i] + pad;
+      if (i + 1 < row.size())
+        line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  RunOptions options;
+  Status s = parseCommandLine(std::vector<std::string>(argv + 1, argv + argc),
+                              options);
+  if (!s.ok()) {
+    printError(s);
+    return exitCode(s.code());
+  }
+  if (options.help) {
+    std::fputs(usageText().c_str(), stdout);
+    return 0;
+  }
+  if (options.probe)
+    return runProbe(options);
+  if (options.manifests.empty()) {
+    std::fprintf(stderr, "gdn-run: no manifest given (see gdn-run --help)\n");
+    return exitCode(ExitCode::BadInput);
+  }
+
+  // Phase 1: read and validate everything on the host.
+  std::vector<std::unique_ptr<Check>> checks;
+  std::map<std::string, std::string> images; // ptxPath -> file contents
+  size_t rejected = 0;
+  for (const std::string &path : options.manifests) {
+    auto check = std::make_unique<Check>();
+    Status st = loadManifest(path, check->manifest);
+    if (st.ok())
+      st = createOperatorDriver(check->manifest, check->driver);
+    if (st.ok())
+      st = check->driver->prepare(check->manifest, options);
+    if (st.ok() && !images.count(check->manifest.ptxPath)) {
+      std::string image;
+      st = readFile(check->manifest.ptxPath, "PTX file", image);
+      if (st.ok() && image.empty())
+        st = Status::badInput(check->manifest.ptxPath +
+                              ": error: PTX file is empty");
+      if (st.ok())
+        images.emplace(check->manifest.ptxPath, std::move(image));
+      else
+        st = Status::badInput(st.message() + " (named by " + path + ")");
+    }
+    if (!st.ok()) {
+      std::fprintf(stderr, "%s\n", st.message().c_str());
+      ++rejected;
+      continue;
+    }
+    check->result.manifestPath = path;
+    check->result.kernel = check->manifest.kernel;
+    check->result.mode = options.check;
+    check->result.shape = check->driver->shape();
+    checks.push_back(std::move(check));
+  }
+  if (rejected) {
+    std::fprintf(stderr, "gdn-run: %zu of %zu manifest%s rejected; nothing was "
+                         "run\n",
+                 rejected, options.manifests.size(),
+                 options.manifests.size() == 1 ? "" : "s");
+    return exitCode(ExitCode::BadInput);
+  }
+
+  // Phase 2: run on the device.
+  CudaDriver driver;
+  CudaSession session(driver);
+  int rc = openSession(session, options);
+  if (rc >= 0)
+    return rc;
+  if (options.verbose)
+    std::fprintf(stderr, "gdn-run: device %d: %s (sm_%d%d, %d SMs)\n",
+                 session.device().ordinal, session.device().name.c_str(),
+                 session.device().ccMajor, session.device().ccMinor,
+                 session.device().smCount);
+
+  for (auto &check : checks) {
+    Kernel kernel;
+    Status st = session.loadKernel(check->manifest,
+                                   images.at(check->manifest.ptxPath), kernel);
+    if (st.ok())
+      check->driver->run(session, kernel, check->result);
+    else
+      check->result.status = st;
+    if (!check->result.status.ok())
+      std::fprintf(stderr, "gdn-run: %s: %s: %s\n",
+                   check->result.manifestPath.c_str(),
+                   check->manifest.kernel.c_str(),
+                   check->result.status.message().c_str());
+  }
+
+  printTable(checks);
+  size_t passed = 0, failed = 0;
+  bool anyBadInput = false, anyCuda = false;
+  for (const auto &check : checks) {
+    const Status &st = check->result.status;
+    if (st.ok()) {
+      ++passed;
+      continue;
+    }
+    ++failed;
+    anyBadInput |= st.code() == ExitCode::BadInput;
+    anyCuda |= st.code() != ExitCode::CheckFailed &&
+               st.code() != ExitCode::BadInput;
+  }
+  std::printf("%zu passed, %zu failed\n", passed, failed);
+  if (anyBadInput)
+    return exitCode(ExitCode::BadInput);
+  if (anyCuda)
+    return exitCode(ExitCode::CudaError);
+  return exitCode(failed ? ExitCode::CheckFailed : ExitCode::Ok);
+}
