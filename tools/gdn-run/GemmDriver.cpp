@@ -107,7 +107,16 @@ Status GemmDriver::prepare(const Manifest &manifest,
   grid_.y = static_cast<unsigned>(
       std::min<int64_t>(ceilDiv(problem_.m, blockM_), UINT32_MAX));
   grid_.z = 1;
-  return checkLaunchGrid(manifest, grid_);
+  GDN_RUN_TRY(checkLaunchGrid(manifest, grid_));
+  // Host copies (inputs, output, fp64 reference) must fit in memory.
+  const int64_t kMaxElements = int64_t(1) << 33;
+  if (problem_.m * problem_.k > kMaxElements ||
+      problem_.k * problem_.n > kMaxElements ||
+      problem_.m * problem_.n > kMaxElements)
+    return Status::badInput(manifest.path + ": error: GEMM shape " + shape() +
+                            " is too large (an operand has more than 2^33 "
+                            "elements)");
+  return Status::success();
 }
 
 std::string GemmDriver::shape() const {

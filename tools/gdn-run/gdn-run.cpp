@@ -105,7 +105,8 @@ void printTable(const std::vector<std::unique_ptr<Check>> &checks) {
     if (r.timed) {
       row.push_back(format("%.4f", r.medianMs));
       row.push_back(format("%.4f", r.minMs));
-      row.push_back(r.flop > 0 ? format("%.1f", r.tflops()) : "-");
+      double tf = r.tflops();
+      row.push_back(r.flop <= 0 ? "-" : format(tf >= 1 ? "%.1f" : "%.3f", tf));
     } else {
       row.insert(row.end(), {"-", "-", "-"});
     }
@@ -205,14 +206,28 @@ int main(int argc, char **argv) {
                  session.device().ccMajor, session.device().ccMinor,
                  session.device().smCount);
 
+  // A fault inside a kernel (illegal address, trap) leaves the context
+  // unusable: every later call fails with the same error. Checks after such
+  // a fault are reported as not run instead of with misleading errors.
+  std::string brokenBy;
   for (auto &check : checks) {
-    Kernel kernel;
-    Status st = session.loadKernel(check->manifest,
-                                   images.at(check->manifest.ptxPath), kernel);
-    if (st.ok())
-      check->driver->run(session, kernel, check->result);
-    else
-      check->result.status = st;
+    if (!brokenBy.empty()) {
+      check->result.status = Status::cudaError(
+          "not run: the CUDA context is unusable after " + brokenBy);
+    } else {
+      Kernel kernel;
+      Status st = session.loadKernel(
+          check->manifest, images.at(check->manifest.ptxPath), kernel);
+      if (st.ok())
+        check->driver->run(session, kernel, check->result);
+      else
+        check->result.status = st;
+      if (check->result.status.code() == ExitCode::CudaError) {
+        Status health = session.synchronize("a failed check");
+        if (!health.ok())
+          brokenBy = "the error in " + check->result.manifestPath;
+      }
+    }
     if (!check->result.status.ok())
       std::fprintf(stderr, "gdn-run: %s: %s: %s\n",
                    check->result.manifestPath.c_str(),

@@ -257,18 +257,15 @@ Value sharedByteOffset(Idx &ix, BufferType type, ArrayRef<Value> coord) {
 struct GlobalView {
   Value ptr;
   SmallVector<Value> sizes;
-  SmallVector<Value> strides; // in elements, row-major
+  SmallVector<Value> strides; // in elements
 
   GlobalView(Idx &ix, Value desc, int64_t rank) {
     ptr = ix.b.create<LLVM::ExtractValueOp>(ix.loc, desc, 0);
     for (int64_t d = 0; d < rank; ++d)
       sizes.push_back(ix.b.create<LLVM::ExtractValueOp>(ix.loc, desc, d + 1));
-    strides.assign(rank, Value());
-    Value s = ix.c(1);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      strides[d] = s;
-      s = ix.mul(s, sizes[d]);
-    }
+    for (int64_t d = 0; d < rank; ++d)
+      strides.push_back(
+          ix.b.create<LLVM::ExtractValueOp>(ix.loc, desc, rank + d + 1));
   }
   /// Element offset of offsets + coord.
   Value linear(Idx &ix, ValueRange offsets, ArrayRef<Value> coord) {
@@ -297,16 +294,43 @@ Type vecType(Type elem, int64_t len) {
   return len == 1 ? elem : VectorType::get({len}, elem);
 }
 
-/// Runs `body` under `cond` (if non-null).
-void emitGuarded(OpBuilder &b, Location loc, Value cond,
+/// Runs `body` under `cond` (if non-null), as LLVM control flow. The
+/// rewriter continues after the guarded region.
+void emitGuarded(ConversionPatternRewriter &rewriter, Location loc, Value cond,
                  function_ref<void(OpBuilder &)> body) {
   if (!cond) {
-    body(b);
+    body(rewriter);
     return;
   }
-  auto ifOp = b.create<scf::IfOp>(loc, cond, /*withElse=*/false);
-  OpBuilder tb = ifOp.getThenBodyBuilder();
-  body(tb);
+  Block *cur = rewriter.getInsertionBlock();
+  Block *cont = rewriter.splitBlock(cur, rewriter.getInsertionPoint());
+  Block *then = rewriter.createBlock(cont);
+  rewriter.setInsertionPointToEnd(cur);
+  rewriter.create<LLVM::CondBrOp>(loc, cond, then, cont);
+  rewriter.setInsertionPointToStart(then);
+  body(rewriter);
+  rewriter.create<LLVM::BrOp>(loc, ValueRange{}, cont);
+  rewriter.setInsertionPointToStart(cont);
+}
+
+/// `valid ? load(ptr) : 0`, without touching memory when not valid.
+Value emitMaskedLoad(ConversionPatternRewriter &rewriter, Location loc,
+                     Value valid, Type type, Value ptr, int64_t align) {
+  if (!valid)
+    return rewriter.create<LLVM::LoadOp>(loc, type, ptr, align);
+  Block *cur = rewriter.getInsertionBlock();
+  Block *cont = rewriter.splitBlock(cur, rewriter.getInsertionPoint());
+  cont->addArgument(type, loc);
+  Block *then = rewriter.createBlock(cont);
+  rewriter.setInsertionPointToEnd(cur);
+  Value zero = rewriter.create<LLVM::ZeroOp>(loc, type);
+  rewriter.create<LLVM::CondBrOp>(loc, valid, then, ValueRange{}, cont,
+                                  ValueRange{zero});
+  rewriter.setInsertionPointToStart(then);
+  Value v = rewriter.create<LLVM::LoadOp>(loc, type, ptr, align);
+  rewriter.create<LLVM::BrOp>(loc, ValueRange{v}, cont);
+  rewriter.setInsertionPointToStart(cont);
+  return cont->getArgument(0);
 }
 
 /// Loads/stores of fragment registers.
@@ -439,10 +463,19 @@ struct ViewLowering : TilePattern<ViewOp> {
     desc = rewriter.create<LLVM::InsertValueOp>(op.getLoc(), desc,
                                                 adaptor.getPtr(), 0);
     unsigned dyn = 0;
+    int64_t rank = type.getRank();
+    SmallVector<Value> sizes;
     for (auto [d, size] : llvm::enumerate(type.getShape())) {
       Value v = ShapedType::isDynamic(size) ? adaptor.getSizes()[dyn++]
                                             : ix.c(size);
+      sizes.push_back(v);
       desc = rewriter.create<LLVM::InsertValueOp>(op.getLoc(), desc, v, d + 1);
+    }
+    Value stride = ix.c(1); // dense row-major
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      desc = rewriter.create<LLVM::InsertValueOp>(op.getLoc(), desc, stride,
+                                                  rank + d + 1);
+      stride = ix.mul(stride, sizes[d]);
     }
     rewriter.replaceOp(op, desc);
     return success();
@@ -598,21 +631,8 @@ LogicalResult lowerMemToMemCopy(Operation *op, BufferType src, Value srcVal,
     }
     if (src.isGlobal()) {
       emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
-        Value val;
-        if (valid) {
-          auto ifOp = b.create<scf::IfOp>(
-              loc, TypeRange{vt}, valid, /*withElse=*/true);
-          OpBuilder tb = ifOp.getThenBodyBuilder();
-          tb.create<scf::YieldOp>(
-              loc, tb.create<LLVM::LoadOp>(loc, vt, gPtr, bytes).getResult());
-          OpBuilder eb2 = ifOp.getElseBodyBuilder();
-          eb2.create<scf::YieldOp>(
-              loc, eb2.create<LLVM::ZeroOp>(loc, vt).getResult());
-          val = ifOp.getResult(0);
-        } else {
-          val = b.create<LLVM::LoadOp>(loc, vt, gPtr, bytes);
-        }
-        b.create<LLVM::StoreOp>(loc, val, sPtr, bytes);
+        Value val = emitMaskedLoad(rewriter, loc, valid, vt, gPtr, bytes);
+        rewriter.create<LLVM::StoreOp>(loc, val, sPtr, bytes);
       });
     } else {
       emitGuarded(rewriter, loc, ix.and_(run.guard, valid), [&](OpBuilder &b) {
@@ -679,7 +699,24 @@ struct CopyLowering : TilePattern<CopyOp> {
     std::optional<GlobalView> view;
     if (mem.isGlobal())
       view.emplace(ix, memVal, mem.getRank());
+    // A strided innermost dimension is moved one element at a time.
+    bool contiguous = !mem.isGlobal() ||
+                      hasContiguousInnermost(load ? op.getSource() : op.getDest());
+    SmallVector<Run> runs;
     for (Run &run : fragmentRuns(ix, frag, numThreadsOf(op), tid)) {
+      if (contiguous || run.len == 1) {
+        runs.push_back(run);
+        continue;
+      }
+      for (int64_t i = 0; i < run.len; ++i) {
+        Run one = run;
+        one.reg = run.reg + i;
+        one.len = 1;
+        one.coord.back() = ix.add(run.coord.back(), i);
+        runs.push_back(one);
+      }
+    }
+    for (Run &run : runs) {
       Value ptr, valid;
       if (view) {
         ptr = ix.gep(view->ptr, memElem,
@@ -695,19 +732,7 @@ struct CopyLowering : TilePattern<CopyOp> {
       if (load) {
         emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
           Idx bx(b, loc);
-          Value val;
-          if (valid) {
-            auto ifOp = b.create<scf::IfOp>(loc, TypeRange{vt}, valid, true);
-            OpBuilder tb = ifOp.getThenBodyBuilder();
-            tb.create<scf::YieldOp>(
-                loc, tb.create<LLVM::LoadOp>(loc, vt, ptr, align).getResult());
-            OpBuilder eb2 = ifOp.getElseBodyBuilder();
-            eb2.create<scf::YieldOp>(
-                loc, eb2.create<LLVM::ZeroOp>(loc, vt).getResult());
-            val = ifOp.getResult(0);
-          } else {
-            val = b.create<LLVM::LoadOp>(loc, vt, ptr, align);
-          }
+          Value val = emitMaskedLoad(rewriter, loc, valid, vt, ptr, align);
           regs.storeVec(bx, run.reg, run.len, val);
         });
       } else {
@@ -838,6 +863,136 @@ struct GemmLowering : TilePattern<GemmOp> {
   }
 };
 
+
+struct TakeLowering : TilePattern<TakeOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(TakeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto srcT = cast<BufferType>(op.getSource().getType());
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    GlobalView view(ix, adaptor.getSource(), srcT.getRank());
+    Value offset = ix.c(0);
+    for (auto [d, i] : llvm::zip(op.getDims(), adaptor.getIndices()))
+      offset = ix.add(offset, ix.mul(i, view.strides[d]));
+    Value ptr = ix.gep(view.ptr, srcT.getElementType(), offset);
+    Type resT = getTypeConverter()->convertType(op.getType());
+    Value desc = rewriter.create<LLVM::UndefOp>(loc, resT);
+    desc = rewriter.create<LLVM::InsertValueOp>(loc, desc, ptr, 0);
+    int64_t resRank = srcT.getRank() - op.getDims().size();
+    int64_t k = 0;
+    for (int64_t d = 0; d < srcT.getRank(); ++d) {
+      if (llvm::is_contained(op.getDims(), d))
+        continue;
+      desc = rewriter.create<LLVM::InsertValueOp>(loc, desc, view.sizes[d],
+                                                  k + 1);
+      desc = rewriter.create<LLVM::InsertValueOp>(loc, desc, view.strides[d],
+                                                  resRank + k + 1);
+      ++k;
+    }
+    rewriter.replaceOp(op, desc);
+    return success();
+  }
+};
+
+struct NarrowLowering : TilePattern<NarrowOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(NarrowOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto srcT = cast<BufferType>(op.getSource().getType());
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    int64_t dim = op.getDim();
+    GlobalView view(ix, adaptor.getSource(), srcT.getRank());
+    Value ptr = ix.gep(view.ptr, srcT.getElementType(),
+                       ix.mul(adaptor.getStart(), view.strides[dim]));
+    Value desc = rewriter.create<LLVM::InsertValueOp>(loc, adaptor.getSource(),
+                                                      ptr, 0);
+    desc = rewriter.create<LLVM::InsertValueOp>(loc, desc, adaptor.getSize(),
+                                                dim + 1);
+    rewriter.replaceOp(op, desc);
+    return success();
+  }
+};
+
+struct LoadLowering : TilePattern<LoadOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto t = cast<BufferType>(op.getSource().getType());
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    SmallVector<Value> coord(adaptor.getIndices());
+    Value ptr;
+    if (t.isShared()) {
+      ptr = ix.gep(adaptor.getSource(), rewriter.getI8Type(),
+                   sharedByteOffset(ix, t, coord));
+    } else {
+      GlobalView view(ix, adaptor.getSource(), t.getRank());
+      SmallVector<Value> zeros(t.getRank(), ix.c(0));
+      ptr = ix.gep(view.ptr, t.getElementType(),
+                   view.linear(ix, zeros, coord));
+    }
+    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, t.getElementType(), ptr);
+    return success();
+  }
+};
+
+/// Forward substitution, one column per thread: t = e_j - L t over the rows
+/// in order. Rows above j come out as exact zeros, so every thread runs the
+/// same straight-line code.
+struct TrilInverseLowering : TilePattern<TrilInverseOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(TrilInverseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto t = cast<BufferType>(op.getSource().getType());
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    int64_t n = t.getShape()[0];
+    int64_t numThreads = numThreadsOf(op);
+    Type f32 = rewriter.getF32Type();
+    Value tid = ix.tid();
+    Value zero = rewriter.create<LLVM::ConstantOp>(loc, f32,
+                                                   rewriter.getF32FloatAttr(0));
+    Value one = rewriter.create<LLVM::ConstantOp>(loc, f32,
+                                                  rewriter.getF32FloatAttr(1));
+    // The strictly lower part of L, read once (broadcast loads).
+    auto elemPtr = [&](Idx &bx, Value base, int64_t i, Value j) {
+      return bx.gep(base, bx.b.getI8Type(),
+                    sharedByteOffset(bx, t, {bx.c(i), j}));
+    };
+    for (int64_t slot = 0; slot * numThreads < n; ++slot) {
+      Value col = ix.add(tid, slot * numThreads);
+      Value guard = (slot + 1) * numThreads > n ? ix.ult(col, ix.c(n)) : Value();
+      emitGuarded(rewriter, loc, guard, [&](OpBuilder &b) {
+        Idx bx(b, loc);
+        SmallVector<Value> x(n);
+        for (int64_t i = 0; i < n; ++i) {
+          Value isDiag = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
+                                                col, bx.c(i));
+          Value acc = b.create<LLVM::SelectOp>(loc, isDiag, one, zero);
+          for (int64_t k = 0; k < i; ++k) {
+            Value l = b.create<LLVM::LoadOp>(
+                loc, f32, elemPtr(bx, adaptor.getSource(), i, bx.c(k)));
+            Value prod = b.create<LLVM::FMulOp>(loc, l, x[k]);
+            acc = b.create<LLVM::FSubOp>(loc, acc, prod);
+          }
+          x[i] = acc;
+        }
+        for (int64_t i = 0; i < n; ++i)
+          b.create<LLVM::StoreOp>(loc, x[i],
+                                  elemPtr(bx, adaptor.getDest(), i, col));
+      });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// tile.map -> the body, once per register.
 struct MapLowering : TilePattern<MapOp> {
   using TilePattern::TilePattern;
@@ -854,13 +1009,37 @@ struct MapLowering : TilePattern<MapOp> {
                             "tile-assign-layouts first");
     Location loc = op.getLoc();
     Idx ix(rewriter, loc);
-    int64_t n = fragmentRegs(outT, numThreadsOf(op));
+    int64_t numThreads = numThreadsOf(op);
     Block &body = op.getBody().front();
+    size_t numIdx = op.getIndexed() ? outT.getRank() : 0;
+    // Coordinates of each register (for indexed bodies).
+    int64_t n = fragmentRegs(outT, numThreads);
+    SmallVector<SmallVector<Value>> coords(n);
+    if (numIdx) {
+      Value tid = ix.tid();
+      for (Run &run : fragmentRuns(ix, outT, numThreads, tid)) {
+        // Slots a thread does not own compute on coordinate 0 (in bounds).
+        if (run.guard)
+          for (Value &c : run.coord)
+            c = rewriter.create<LLVM::SelectOp>(loc, run.guard, c, ix.c(0));
+        for (int64_t i = 0; i < run.len; ++i) {
+          coords[run.reg + i] = run.coord;
+          coords[run.reg + i].back() = ix.add(run.coord.back(), i);
+        }
+      }
+    }
+    Type indexType = rewriter.getIndexType();
     for (int64_t r = 0; r < n; ++r) {
       IRMapping mapping;
+      for (size_t d = 0; d < numIdx; ++d)
+        mapping.map(body.getArgument(d),
+                    rewriter
+                        .create<UnrealizedConversionCastOp>(
+                            loc, indexType, coords[r][d])
+                        .getResult(0));
       for (auto [arg, in, inT] :
-           llvm::zip(body.getArguments(), adaptor.getInputs(),
-                     op.getInputs().getTypes()))
+           llvm::zip(body.getArguments().drop_front(numIdx),
+                     adaptor.getInputs(), op.getInputs().getTypes()))
         mapping.map(arg, Regs{in, cast<BufferType>(inT).getElementType()}
                              .load(ix, r));
       for (Operation &inner : body.without_terminator())
@@ -1067,7 +1246,7 @@ void ConvertTileToNVVMPass::runOnOperation() {
 
   ConversionTarget target(*ctx);
   target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
-  target.addLegalOp<gpu::GPUModuleOp, gpu::ModuleEndOp>();
+  target.addLegalOp<gpu::GPUModuleOp, gpu::ModuleEndOp, UnrealizedConversionCastOp>();
   if (failed(applyFullConversion(gpuModule, target, std::move(patterns))))
     return signalPassFailure();
   numKernels += kernels.size();
@@ -1087,8 +1266,9 @@ void populateTileTypeConversions(LLVMTypeConverter &converter) {
   converter.addConversion([ctx](BufferType t) -> Type {
     switch (t.getMemorySpace()) {
     case MemorySpace::Global: {
+      // {base, sizes..., strides...}
       SmallVector<Type> fields{LLVM::LLVMPointerType::get(ctx, 1)};
-      fields.append(t.getRank(), IntegerType::get(ctx, 64));
+      fields.append(2 * t.getRank(), IntegerType::get(ctx, 64));
       return LLVM::LLVMStructType::getLiteral(ctx, fields);
     }
     case MemorySpace::Shared:
@@ -1106,7 +1286,8 @@ void populateTileToNVVMConversionPatterns(LLVMTypeConverter &converter,
                ViewLowering, AllocLowering, SliceLowering, BarrierLowering,
                AsyncCommitLowering, AsyncWaitLowering, FillLowering,
                CopyLowering, AsyncCopyLowering, GemmLowering, MapLowering,
-               ReduceLowering>(converter);
+               ReduceLowering, TakeLowering, NarrowLowering, LoadLowering,
+               TrilInverseLowering>(converter);
   // Preferred over MathToLLVM's llvm.intr.exp, which NVPTX cannot select.
   patterns.add<ExpLowering>(converter, /*benefit=*/2);
 }

@@ -208,6 +208,9 @@ TEST(GemmDriverTest, RejectsBadShapes) {
   // Grid limits: M / block_m rows of CTAs must fit gridDim.y.
   EXPECT_CONTAINS(prepareError(gemmManifest(), {"--m", "2000000000"}),
                   "exceeds the launch limits");
+  EXPECT_CONTAINS(prepareError(gemmManifest(),
+                               {"--m", "200000", "--n", "200000"}),
+                  "GEMM shape 200000x200000x4096 is too large");
 }
 
 TEST(GemmDriverTest, ClusterMustDivideGrid) {

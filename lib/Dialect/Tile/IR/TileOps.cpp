@@ -258,11 +258,22 @@ LogicalResult MapOp::verify() {
 
 LogicalResult MapOp::verifyRegions() {
   Block &block = getBody().front();
-  if (block.getNumArguments() != getInputs().size())
+  size_t rank = cast<BufferType>(getOutputs()[0].getType()).getRank();
+  size_t numIdx = getIndexed() ? rank : 0;
+  if (block.getNumArguments() != numIdx + getInputs().size()) {
+    if (getIndexed())
+      return emitOpError("indexed body takes ")
+             << block.getNumArguments() << " arguments, expected " << rank
+             << " indices and one per input (" << getInputs().size() << ")";
     return emitOpError("body takes ")
            << block.getNumArguments() << " arguments, expected one per input ("
            << getInputs().size() << ")";
-  for (auto [arg, in] : llvm::zip(block.getArguments(), getInputs()))
+  }
+  for (size_t i = 0; i < numIdx; ++i)
+    if (!block.getArgument(i).getType().isIndex())
+      return emitOpError("index argument #") << i << " must be 'index'";
+  for (auto [arg, in] :
+       llvm::zip(block.getArguments().drop_front(numIdx), getInputs()))
     if (arg.getType() != cast<BufferType>(in.getType()).getElementType())
       return emitOpError("body argument type ")
              << arg.getType() << " does not match the input element type "
@@ -366,4 +377,108 @@ void ForOp::print(OpAsmPrinter &p) {
   p.printRegion(getRegion(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/false);
   p.printOptionalAttrDict((*this)->getAttrs(), {"num_stages"});
+}
+
+//===----------------------------------------------------------------------===//
+// TakeOp / NarrowOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TakeOp::verify() {
+  auto src = cast<BufferType>(getSource().getType());
+  auto res = cast<BufferType>(getResult().getType());
+  if (!src.isGlobal() || !res.isGlobal())
+    return emitOpError("takes from global buffers only");
+  ArrayRef<int64_t> dims = getDims();
+  if (dims.size() != getIndices().size())
+    return emitOpError("expected one index per taken dimension (")
+           << dims.size() << "), got " << getIndices().size();
+  SmallVector<int64_t> kept;
+  int64_t prev = -1;
+  for (int64_t d : dims) {
+    if (d <= prev || d >= src.getRank())
+      return emitOpError("dims must be ascending and in [0, ")
+             << src.getRank() << ")";
+    prev = d;
+  }
+  for (int64_t d = 0; d < src.getRank(); ++d)
+    if (!llvm::is_contained(dims, d))
+      kept.push_back(src.getShape()[d]);
+  if (kept.empty())
+    return emitOpError("must keep at least one dimension");
+  if (res.getShape() != ArrayRef<int64_t>(kept) ||
+      res.getElementType() != src.getElementType())
+    return emitOpError("result must be ")
+           << shapeStr(kept) << "x" << typeStr(src.getElementType())
+           << ", the source without the taken dimensions";
+  return success();
+}
+
+LogicalResult NarrowOp::verify() {
+  auto src = cast<BufferType>(getSource().getType());
+  auto res = cast<BufferType>(getResult().getType());
+  if (!src.isGlobal() || !res.isGlobal())
+    return emitOpError("narrows global buffers only");
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= src.getRank())
+    return emitOpError("dim ") << dim << " is out of range for rank "
+                               << src.getRank();
+  SmallVector<int64_t> shape(src.getShape());
+  shape[dim] = ShapedType::kDynamic;
+  if (res.getShape() != ArrayRef<int64_t>(shape) ||
+      res.getElementType() != src.getElementType())
+    return emitOpError("result must be ")
+           << shapeStr(shape) << "x" << typeStr(src.getElementType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LoadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadOp::verify() {
+  auto src = cast<BufferType>(getSource().getType());
+  if (src.isFragment())
+    return emitOpError("reads shared or global buffers only");
+  if (static_cast<int64_t>(getIndices().size()) != src.getRank())
+    return emitOpError("expected ") << src.getRank() << " indices, got "
+                                    << getIndices().size();
+  if (getResult().getType() != src.getElementType())
+    return emitOpError("result type must be the element type ")
+           << src.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TrilInverseOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TrilInverseOp::verify() {
+  for (Value v : {getSource(), getDest()}) {
+    auto t = cast<BufferType>(v.getType());
+    if (!t.isShared() || t.getRank() != 2 ||
+        t.getShape()[0] != t.getShape()[1] || !t.getElementType().isF32() ||
+        t.getLayout())
+      return emitOpError("operands must be square unswizzled f32 shared "
+                         "buffers");
+  }
+  if (cast<BufferType>(getSource().getType()).getShape() !=
+      cast<BufferType>(getDest().getType()).getShape())
+    return emitOpError("operands must have the same shape");
+  return success();
+}
+
+bool mlir::gdn::tile::hasContiguousInnermost(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto take = dyn_cast<TakeOp>(def)) {
+      auto src = cast<BufferType>(take.getSource().getType());
+      if (llvm::is_contained(take.getDims(), src.getRank() - 1))
+        return false;
+      v = take.getSource();
+    } else if (auto narrow = dyn_cast<NarrowOp>(def)) {
+      v = narrow.getSource();
+    } else {
+      return isa<ViewOp>(def);
+    }
+  }
+  return false;
 }

@@ -158,9 +158,12 @@ void AssignLayoutsPass::runOnOperation() {
     auto dst = cast<BufferType>(copy.getDest().getType());
     if (copy.getLayout() || src.isFragment() || dst.isFragment())
       return;
+    Value global = src.isGlobal() ? copy.getSource() : copy.getDest();
     int64_t inner = copy.getTileShape().back();
-    copy.setLayoutAttr(
-        BlockedLayoutAttr::get(ctx, chooseVector(inner, src.getElementBytes())));
+    int64_t vector = hasContiguousInnermost(global)
+                         ? chooseVector(inner, src.getElementBytes())
+                         : 1;
+    copy.setLayoutAttr(BlockedLayoutAttr::get(ctx, vector));
   });
 
   // Reductions go through a shared scratch tile.

@@ -57,6 +57,16 @@ Value recompute(OpBuilder &b, Value v, ForOp loop, IRMapping &mapping) {
   return clone->getResult(cast<OpResult>(v).getResultNumber());
 }
 
+/// cp.async moves 4, 8 or 16 bytes per thread and vector.
+bool canCopyAsync(CopyOp copy) {
+  auto layout = dyn_cast_or_null<BlockedLayoutAttr>(copy.getLayoutAttr());
+  if (!layout)
+    return true; // the conversion reports the missing thread mapping
+  int64_t bytes = layout.getVector() *
+                  cast<BufferType>(copy.getSource().getType()).getElementBytes();
+  return bytes == 4 || bytes == 8 || bytes == 16;
+}
+
 struct PipelinePass : impl::TilePipelineBase<PipelinePass> {
   using TilePipelineBase::TilePipelineBase;
   void runOnOperation() override;
@@ -183,8 +193,12 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
       for (Value o : p.copy.getSourceOffsets())
         offsets.push_back(recompute(tb, o, loop, mapping));
       Value slice = tb.create<SliceOp>(loc, p.buffer.getType(), buf, stage);
-      tb.create<AsyncCopyOp>(loc, src, offsets, slice, p.copy.getMaskedAttr(),
-                             p.copy.getLayoutAttr());
+      if (canCopyAsync(p.copy))
+        tb.create<AsyncCopyOp>(loc, src, offsets, slice,
+                               p.copy.getMaskedAttr(), p.copy.getLayoutAttr());
+      else // e.g. 2-byte strided elements: loaded ahead, synchronously
+        tb.create<CopyOp>(loc, src, offsets, slice, ValueRange{},
+                          p.copy.getMaskedAttr(), p.copy.getLayoutAttr());
     }
     bb.create<AsyncCommitOp>(loc);
   };

@@ -14,4 +14,11 @@
 #define GET_OP_CLASSES
 #include "gdn/Dialect/Tile/IR/TileOps.h.inc"
 
+namespace mlir::gdn::tile {
+/// Whether the innermost dimension of global buffer `v` is contiguous
+/// (stride 1): views are dense and only a tile.take of the innermost
+/// dimension makes it strided. Unknown origins count as strided.
+bool hasContiguousInnermost(Value v);
+} // namespace mlir::gdn::tile
+
 #endif // GDN_DIALECT_TILE_IR_TILEOPS_H

@@ -55,6 +55,89 @@ def Tile_ViewOp : Tile_Op<"view", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_TakeOp : Tile_Op<"take", [Pure]> {
+  let summary = "fix some dimensions of a global buffer at given indices";
+  let description = [{
+    Selects the sub-buffer of a global buffer at one index in each of the
+    dimensions `dims` (ascending), keeping the other dimensions with their
+    sizes and strides. Taking the innermost dimension leaves a strided view.
+
+    Example: the keys of batch `%b` and head `%h` in BTHD layout:
+    ```mlir
+    %kbh = tile.take %k[%b, %h] dims [0, 2] : !tile.buffer<?x?x?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+    ```
+  }];
+  let arguments = (ins Tile_AnyBuffer:$source, Variadic<Index>:$indices,
+                       DenseI64ArrayAttr:$dims);
+  let results = (outs Tile_AnyBuffer:$result);
+  let assemblyFormat = [{
+    $source `[` $indices `]` `dims` $dims attr-dict `:` qualified(type($source)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_NarrowOp : Tile_Op<"narrow", [Pure]> {
+  let summary = "restrict one dimension of a global buffer to a range";
+  let description = [{
+    The view of `[start, start + size)` along dimension `dim`; the result's
+    size in that dimension is dynamic. Masked copies through the result stop
+    at its end, which is how a packed variable-length sequence is kept from
+    reading its neighbours.
+
+    Example:
+    ```mlir
+    %seq = tile.narrow %q[%bos, %len] dim 0 : !tile.buffer<?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+    ```
+  }];
+  let arguments = (ins Tile_AnyBuffer:$source, Index:$start, Index:$size,
+                       I64Attr:$dim);
+  let results = (outs Tile_AnyBuffer:$result);
+  let assemblyFormat = [{
+    $source `[` $start `,` $size `]` `dim` $dim attr-dict `:` qualified(type($source)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [
+    TypesMatchWith<"result is the element type of the source", "source", "result",
+                   "::llvm::cast<::mlir::gdn::tile::BufferType>($_self).getElementType()">]> {
+  let summary = "read one element of a shared or global buffer";
+  let description = [{
+    Every thread reads the same element (a broadcast), e.g. a per-row gate
+    inside a `tile.map` body.
+
+    Example:
+    ```mlir
+    %g = tile.load %gamma[%i] : !tile.buffer<64xf32, shared>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
+                       Variadic<Index>:$indices);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$source `[` $indices `]` attr-dict `:` qualified(type($source))";
+  let hasVerifier = 1;
+}
+
+def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
+  let summary = "exact inverse of a unit lower triangular matrix";
+  let description = [{
+    `dest = (I + L)^-1`, where `L` is the strictly lower part of `source` (the
+    diagonal and the upper part of `source` are ignored). Both are square f32
+    shared buffers. The inverse is computed exactly in f32 by forward
+    substitution, one column per thread, in a fixed order (bit-identical
+    from run to run): no truncated series.
+
+    Example:
+    ```mlir
+    tile.tril_inverse %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
+                       Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest);
+  let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
+  let hasVerifier = 1;
+}
+
 def Tile_AllocOp : Tile_Op<"alloc"> {
   let summary = "allocate a shared or fragment buffer";
   let description = [{
@@ -243,7 +326,9 @@ def Tile_MapOp : Tile_Op<"map", [AttrSizedOperandSegments,
     each `ins` fragment and yields one element for each `outs` fragment. All
     fragments have the same shape and (after tile-assign-layouts) the same
     layout, so the body runs on the registers each thread owns. An `outs`
-    fragment may also appear in `ins` (in-place update).
+    fragment may also appear in `ins` (in-place update). With `indexed`, the
+    block first takes the element's coordinates (one `index` per dimension),
+    for masks and per-row or per-column factors.
 
     Example:
     ```mlir
@@ -253,13 +338,21 @@ def Tile_MapOp : Tile_Op<"map", [AttrSizedOperandSegments,
       %s = arith.addf %a, %b : f32
       tile.yield %s : f32
     }
+    // Keep the lower triangle.
+    tile.map indexed ins(%x : !tile.buffer<64x64xf32, fragment>) outs(%x : !tile.buffer<64x64xf32, fragment>) {
+    ^bb0(%i: index, %j: index, %a: f32):
+      %lower = arith.cmpi uge, %i, %j : index
+      %r = arith.select %lower, %a, %zero : f32
+      tile.yield %r : f32
+    }
     ```
   }];
   let arguments = (ins Arg<Variadic<Tile_AnyBuffer>, "", [MemRead]>:$inputs,
-                       Arg<Variadic<Tile_AnyBuffer>, "", [MemWrite]>:$outputs);
+                       Arg<Variadic<Tile_AnyBuffer>, "", [MemWrite]>:$outputs,
+                       UnitAttr:$indexed);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    (`ins` `(` $inputs^ `:` qualified(type($inputs)) `)`)?
+    (`indexed` $indexed^)? (`ins` `(` $inputs^ `:` qualified(type($inputs)) `)`)?
     `outs` `(` $outputs `:` qualified(type($outputs)) `)` $body attr-dict
   }];
   let hasVerifier = 1;

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# README command 2: set up, build, and run every test: the lit suites
+# (FileCheck tests of the dialect, passes, lowering and kernels), the
+# GoogleTest binaries (through lit) and the GPU suite (UNSUPPORTED without a
+# GPU).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash .ci/setup.sh
+bash .ci/build.sh gdn-opt gdn-run gdn-kernels GdnUnitTests
+python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv build/test build/test/unit build/test/GPU "$@"

@@ -1,0 +1,259 @@
+// RUN: gdn-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tile-assign-layouts))' | FileCheck %s
+
+// The warp grid of a gemm accumulator is the one chooseWarpGrid picks: the
+// most square per-warp block that is a whole number of 16x8 atoms.
+// 128x128 over 4 warps: 2x2 (64x64 per warp). The shared operands have
+// 128- and 256-byte rows, so both get the 128-byte swizzle, and the
+// global->shared copies move 16-byte vectors (8 x f16).
+
+// CHECK-LABEL: func.func @gemm_128x128_4warps
+// CHECK-DAG:  %[[SA:.*]] = tile.alloc : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+// CHECK-DAG:  %[[SB:.*]] = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+// CHECK-DAG:  %[[ACC:.*]] = tile.alloc : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [2, 2]>>
+// CHECK:      tile.copy %{{.*}}[%{{.*}}, %{{.*}}] to %[[SA]] {layout = #tile.blocked<vector = 8>}
+// CHECK:      tile.copy %{{.*}}[%{{.*}}, %{{.*}}] to %[[SB]] {layout = #tile.blocked<vector = 8>}
+// CHECK:      tile.gemm %[[SA]], %[[SB]], %[[ACC]] : {{.*}}, !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [2, 2]>>
+// The fragment -> global store needs no thread mapping: the fragment's
+// layout is the mapping.
+// CHECK-NOT:  layout =
+// CHECK:      return
+func.func @gemm_128x128_4warps(%pa: !tile.ptr<f16>, %pc: !tile.ptr<f32>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %C = tile.view %pc[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %sA = tile.alloc : !tile.buffer<128x64xf16, shared>
+  %sB = tile.alloc : !tile.buffer<64x128xf16, shared>
+  %acc = tile.alloc : !tile.buffer<128x128xf32, fragment>
+  tile.copy %A[%c0, %c0] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<128x64xf16, shared>
+  tile.copy %A[%c0, %c0] to %sB : !tile.buffer<?x?xf16, global> to !tile.buffer<64x128xf16, shared>
+  tile.gemm %sA, %sB, %acc : !tile.buffer<128x64xf16, shared>, !tile.buffer<64x128xf16, shared>, !tile.buffer<128x128xf32, fragment>
+  tile.copy %acc to %C[%c0, %c0] : !tile.buffer<128x128xf32, fragment> to !tile.buffer<?x?xf32, global>
+  return
+}
+
+// -----
+
+// 64x128 over 4 warps: 1x4 (64x32 per warp) and 2x2 (32x64) cost the same;
+// the first grid found (fewest warp rows) wins.
+
+// CHECK-LABEL: func.func @gemm_64x128_4warps
+// CHECK:      %[[ACC:.*]] = tile.alloc : !tile.buffer<64x128xf32, fragment, #tile.mma<warps = [1, 4]>>
+// CHECK:      tile.gemm %{{.*}}, %{{.*}}, %[[ACC]]
+func.func @gemm_64x128_4warps() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %sB = tile.alloc : !tile.buffer<64x128xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x128xf32, fragment>
+  tile.gemm %sA, %sB, %acc : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x128xf16, shared>, !tile.buffer<64x128xf32, fragment>
+  return
+}
+
+// -----
+
+// 128x32 over 4 warps: 4x1 (32x32 per warp); 2x2 would give 64x16 blocks
+// and 1x4 an odd 128x8. B has 32 f16 = 64-byte rows: not swizzled.
+
+// CHECK-LABEL: func.func @gemm_128x32_4warps
+// CHECK-DAG:  %[[SA:.*]] = tile.alloc : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+// CHECK-DAG:  %[[SB:.*]] = tile.alloc : !tile.buffer<64x32xf16, shared>{{$}}
+// CHECK-DAG:  %[[ACC:.*]] = tile.alloc : !tile.buffer<128x32xf32, fragment, #tile.mma<warps = [4, 1]>>
+// CHECK:      tile.gemm %[[SA]], %[[SB]], %[[ACC]]
+func.func @gemm_128x32_4warps() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %sA = tile.alloc : !tile.buffer<128x64xf16, shared>
+  %sB = tile.alloc : !tile.buffer<64x32xf16, shared>
+  %acc = tile.alloc : !tile.buffer<128x32xf32, fragment>
+  tile.gemm %sA, %sB, %acc : !tile.buffer<128x64xf16, shared>, !tile.buffer<64x32xf16, shared>, !tile.buffer<128x32xf32, fragment>
+  return
+}
+
+// -----
+
+// 128x256 over 8 warps: 2x4 (64x64 per warp). bf16 operands swizzle the same
+// way; with transpose_b, B is [N, K] = 256x64.
+
+// CHECK-LABEL: func.func @gemm_128x256_8warps
+// CHECK-DAG:  %[[SA:.*]] = tile.alloc : !tile.buffer<128x64xbf16, shared, #tile.swizzle<128>>
+// CHECK-DAG:  %[[SB:.*]] = tile.alloc : !tile.buffer<256x64xbf16, shared, #tile.swizzle<128>>
+// CHECK-DAG:  %[[ACC:.*]] = tile.alloc : !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [2, 4]>>
+// CHECK:      tile.gemm %[[SA]], %[[SB]], %[[ACC]] {transpose_b}
+func.func @gemm_128x256_8warps() attributes {tile.kernel, tile.num_warps = 8 : i64} {
+  %sA = tile.alloc : !tile.buffer<128x64xbf16, shared>
+  %sB = tile.alloc : !tile.buffer<256x64xbf16, shared>
+  %acc = tile.alloc : !tile.buffer<128x256xf32, fragment>
+  tile.gemm %sA, %sB, %acc {transpose_b} : !tile.buffer<128x64xbf16, shared>, !tile.buffer<256x64xbf16, shared>, !tile.buffer<128x256xf32, fragment>
+  return
+}
+
+// -----
+
+// Fragments connected to an accumulator through tile.map (directly or
+// through another map) inherit its mma layout; the others get the widest
+// blocked vector of at most 16 bytes that divides the innermost dimension.
+
+// CHECK-LABEL: func.func @map_propagation
+// CHECK-DAG:  %[[ACC:.*]] = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+// CHECK-DAG:  %[[P:.*]] = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+// CHECK-DAG:  %[[Q:.*]] = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+// CHECK-DAG:  %[[F32:.*]] = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK-DAG:  %[[F16:.*]] = tile.alloc : !tile.buffer<64x64xf16, fragment, #tile.blocked<vector = 8>>
+// CHECK-DAG:  %[[ODD:.*]] = tile.alloc : !tile.buffer<16x6xf32, fragment, #tile.blocked<vector = 2>>
+// CHECK-DAG:  %[[ODD16:.*]] = tile.alloc : !tile.buffer<16x6xf16, fragment, #tile.blocked<vector = 2>>
+// CHECK-DAG:  %[[ONE:.*]] = tile.alloc : !tile.buffer<8x5xf32, fragment, #tile.blocked<vector = 1>>
+// CHECK:      tile.gemm %{{.*}}, %{{.*}}, %[[ACC]]
+// CHECK:      tile.map ins(%[[ACC]] : {{.*}}) outs(%[[P]] : {{.*}})
+// CHECK:      tile.map ins(%[[P]] : {{.*}}) outs(%[[Q]] : {{.*}})
+// CHECK:      tile.map ins(%[[F32]] : {{.*}}) outs(%[[F16]] : {{.*}})
+func.func @map_propagation() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  %p = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  %q = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  %f32 = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  %f16 = tile.alloc : !tile.buffer<64x64xf16, fragment>
+  %odd = tile.alloc : !tile.buffer<16x6xf32, fragment>
+  %odd16 = tile.alloc : !tile.buffer<16x6xf16, fragment>
+  %one = tile.alloc : !tile.buffer<8x5xf32, fragment>
+  tile.gemm %sA, %sA, %acc : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  tile.map ins(%acc : !tile.buffer<64x64xf32, fragment>) outs(%p : !tile.buffer<64x64xf32, fragment>) {
+  ^bb0(%x: f32):
+    tile.yield %x : f32
+  }
+  tile.map ins(%p : !tile.buffer<64x64xf32, fragment>) outs(%q : !tile.buffer<64x64xf32, fragment>) {
+  ^bb0(%x: f32):
+    tile.yield %x : f32
+  }
+  // Connected to each other but not to an accumulator: each keeps its own
+  // blocked vector (f32: 4, f16: 8).
+  tile.map ins(%f32 : !tile.buffer<64x64xf32, fragment>) outs(%f16 : !tile.buffer<64x64xf16, fragment>) {
+  ^bb0(%x: f32):
+    %h = arith.truncf %x : f32 to f16
+    tile.yield %h : f16
+  }
+  return
+}
+
+// -----
+
+// Copies that involve no fragment get a thread mapping sized by the copied
+// tile's innermost dimension and element width; copies to or from a
+// fragment do not.
+
+// CHECK-LABEL: func.func @copy_mappings
+// CHECK:      tile.copy %{{.*}} to %{{.*}} {layout = #tile.blocked<vector = 4>} : !tile.buffer<?x?xf32, global> to !tile.buffer<32x64xf32, shared>
+// CHECK:      tile.copy %{{.*}} to %{{.*}} {layout = #tile.blocked<vector = 2>} : !tile.buffer<?x?xf16, global> to !tile.buffer<32x6xf16, shared>
+// CHECK:      tile.copy %{{.*}} to %{{.*}} {layout = #tile.blocked<vector = 4>} : !tile.buffer<32x64xf32, shared> to !tile.buffer<?x?xf32, global>
+// CHECK:      tile.copy %{{.*}} to %{{.*}} {layout = #tile.blocked<vector = 8>, masked} : !tile.buffer<?x?xf16, global> to !tile.buffer<16x128xf16, shared>
+// CHECK:      tile.copy %{{.*}} to %{{.*}} : !tile.buffer<32x64xf32, shared> to !tile.buffer<32x64xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK-NEXT: return
+func.func @copy_mappings(%pa: !tile.ptr<f32>, %ph: !tile.ptr<f16>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %H = tile.view %ph[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %s = tile.alloc : !tile.buffer<32x64xf32, shared>
+  %s6 = tile.alloc : !tile.buffer<32x6xf16, shared>
+  %sh = tile.alloc : !tile.buffer<16x128xf16, shared>
+  %f = tile.alloc : !tile.buffer<32x64xf32, fragment>
+  tile.copy %A[%c0, %c0] to %s : !tile.buffer<?x?xf32, global> to !tile.buffer<32x64xf32, shared>
+  tile.copy %H[%c0, %c0] to %s6 : !tile.buffer<?x?xf16, global> to !tile.buffer<32x6xf16, shared>
+  tile.copy %s to %A[%c0, %c0] : !tile.buffer<32x64xf32, shared> to !tile.buffer<?x?xf32, global>
+  tile.copy %H[%c0, %c0] to %sh {masked} : !tile.buffer<?x?xf16, global> to !tile.buffer<16x128xf16, shared>
+  tile.copy %s to %f : !tile.buffer<32x64xf32, shared> to !tile.buffer<32x64xf32, fragment>
+  return
+}
+
+// -----
+
+// A shared buffer that is not a gemm operand stays unswizzled even with
+// 128-byte rows.
+
+// CHECK-LABEL: func.func @no_swizzle_without_gemm
+// CHECK:      tile.alloc : !tile.buffer<64x64xf16, shared>{{$}}
+func.func @no_swizzle_without_gemm(%ph: !tile.ptr<f16>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = arith.index_cast %n : i32 to index
+  %H = tile.view %ph[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  tile.copy %H[%c0, %c0] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+// Each tile.reduce gets an unswizzled f32 shared scratch of its source's
+// shape, allocated right before it.
+
+// CHECK-LABEL: func.func @reduce_scratch
+// CHECK:      %[[SRC:.*]] = tile.alloc : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK:      %[[DST:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK:      %[[COL:.*]] = tile.alloc : !tile.buffer<32xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK:      %[[S1:.*]] = tile.alloc : !tile.buffer<64x32xf32, shared>{{$}}
+// CHECK-NEXT: tile.reduce max %[[SRC]], %[[DST]] scratch(%[[S1]] : !tile.buffer<64x32xf32, shared>) {dim = 1 : i64}
+// CHECK-NEXT: %[[S2:.*]] = tile.alloc : !tile.buffer<64x32xf32, shared>{{$}}
+// CHECK-NEXT: tile.reduce add %[[SRC]], %[[COL]] scratch(%[[S2]] : !tile.buffer<64x32xf32, shared>) {dim = 0 : i64}
+func.func @reduce_scratch() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %src = tile.alloc : !tile.buffer<64x32xf32, fragment>
+  %dst = tile.alloc : !tile.buffer<64xf32, fragment>
+  %col = tile.alloc : !tile.buffer<32xf32, fragment>
+  tile.reduce max %src, %dst {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<64xf32, fragment>
+  tile.reduce add %src, %col {dim = 0 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<32xf32, fragment>
+  return
+}
+
+// -----
+
+// Layouts that are already set are kept.
+
+// CHECK-LABEL: func.func @keeps_existing
+// CHECK-DAG:  tile.alloc : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [4, 1]>>
+// CHECK-DAG:  tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 2>>
+// CHECK-DAG:  tile.alloc : !tile.buffer<128x64xf16, shared, #tile.swizzle<64>>
+// CHECK:      tile.copy {{.*}} {layout = #tile.blocked<vector = 2>}
+func.func @keeps_existing(%ph: !tile.ptr<f16>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = arith.index_cast %n : i32 to index
+  %H = tile.view %ph[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %sA = tile.alloc : !tile.buffer<128x64xf16, shared, #tile.swizzle<64>>
+  %sB = tile.alloc : !tile.buffer<64x128xf16, shared>
+  %acc = tile.alloc : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [4, 1]>>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 2>>
+  tile.copy %H[%c0, %c0] to %sB {layout = #tile.blocked<vector = 2>} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x128xf16, shared>
+  tile.gemm %sA, %sB, %acc : !tile.buffer<128x64xf16, shared, #tile.swizzle<64>>, !tile.buffer<64x128xf16, shared>, !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [4, 1]>>
+  return
+}
+
+// -----
+
+// Functions without tile.kernel are not touched.
+
+// CHECK-LABEL: func.func @not_a_kernel
+// CHECK:      tile.alloc : !tile.buffer<64x64xf16, shared>{{$}}
+// CHECK:      tile.alloc : !tile.buffer<64x64xf32, fragment>{{$}}
+// CHECK:      tile.alloc : !tile.buffer<64xf32, fragment>{{$}}
+// CHECK:      tile.gemm
+// CHECK-NOT:  scratch
+// CHECK:      return
+func.func @not_a_kernel() {
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  %row = tile.alloc : !tile.buffer<64xf32, fragment>
+  tile.gemm %sA, %sA, %acc : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  tile.reduce add %acc, %row {dim = 1 : i64} : !tile.buffer<64x64xf32, fragment> -> !tile.buffer<64xf32, fragment>
+  return
+}
+
+// -----
+
+// A 16x8 accumulator cannot be split into 16x8 atoms over 4 warps.
+
+func.func @too_small_for_warps() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %sA = tile.alloc : !tile.buffer<16x16xf16, shared>
+  %sB = tile.alloc : !tile.buffer<16x8xf16, shared>
+  %acc = tile.alloc : !tile.buffer<16x8xf32, fragment>
+  // expected-error @below {{'tile.gemm' op cannot distribute a 16x8 accumulator over 4 warps in 16x8 mma atoms}}
+  tile.gemm %sA, %sB, %acc : !tile.buffer<16x16xf16, shared>, !tile.buffer<16x8xf16, shared>, !tile.buffer<16x8xf32, fragment>
+  return
+}

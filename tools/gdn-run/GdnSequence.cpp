@@ -1,0 +1,387 @@
+//===- GdnSequence.cpp - the kernels of a GDN prefill, bound by name ------===//
+
+#include "GdnSequence.h"
+
+#include "Operator.h"
+
+#include <algorithm>
+#include <map>
+
+namespace gdn::run {
+
+const char *gdnTensorName(GdnTensorId id) {
+  static const char *const names[kGdnTensorCount] = {
+      "q", "k", "v", "o", "g", "beta", "h0", "ht", "cu_seqlens"};
+  return names[static_cast<int>(id)];
+}
+
+const char *gdnScalarName(GdnScalarId id) {
+  static const char *const names[kGdnScalarCount] = {
+      "B", "T", "H", "HV", "DK", "DV", "N", "NT", "has_h0", "varlen", "scale"};
+  return names[static_cast<int>(id)];
+}
+
+namespace {
+
+bool findTensor(const std::string &name, GdnTensorId &out) {
+  for (int i = 0; i < kGdnTensorCount; ++i) {
+    if (name == gdnTensorName(static_cast<GdnTensorId>(i))) {
+      out = static_cast<GdnTensorId>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool findScalar(const std::string &name, GdnScalarId &out) {
+  for (int i = 0; i < kGdnScalarCount; ++i) {
+    if (name == gdnScalarName(static_cast<GdnScalarId>(i))) {
+      out = static_cast<GdnScalarId>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string scalarList() {
+  std::string s;
+  for (int i = 0; i < kGdnScalarCount; ++i)
+    s += (i ? ", " : "") + std::string(gdnScalarName(static_cast<GdnScalarId>(i)));
+  return s;
+}
+
+std::string tensorList() {
+  std::string s;
+  for (int i = 0; i < kGdnTensorCount; ++i)
+    s += (i ? ", " : "") + std::string(gdnTensorName(static_cast<GdnTensorId>(i)));
+  return s;
+}
+
+Status error(const Manifest &m, int line, const std::string &problem) {
+  return Status::badInput(m.location(line) + ": error: " + problem);
+}
+
+bool is16(DType t) { return t == DType::F16 || t == DType::BF16; }
+
+/// Checks a tensor parameter's type on its own (the cross-manifest and
+/// dtype agreement is checked afterwards).
+Status checkTensorType(const Manifest &m, const Param &p, GdnTensorId id) {
+  const ParamType &t = p.type;
+  std::string expected;
+  bool ok = t.isPointer;
+  switch (id) {
+  case GdnTensorId::Q:
+  case GdnTensorId::K:
+  case GdnTensorId::V:
+  case GdnTensorId::O:
+    ok = ok && is16(t.elem);
+    expected = "ptr<f16> or ptr<bf16>";
+    break;
+  case GdnTensorId::G:
+  case GdnTensorId::Beta:
+    ok = ok && (is16(t.elem) || t.elem == DType::F32);
+    expected = "ptr<f32>, ptr<f16> or ptr<bf16>";
+    break;
+  case GdnTensorId::H0:
+  case GdnTensorId::Ht:
+    ok = ok && t.elem == DType::F32;
+    expected = "ptr<f32>";
+    break;
+  case GdnTensorId::CuSeqlens:
+    ok = ok && (t.elem == DType::I32 || t.elem == DType::I64);
+    expected = "ptr<i32> or ptr<i64>";
+    break;
+  }
+  if (ok)
+    return Status::success();
+  return error(m, p.line, "gdn_prefill parameter " + p.name + " must be " +
+                              expected + ", got " + t.str());
+}
+
+Status checkScalarType(const Manifest &m, const Param &p, GdnScalarId id) {
+  const ParamType &t = p.type;
+  if (id == GdnScalarId::Scale) {
+    if (t == ParamType{false, DType::F32})
+      return Status::success();
+    return error(m, p.line, "gdn_prefill parameter scale must be f32, got " +
+                                t.str());
+  }
+  if (t == ParamType{false, DType::I32} || t == ParamType{false, DType::I64})
+    return Status::success();
+  return error(m, p.line, "gdn_prefill parameter " + p.name +
+                              " is a scalar and must be i32 or i64, got " +
+                              t.str());
+}
+
+/// The first declaration of a name's type, to report disagreements.
+struct TypeDecl {
+  const Manifest *manifest;
+  const Param *param;
+};
+
+} // namespace
+
+Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
+                        GdnSequence &out) {
+  GdnSequence seq;
+  if (manifests.empty())
+    return Status::badInput("gdn_prefill: no manifests given");
+
+  // Stage keys and order.
+  std::map<int64_t, const Manifest *> byOrder;
+  for (const Manifest *m : manifests) {
+    const MetaEntry *op = m->findMeta("op");
+    if (!op || op->value != kGdnOpName)
+      return error(*m, op ? op->line : 0,
+                   std::string("meta.op = ") + (op ? op->value : "(missing)") +
+                       ", expected " + kGdnOpName +
+                       " (every manifest of a GDN prefill sequence)");
+    GdnStage stage;
+    stage.manifest = m;
+    const MetaEntry *name = m->findMeta("stage");
+    if (!name)
+      return error(*m, 0, "missing key 'meta.stage' (the kernel's stage "
+                          "name, required by meta.op = gdn_prefill)");
+    stage.name = name->value;
+    GDN_RUN_TRY(m->metaInt("order", stage.order, /*required=*/true));
+    if (!m->findMeta("grid"))
+      return error(*m, 0, "missing key 'meta.grid' (three integer "
+                          "expressions 'x, y, z', required by meta.op = "
+                          "gdn_prefill)");
+    auto inserted = byOrder.emplace(stage.order, m);
+    if (!inserted.second)
+      return error(*m, m->findMeta("order")->line,
+                   "duplicate meta.order = " + std::to_string(stage.order) +
+                       " (also in " + inserted.first->second->path +
+                       "): the order must be unique in the sequence");
+    seq.stages.push_back(std::move(stage));
+  }
+  std::stable_sort(seq.stages.begin(), seq.stages.end(),
+                   [](const GdnStage &a, const GdnStage &b) {
+                     return a.order < b.order;
+                   });
+
+  // Workspace declarations (meta.ws_X), in launch order.
+  std::map<std::string, size_t> wsIndex;
+  for (const GdnStage &stage : seq.stages) {
+    const Manifest &m = *stage.manifest;
+    for (const MetaEntry &e : m.meta) {
+      if (e.key.compare(0, 3, "ws_") != 0)
+        continue;
+      std::string name = e.key.substr(3);
+      GdnTensorId tid;
+      GdnScalarId sid;
+      if (name.empty())
+        return error(m, e.line, "meta.ws_ names no workspace");
+      if (findTensor(name, tid) || findScalar(name, sid))
+        return error(m, e.line, "meta.ws_" + name + ": " + name +
+                                    " is a GDN tensor or scalar of the "
+                                    "kernel ABI, not a workspace");
+      auto it = wsIndex.find(name);
+      if (it == wsIndex.end()) {
+        it = wsIndex.emplace(name, seq.workspaces.size()).first;
+        GdnWorkspace ws;
+        ws.name = name;
+        seq.workspaces.push_back(ws);
+      }
+      seq.workspaces[it->second].decls.push_back({&m, &e});
+    }
+  }
+
+  // Parameters.
+  std::map<std::string, TypeDecl> firstDecl;
+  std::vector<bool> wsUsed(seq.workspaces.size(), false);
+  for (GdnStage &stage : seq.stages) {
+    const Manifest &m = *stage.manifest;
+    for (const Param &p : m.params) {
+      GdnArg arg;
+      arg.param = &p;
+      GdnTensorId tid;
+      GdnScalarId sid;
+      if (findTensor(p.name, tid)) {
+        GDN_RUN_TRY(checkTensorType(m, p, tid));
+        arg.kind = GdnArg::Tensor;
+        arg.index = static_cast<int>(tid);
+        seq.usesTensor[arg.index] = true;
+      } else if (findScalar(p.name, sid)) {
+        if (p.type.isPointer)
+          return error(m, p.line, "gdn_prefill parameter " + p.name +
+                                      " is a scalar of the kernel ABI but is "
+                                      "declared " +
+                                      p.type.str());
+        GDN_RUN_TRY(checkScalarType(m, p, sid));
+        arg.kind = GdnArg::Scalar;
+        arg.index = static_cast<int>(sid);
+      } else if (p.type.isPointer) {
+        auto it = wsIndex.find(p.name);
+        bool declaredBefore = false;
+        if (it != wsIndex.end())
+          for (const GdnWorkspace::Decl &d : seq.workspaces[it->second].decls)
+            for (const GdnStage &s : seq.stages)
+              if (s.manifest == d.manifest && s.order <= stage.order)
+                declaredBefore = true;
+        if (!declaredBefore)
+          return error(
+              m, p.line,
+              "parameter " + p.name + " of stage '" + stage.name +
+                  "' is a workspace (not one of the GDN tensors " +
+                  tensorList() + "), but no meta.ws_" + p.name +
+                  " (its element count) is declared in this manifest or an "
+                  "earlier one of the sequence" +
+                  (it != wsIndex.end() ? " (only in a later one)" : ""));
+        GdnWorkspace &ws = seq.workspaces[it->second];
+        ws.elemSize = std::max(ws.elemSize, dtypeSize(p.type.elem));
+        wsUsed[it->second] = true;
+        arg.kind = GdnArg::Workspace;
+        arg.index = static_cast<int>(it->second);
+      } else {
+        return error(m, p.line, "unknown scalar parameter '" + p.name +
+                                    "' (gdn_prefill binds parameters by "
+                                    "name; scalars: " +
+                                    scalarList() + ")");
+      }
+      // One type per name across the sequence (workspaces may differ).
+      if (arg.kind != GdnArg::Workspace) {
+        auto first = firstDecl.emplace(p.name, TypeDecl{&m, &p});
+        const TypeDecl &d = first.first->second;
+        if (!first.second && d.param->type != p.type)
+          return error(m, p.line,
+                       "parameter " + p.name + " is " + p.type.str() +
+                           " here but " + d.param->type.str() + " in " +
+                           d.manifest->location(d.param->line) +
+                           " (one type per name in a sequence)");
+      }
+      stage.args.push_back(arg);
+    }
+  }
+  for (size_t i = 0; i < seq.workspaces.size(); ++i) {
+    if (wsUsed[i])
+      continue;
+    const GdnWorkspace::Decl &d = seq.workspaces[i].decls.front();
+    return error(*d.manifest, d.entry->line,
+                 "meta.ws_" + seq.workspaces[i].name +
+                     " declares a workspace that no kernel of the sequence "
+                     "takes (no parameter " +
+                     seq.workspaces[i].name + ")");
+  }
+
+  // Tensor dtypes.
+  auto typeOf = [&](GdnTensorId id, DType &t) {
+    auto it = firstDecl.find(gdnTensorName(id));
+    if (it == firstDecl.end())
+      return false;
+    t = it->second.param->type.elem;
+    return true;
+  };
+  if (!seq.uses(GdnTensorId::O) || !seq.uses(GdnTensorId::Ht)) {
+    const char *missing = !seq.uses(GdnTensorId::O) ? "o" : "ht";
+    return Status::badInput(
+        seq.stages.front().manifest->path + ": error: no kernel of the "
+        "gdn_prefill sequence (" + std::to_string(seq.stages.size()) +
+        " manifest" + (seq.stages.size() == 1 ? "" : "s") +
+        ") takes parameter " + missing + " (" +
+        (missing[0] == 'o' ? "the output" : "the final state") +
+        "): is a manifest missing from the command line?");
+  }
+  typeOf(GdnTensorId::O, seq.dtype);
+  const TypeDecl &oDecl = firstDecl.at("o");
+  for (GdnTensorId id : {GdnTensorId::Q, GdnTensorId::K, GdnTensorId::V}) {
+    DType t;
+    if (typeOf(id, t) && t != seq.dtype) {
+      const TypeDecl &d = firstDecl.at(gdnTensorName(id));
+      return error(*d.manifest, d.param->line,
+                   std::string("parameter ") + gdnTensorName(id) + " is " +
+                       d.param->type.str() + " but o is " +
+                       oDecl.param->type.str() + " (in " +
+                       oDecl.manifest->location(oDecl.param->line) +
+                       "): q, k, v and o share one dtype");
+    }
+  }
+  seq.betaType = seq.dtype;
+  seq.gType = DType::F32;
+  typeOf(GdnTensorId::G, seq.gType);
+  if (typeOf(GdnTensorId::Beta, seq.betaType) && seq.betaType != seq.dtype &&
+      seq.betaType != DType::F32) {
+    const TypeDecl &d = firstDecl.at("beta");
+    return error(*d.manifest, d.param->line,
+                 "parameter beta is " + d.param->type.str() +
+                     ": it must be f32 or the dtype of q, k, v, o (" +
+                     dtypeName(seq.dtype) + ")");
+  }
+  typeOf(GdnTensorId::CuSeqlens, seq.cuType);
+  out = std::move(seq);
+  return Status::success();
+}
+
+Status evaluateGdnSequence(const ExprVariables &scalars, GdnSequence &seq) {
+  for (GdnStage &stage : seq.stages) {
+    const Manifest &m = *stage.manifest;
+    const MetaEntry *grid = m.findMeta("grid");
+    std::array<int64_t, 3> g = {0, 0, 0};
+    Status s = evaluateExprTriple(grid->value, scalars, g);
+    if (!s.ok())
+      return error(m, grid->line, "meta.grid: " + s.message());
+    static const char *const axis[] = {"x", "y", "z"};
+    static const int64_t limit[] = {INT32_MAX, 65535, 65535};
+    for (int i = 0; i < 3; ++i)
+      if (g[i] < 1 || g[i] > limit[i])
+        return error(m, grid->line,
+                     std::string("meta.grid = ") + grid->value + ": " +
+                         axis[i] + " = " + std::to_string(g[i]) +
+                         " is out of range [1, " + std::to_string(limit[i]) +
+                         "] for this problem");
+    stage.grid.x = static_cast<unsigned>(g[0]);
+    stage.grid.y = static_cast<unsigned>(g[1]);
+    stage.grid.z = static_cast<unsigned>(g[2]);
+    GDN_RUN_TRY(checkLaunchGrid(m, stage.grid));
+
+    for (const GdnArg &arg : stage.args) {
+      if (arg.kind != GdnArg::Scalar ||
+          arg.index == static_cast<int>(GdnScalarId::Scale) ||
+          arg.param->type.elem != DType::I32)
+        continue;
+      int64_t v = scalars.at(arg.param->name);
+      if (v > INT32_MAX)
+        return error(m, arg.param->line,
+                     "scalar " + arg.param->name + " = " + std::to_string(v) +
+                         " does not fit the i32 parameter (declare it i64)");
+    }
+  }
+  if (seq.uses(GdnTensorId::CuSeqlens) && seq.cuType == DType::I32 &&
+      scalars.at("B") * scalars.at("T") > INT32_MAX)
+    return Status::badInput(
+        "error: cu_seqlens entries up to B*T = " +
+        std::to_string(scalars.at("B") * scalars.at("T")) +
+        " do not fit the ptr<i32> parameter cu_seqlens (declare it ptr<i64>)");
+
+  const int64_t kMaxWorkspaceBytes = int64_t(1) << 40;
+  for (GdnWorkspace &ws : seq.workspaces) {
+    bool first = true;
+    for (const GdnWorkspace::Decl &d : ws.decls) {
+      int64_t n = 0;
+      Status s = evaluateIntExpr(d.entry->value, scalars, n);
+      if (!s.ok())
+        return error(*d.manifest, d.entry->line,
+                     "meta.ws_" + ws.name + ": " + s.message());
+      if (n < 0 || n > kMaxWorkspaceBytes / static_cast<int64_t>(ws.elemSize))
+        return error(*d.manifest, d.entry->line,
+                     "meta.ws_" + ws.name + " = " + d.entry->value + " = " +
+                         std::to_string(n) +
+                         " elements is out of range for this problem (0 to "
+                         "2^40 bytes)");
+      if (!first && n != ws.elements) {
+        const GdnWorkspace::Decl &d0 = ws.decls.front();
+        return error(*d.manifest, d.entry->line,
+                     "meta.ws_" + ws.name + " = " + std::to_string(n) +
+                         " elements, but " +
+                         d0.manifest->location(d0.entry->line) +
+                         " declares " + std::to_string(ws.elements));
+      }
+      ws.elements = n;
+      first = false;
+    }
+  }
+  return Status::success();
+}
+
+} // namespace gdn::run

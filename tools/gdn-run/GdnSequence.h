@@ -1,0 +1,121 @@
+//===- GdnSequence.h - the kernels of a GDN prefill, bound by name -*- C++ -*-//
+//
+// The GDN prefill runs as several kernels in order, each with its own
+// manifest. This file validates such a set of manifests and binds every
+// kernel parameter by its name to a GDN tensor, a shared workspace or a
+// problem scalar (the "GDN kernel ABI"):
+//
+//   meta.op    = gdn_prefill                  required on every manifest
+//   meta.stage = <name>                       required, for messages
+//   meta.order = <int>                        required, unique: launch order
+//   meta.grid  = <expr>, <expr>, <expr>       required, see GridExpr.h
+//   meta.ws_X  = <expr>                       element count of workspace X
+//
+// Parameters (`param = name:type`):
+//   q, k        ptr<f16|bf16>  [B,T,H,DK]    all 16-bit tensors share one
+//   v, o        ptr<f16|bf16>  [B,T,HV,DV]   dtype (q's)
+//   g           ptr<f32> (or ptr<f16|bf16>)  [B,T,HV]
+//   beta        ptr<dtype> or ptr<f32>       [B,T,HV]
+//   h0, ht      ptr<f32>       [N,HV,DK,DV]  initial / final state
+//   cu_seqlens  ptr<i32|i64>   [N+1]
+//   B T H HV DK DV N NT has_h0 varlen        i32 or i64 scalars
+//   scale                                    f32 scalar
+//   any other ptr<...> X: a workspace. Some manifest at or before X's first
+//   user in launch order must declare meta.ws_X; one buffer per name is
+//   shared by the whole sequence and holds ws_X elements of the widest
+//   element type any kernel declares for X.
+// A tensor or scalar name declared with two different types across the
+// sequence, any other scalar name, a workspace no kernel takes, and a
+// sequence in which no kernel takes o or ht are errors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_TOOLS_GDN_RUN_GDNSEQUENCE_H
+#define GDN_TOOLS_GDN_RUN_GDNSEQUENCE_H
+
+#include "CudaSession.h"
+#include "GridExpr.h"
+#include "Manifest.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace gdn::run {
+
+/// The meta.op value of GDN prefill kernels.
+constexpr const char *kGdnOpName = "gdn_prefill";
+
+/// Tensors of the GDN kernel ABI.
+enum class GdnTensorId { Q, K, V, O, G, Beta, H0, Ht, CuSeqlens };
+constexpr int kGdnTensorCount = 9;
+/// The parameter name of `id` ("q", "cu_seqlens", ...).
+const char *gdnTensorName(GdnTensorId id);
+
+/// Scalars of the GDN kernel ABI.
+enum class GdnScalarId { B, T, H, HV, DK, DV, N, NT, HasH0, Varlen, Scale };
+constexpr int kGdnScalarCount = 11;
+/// The parameter name of `id` ("B", "has_h0", "scale", ...).
+const char *gdnScalarName(GdnScalarId id);
+
+/// How one kernel parameter is bound.
+struct GdnArg {
+  enum Kind { Tensor, Workspace, Scalar };
+  Kind kind = Tensor;
+  int index = 0; ///< GdnTensorId, index into workspaces, or GdnScalarId
+  const Param *param = nullptr;
+};
+
+/// One kernel of the sequence.
+struct GdnStage {
+  const Manifest *manifest = nullptr;
+  std::string name; ///< meta.stage
+  int64_t order = 0;
+  std::vector<GdnArg> args; ///< one per manifest parameter, in order
+  Dim3 grid;                ///< set by evaluateGdnSequence
+};
+
+/// A workspace buffer shared by the kernels of the sequence.
+struct GdnWorkspace {
+  std::string name;
+  size_t elemSize = 0; ///< the widest element type declared for it
+  /// The meta.ws_<name> entries (one per declaring manifest).
+  struct Decl {
+    const Manifest *manifest = nullptr;
+    const MetaEntry *entry = nullptr;
+  };
+  std::vector<Decl> decls;
+  int64_t elements = 0; ///< set by evaluateGdnSequence
+  size_t bytes() const { return static_cast<size_t>(elements) * elemSize; }
+};
+
+/// A validated sequence.
+struct GdnSequence {
+  std::vector<GdnStage> stages; ///< in launch order
+  std::vector<GdnWorkspace> workspaces;
+  DType dtype = DType::F16;    ///< q, k, v, o
+  DType gType = DType::F32;    ///< g (f32 unless a manifest says otherwise)
+  DType betaType = DType::F16; ///< beta (dtype unless a manifest says f32)
+  DType cuType = DType::I32;   ///< cu_seqlens
+  std::array<bool, kGdnTensorCount> usesTensor{}; ///< taken by some kernel
+
+  bool uses(GdnTensorId id) const {
+    return usesTensor[static_cast<int>(id)];
+  }
+};
+
+/// Validates `manifests` (all meta.op = gdn_prefill) as one sequence and
+/// binds their parameters; nothing here depends on the problem size.
+/// BadInput with a "manifest:line: error: ..." message on the first problem.
+Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
+                        GdnSequence &out);
+
+/// Evaluates grids and workspace sizes for the problem `scalars` (see
+/// GdnProblem::scalars) and checks launch limits and that every integer
+/// scalar parameter declared i32 fits in 32 bits (cu_seqlens too, whose
+/// largest entry is B*T).
+Status evaluateGdnSequence(const ExprVariables &scalars, GdnSequence &seq);
+
+} // namespace gdn::run
+
+#endif // GDN_TOOLS_GDN_RUN_GDNSEQUENCE_H

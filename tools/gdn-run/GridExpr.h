@@ -1,0 +1,56 @@
+//===- GridExpr.h - integer expressions of launch grids ---------*- C++ -*-===//
+//
+// Kernels of a multi-kernel operator (meta.op = gdn_prefill) state their
+// launch grid and workspace sizes as integer expressions over named problem
+// scalars, e.g.
+//
+//   meta.grid = cdiv(NT, 2), HV, 1
+//   meta.ws_A = B*T*HV*64
+//
+// Grammar (whitespace is insignificant):
+//
+//   expr    := term (('+' | '-') term)*
+//   term    := unary (('*' | '/') unary)*
+//   unary   := '-' unary | primary
+//   primary := INTEGER | NAME | 'cdiv' '(' expr ',' expr ')' | '(' expr ')'
+//
+// Arithmetic is on int64: '/' is floor division (rounds toward negative
+// infinity, like Python's //), cdiv(a, b) is ceiling division. Division by
+// zero, overflow, unknown names and syntax errors are reported as BadInput
+// with a message that quotes the expression and the offending position.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_TOOLS_GDN_RUN_GRIDEXPR_H
+#define GDN_TOOLS_GDN_RUN_GRIDEXPR_H
+
+#include "Status.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace gdn::run {
+
+/// Values of the names an expression may use.
+using ExprVariables = std::map<std::string, int64_t>;
+
+/// Evaluates one expression. On error returns BadInput with a message of the
+/// form "in 'TEXT': PROBLEM (at column C)" (columns count from 1).
+Status evaluateIntExpr(const std::string &text, const ExprVariables &vars,
+                       int64_t &out);
+
+/// Evaluates three comma-separated expressions ("x, y, z"; commas inside
+/// cdiv(...) do not separate). BadInput when there are not exactly three or
+/// one of them is malformed.
+Status evaluateExprTriple(const std::string &text, const ExprVariables &vars,
+                          std::array<int64_t, 3> &out);
+
+/// Floor and ceiling division of int64 (b != 0; the caller checks).
+int64_t floorDiv(int64_t a, int64_t b);
+int64_t ceilDivSigned(int64_t a, int64_t b);
+
+} // namespace gdn::run
+
+#endif // GDN_TOOLS_GDN_RUN_GRIDEXPR_H
