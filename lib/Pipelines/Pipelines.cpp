@@ -24,6 +24,7 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   fpm.addPass(tile::createTilePipeline());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(tile::createTilePlanSharedMemory());
+  fpm.addPass(tile::createTileInsertBarriers());
   fpm.addPass(arith::createArithExpandOpsPass());
   fpm.addPass(createConvertSCFToCFPass());
   pm.addPass(createConvertTileToNVVM());

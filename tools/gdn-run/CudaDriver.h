@@ -50,6 +50,7 @@ namespace gdn::run {
   X(cuMemcpyHtoD)                                                              \
   X(cuMemcpyDtoH)                                                              \
   X(cuMemsetD8)                                                                \
+  X(cuMemsetD8Async)                                                           \
   X(cuLaunchKernel)                                                            \
   X(cuLaunchKernelEx)                                                          \
   X(cuStreamCreate)                                                            \

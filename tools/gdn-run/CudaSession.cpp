@@ -26,6 +26,7 @@ Status DeviceBuffer::allocate(CudaSession &session, size_t bytes) {
   if (ptr_)
     return Status::cudaError("internal error: DeviceBuffer allocated twice");
   driver_ = &session.driver();
+  stream_ = session.stream();
   CUdeviceptr p = 0;
   Status s = GDN_CU(*driver_, cuMemAlloc, &p, bytes);
   if (!s.ok())
@@ -39,17 +40,22 @@ Status DeviceBuffer::allocate(CudaSession &session, size_t bytes) {
 Status DeviceBuffer::upload(const void *host, size_t bytes) {
   if (bytes > bytes_)
     return Status::cudaError("internal error: upload larger than buffer");
-  return GDN_CU(*driver_, cuMemcpyHtoD, ptr_, host, bytes);
+  // cuMemcpyHtoD runs on the legacy stream, which does not order with the
+  // session's non-blocking stream, and may return before a pageable copy
+  // has landed: wait for it.
+  GDN_CU_TRY(*driver_, cuMemcpyHtoD, ptr_, host, bytes);
+  return driver_->check(driver_->cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
 Status DeviceBuffer::download(void *host, size_t bytes) const {
   if (bytes > bytes_)
     return Status::cudaError("internal error: download larger than buffer");
+  GDN_CU_TRY(*driver_, cuStreamSynchronize, stream_);
   return GDN_CU(*driver_, cuMemcpyDtoH, host, ptr_, bytes);
 }
 
 Status DeviceBuffer::fill(unsigned char value) {
-  return GDN_CU(*driver_, cuMemsetD8, ptr_, value, bytes_);
+  return GDN_CU(*driver_, cuMemsetD8Async, ptr_, value, bytes_, stream_);
 }
 
 //===----------------------------------------------------------------------===//
@@ -244,7 +250,8 @@ Status CudaSession::synchronize(const std::string &what) {
 
 Status CudaSession::timeLaunches(const std::function<Status()> &launchOnce,
                                  int warmup, int iters,
-                                 std::vector<float> &ms) {
+                                 std::vector<float> &ms,
+                                 const std::function<Status()> &beforeEach) {
   ms.clear();
   for (int i = 0; i < warmup; ++i)
     GDN_RUN_TRY(launchOnce());
@@ -267,6 +274,8 @@ Status CudaSession::timeLaunches(const std::function<Status()> &launchOnce,
     events.list.push_back(e);
   }
   for (int i = 0; i < iters; ++i) {
+    if (beforeEach)
+      GDN_RUN_TRY(beforeEach());
     GDN_CU_TRY(driver_, cuEventRecord, events.list[2 * i], stream_);
     GDN_RUN_TRY(launchOnce());
     GDN_CU_TRY(driver_, cuEventRecord, events.list[2 * i + 1], stream_);

@@ -51,7 +51,10 @@ struct Kernel {
 
 class CudaSession;
 
-/// Device memory owned by one check; freed on destruction.
+/// Device memory owned by one check; freed on destruction. Transfers and
+/// fills are ordered with the session's launches: upload() completes before
+/// it returns, fill() is enqueued on the session's stream, and download()
+/// first waits for the stream.
 class DeviceBuffer {
 public:
   DeviceBuffer() = default;
@@ -62,13 +65,15 @@ public:
   Status allocate(CudaSession &session, size_t bytes);
   Status upload(const void *host, size_t bytes);
   Status download(void *host, size_t bytes) const;
-  /// Sets every byte to `value` (0xFF poisons f32 outputs with NaN).
+  /// Sets every byte to `value` (0xFF poisons f32 outputs with NaN), in
+  /// stream order (before later launches, after earlier ones).
   Status fill(unsigned char value);
   CUdeviceptr ptr() const { return ptr_; }
   size_t bytes() const { return bytes_; }
 
 private:
   CudaDriver *driver_ = nullptr;
+  CUstream stream_ = nullptr;
   CUdeviceptr ptr_ = 0;
   size_t bytes_ = 0;
 };
@@ -100,8 +105,11 @@ public:
 
   /// Runs `launchOnce` `warmup` times, then `iters` times with a CUDA event
   /// pair around each launch; returns each launch's milliseconds in `ms`.
+  /// `beforeEach`, when given, runs before each timed launch, outside the
+  /// events (e.g. a stream-ordered fill that flushes the L2 cache).
   Status timeLaunches(const std::function<Status()> &launchOnce, int warmup,
-                      int iters, std::vector<float> &ms);
+                      int iters, std::vector<float> &ms,
+                      const std::function<Status()> &beforeEach = nullptr);
 
   const DeviceInfo &device() const { return info_; }
   CudaDriver &driver() { return driver_; }

@@ -240,8 +240,10 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
                                     "name; scalars: " +
                                     scalarList() + ")");
       }
-      // One type per name across the sequence (workspaces may differ).
-      if (arg.kind != GdnArg::Workspace) {
+      // One type per tensor across the sequence: they are one buffer.
+      // (Scalars are passed by value: i32 in one kernel, i64 in another is
+      // fine. Workspaces take the widest element type.)
+      if (arg.kind == GdnArg::Tensor) {
         auto first = firstDecl.emplace(p.name, TypeDecl{&m, &p});
         const TypeDecl &d = first.first->second;
         if (!first.second && d.param->type != p.type)
@@ -347,12 +349,17 @@ Status evaluateGdnSequence(const ExprVariables &scalars, GdnSequence &seq) {
                          " does not fit the i32 parameter (declare it i64)");
     }
   }
-  if (seq.uses(GdnTensorId::CuSeqlens) && seq.cuType == DType::I32 &&
-      scalars.at("B") * scalars.at("T") > INT32_MAX)
-    return Status::badInput(
-        "error: cu_seqlens entries up to B*T = " +
-        std::to_string(scalars.at("B") * scalars.at("T")) +
-        " do not fit the ptr<i32> parameter cu_seqlens (declare it ptr<i64>)");
+  const int64_t maxCu = scalars.at("B") * scalars.at("T");
+  if (seq.cuType == DType::I32 && maxCu > INT32_MAX) {
+    for (const GdnStage &stage : seq.stages)
+      for (const GdnArg &arg : stage.args)
+        if (arg.kind == GdnArg::Tensor &&
+            arg.index == static_cast<int>(GdnTensorId::CuSeqlens))
+          return error(*stage.manifest, arg.param->line,
+                       "cu_seqlens entries up to B*T = " +
+                           std::to_string(maxCu) +
+                           " do not fit ptr<i32> (declare it ptr<i64>)");
+  }
 
   const int64_t kMaxWorkspaceBytes = int64_t(1) << 40;
   for (GdnWorkspace &ws : seq.workspaces) {

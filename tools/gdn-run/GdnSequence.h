@@ -24,9 +24,10 @@
 //   user in launch order must declare meta.ws_X; one buffer per name is
 //   shared by the whole sequence and holds ws_X elements of the widest
 //   element type any kernel declares for X.
-// A tensor or scalar name declared with two different types across the
-// sequence, any other scalar name, a workspace no kernel takes, and a
-// sequence in which no kernel takes o or ht are errors.
+// Scalars are passed by value, so each manifest picks i32 or i64 for
+// itself. A tensor declared with two different types across the sequence,
+// any other scalar name, a workspace no kernel takes, and a sequence in
+// which no kernel takes o or ht are errors.
 //
 //===----------------------------------------------------------------------===//
 

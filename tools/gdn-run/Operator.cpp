@@ -21,12 +21,19 @@ Status createOperatorDriver(const Manifest &manifest,
   std::string known;
   for (const OperatorInfo &info : operatorRegistry())
     known += std::string(known.empty() ? "" : ", ") + info.name;
+  known += ", gdn_prefill";
   const MetaEntry *op = manifest.findMeta("op");
   if (!op)
     return Status::badInput(manifest.location(0) +
                             ": error: missing key 'meta.op' (which operator "
                             "driver checks this kernel: " +
                             known + ")");
+  if (op->value == "gdn_prefill")
+    return Status::badInput(
+        manifest.location(op->line) +
+        ": error: meta.op = gdn_prefill kernels form one sequence and are "
+        "checked together: pass all of them, and only them (gdn-run --op "
+        "gdn_prefill M1.manifest M2.manifest ...)");
   for (const OperatorInfo &info : operatorRegistry()) {
     if (op->value == info.name) {
       out = info.create();

@@ -35,7 +35,7 @@ int64_t RunOptions::dim(const std::string &name, int64_t fallback) const {
 namespace {
 
 /// Problem-size options: `--<name> N` sets dims[name].
-const char *const kDimOptions[] = {"m", "n", "k"};
+const char *const kDimOptions[] = {"m", "n", "k", "B", "T", "H", "HV"};
 
 Status usageError(const std::string &problem) {
   return Status::badInput(problem + " (see gdn-run --help)");
@@ -54,7 +54,59 @@ Status parseIntOption(const std::string &option, const std::string &text,
   return Status::success();
 }
 
+/// A finite number > 0 (or >= 0 when `allowZero`).
+Status parseNumberOption(const std::string &option, const std::string &value,
+                         bool allowZero, double &out) {
+  const char *begin = value.c_str();
+  char *end = nullptr;
+  errno = 0;
+  double v = std::strtod(begin, &end);
+  if (value.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v) ||
+      v < 0 || (!allowZero && v == 0))
+    return usageError(option + ": expected a " +
+                      (allowZero ? "non-negative" : "positive") +
+                      " number, got '" + value + "'");
+  out = v;
+  return Status::success();
+}
+
+/// "0,410,841": comma-separated integers.
+Status parseIntList(const std::string &option, const std::string &value,
+                    std::vector<int64_t> &out) {
+  std::vector<int64_t> list;
+  size_t start = 0;
+  while (true) {
+    size_t comma = value.find(',', start);
+    std::string item = trim(value.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start));
+    int64_t v;
+    if (!parseInt64(item, v))
+      return usageError(option + ": expected comma-separated integers, got '" +
+                        item + "' in '" + value + "'");
+    list.push_back(v);
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  out = std::move(list);
+  return Status::success();
+}
+
 } // namespace
+
+const std::vector<std::string> &gemmOnlyOptions() {
+  static const std::vector<std::string> names = {"--m", "--n", "--k"};
+  return names;
+}
+
+const std::vector<std::string> &gdnOnlyOptions() {
+  static const std::vector<std::string> names = {
+      "--B",     "--T",          "--H",           "--HV",
+      "--dtype", "--family",     "--scale",       "--h0",
+      "--cu-seqlens", "--determinism", "--load", "--save",
+      "--layout"};
+  return names;
+}
 
 Status parseCommandLine(const std::vector<std::string> &args,
                         RunOptions &out) {
@@ -96,6 +148,7 @@ Status parseCommandLine(const std::vector<std::string> &args,
       return Status::success();
     };
 
+    o.given.insert(name);
     if (name == "-h" || name == "--help") {
       GDN_RUN_TRY(flag(o.help));
       continue;
@@ -106,6 +159,10 @@ Status parseCommandLine(const std::vector<std::string> &args,
     }
     if (name == "-v" || name == "--verbose") {
       GDN_RUN_TRY(flag(o.verbose));
+      continue;
+    }
+    if (name == "--h0") {
+      GDN_RUN_TRY(flag(o.h0));
       continue;
     }
     bool isDim = false;
@@ -138,15 +195,40 @@ Status parseCommandLine(const std::vector<std::string> &args,
                           value + "'");
     } else if (name == "--rtol") {
       GDN_RUN_TRY(takeValue());
-      const char *begin = value.c_str();
-      char *end = nullptr;
-      errno = 0;
-      double v = std::strtod(begin, &end);
-      if (value.empty() || *end != '\0' || errno == ERANGE ||
-          !std::isfinite(v) || v < 0)
-        return usageError("--rtol: expected a non-negative number, got '" +
-                          value + "'");
-      o.rtol = v;
+      GDN_RUN_TRY(parseNumberOption(name, value, /*allowZero=*/true, o.rtol));
+      o.rtolSet = true;
+    } else if (name == "--scale") {
+      GDN_RUN_TRY(takeValue());
+      GDN_RUN_TRY(parseNumberOption(name, value, /*allowZero=*/false, o.scale));
+    } else if (name == "--op" || name == "--family" || name == "--load" ||
+               name == "--save") {
+      GDN_RUN_TRY(takeValue());
+      if (value.empty())
+        return usageError(name + " needs a non-empty value");
+      (name == "--op"       ? o.op
+       : name == "--family" ? o.family
+       : name == "--load"   ? o.loadDir
+                            : o.saveDir) = value;
+    } else if (name == "--dtype") {
+      GDN_RUN_TRY(takeValue());
+      if (value != "f16" && value != "bf16")
+        return usageError("--dtype: expected f16 or bf16, got '" + value +
+                          "'");
+      o.dtype = value;
+    } else if (name == "--layout") {
+      GDN_RUN_TRY(takeValue());
+      if (value != "bthd" && value != "bhtd")
+        return usageError("--layout: expected bthd or bhtd, got '" + value +
+                          "'");
+      o.layout = value;
+    } else if (name == "--cu-seqlens") {
+      GDN_RUN_TRY(takeValue());
+      GDN_RUN_TRY(parseIntList(name, value, o.cuSeqlens));
+    } else if (name == "--determinism") {
+      GDN_RUN_TRY(takeValue());
+      int64_t v;
+      GDN_RUN_TRY(parseIntOption(name, value, 0, 1000000, v));
+      o.determinism = static_cast<int>(v);
     } else if (name == "--warmup" || name == "--iters" ||
                name == "--device") {
       GDN_RUN_TRY(takeValue());
@@ -165,20 +247,31 @@ Status parseCommandLine(const std::vector<std::string> &args,
 
 std::string usageText() {
   return R"(usage: gdn-run [options] MANIFEST...
+       gdn-run --op gdn_prefill [options] MANIFEST...
        gdn-run --probe [--device N]
 
-Loads the kernel that each manifest describes (from PTX or cubin, through the
-CUDA driver API), runs it on inputs from a seeded generator, checks the result
-against a CPU reference and times it. One check per manifest; the operator
-driver is chosen by the manifest's `meta.op` (gemm).
+Loads the kernels that the manifests describe (from PTX or cubin, through
+the CUDA driver API), runs them on inputs from a seeded generator, checks the
+results against a CPU reference and times them. The operator driver is
+chosen by the manifests' `meta.op`:
+  gemm         one check per manifest
+  gdn_prefill  all manifests together form ONE Gated DeltaNet prefill: the
+               kernels run in meta.order, and the sequence's o and final
+               state are checked against the fp64 token recurrence. Chosen
+               by --op gdn_prefill, or when every manifest has meta.op =
+               gdn_prefill.
 
-options:
-  --m N, --n N, --k N  GEMM shape: C[M,N] = A[M,K] B[K,N] (default 4096 each)
+common options:
+  --op NAME            the operator of all manifests (gemm, gdn_prefill)
   --seed N             input generator seed (default 1)
   --check MODE         full (default): compare every output element;
-                       sample: 4096 random elements; none: only run and time
+                       sample (gemm only): 4096 random elements;
+                       none: only run and time (gdn_prefill: also no
+                       determinism runs)
   --rtol X             pass iff all outputs are finite and
-                       ||out - ref||_2 / ||ref||_2 <= X (default 1e-3)
+                       ||out - ref||_2 / ||ref||_2 <= X (default 1e-3 for
+                       gemm; gdn_prefill: 2e-3 for f16, 8e-3 for bf16,
+                       applied to both o and the final state)
   --warmup N           untimed launches before timing (default 10)
   --iters N            timed launches, one CUDA event pair each; the median
                        and minimum are reported (default 50; 0: no timing)
@@ -188,19 +281,72 @@ options:
   -v, --verbose        kernel resources, JIT logs and reference timings
   -h, --help           this text
 
-output: a table with one row per check (kernel, shape, check, rel_l2,
-  max_abs, median_ms, min_ms, TFLOP/s, result) and a last line
-  "N passed, M failed".
+gemm options:
+  --m N, --n N, --k N  GEMM shape: C[M,N] = A[M,K] B[K,N] (default 4096 each)
+
+gdn_prefill options (DK = DV = 128 only):
+  --B N, --T N         batch and tokens per batch row (default 1, 4096; with
+                       --cu-seqlens, T defaults to its last entry)
+  --H N, --HV N        q/k heads and value heads (default 16 and H)
+  --dtype f16|bf16     must match the kernels' q/k/v/o dtype (default: the
+                       manifests'); also needed to read bf16 .npy files
+  --family NAME        generated inputs (default weak). All: q, k ~ N(0,1)
+                       L2-normalized per token and head, v ~ N(0,1), beta =
+                       sigmoid(N(0,1)), g ~ U(-0.02,0), rounded to the kernel
+                       formats before the oracle sees them, except:
+                         weak      (as above)
+                         nodecay   g = 0
+                         strong    g ~ U(-1,0)
+                         fqstrong  g = -16 softplus(0.5 z + 1), z ~ N(0,1)
+                         mixed     g = -(A_h/16) softplus(z), A_h ~ U(0,16)
+                                   per value head, A_0 = 0, A_HV-1 = 16
+                         beta0     beta = 0
+                         beta1     beta = 1
+                         unnorm    k = 0.1 N(0,1), not normalized
+  --scale X            output scale (default DK^-1/2), passed as f32
+  --h0                 random N(0,1) fp32 initial state
+  --cu-seqlens LIST    packed varlen boundaries, e.g. 0,410,841,4096:
+                       requires B = 1, starts at 0, ends at T
+  --determinism N      rerun the sequence N more times on re-poisoned
+                       outputs and workspaces; o and the final state must be
+                       bit-identical (default 2)
+  --load DIR           read q, k, v, g, beta (and h0, cu_seqlens when
+                       present) from DIR/q.npy ... instead of generating;
+                       shapes come from the files. Accepted dtypes: <f2,
+                       <f4, <f8 (converted to the kernel formats with round
+                       to nearest even; a warning says which files were
+                       rounded), <u2/<i2 holding bfloat16 bits (only with
+                       --dtype bf16), <i4/<i8 for cu_seqlens. C order only.
+  --save DIR           write the inputs, the GPU outputs o.npy, ht.npy and,
+                       when checking, the fp64 reference ref_o.npy,
+                       ref_ht.npy (<f8) to DIR (created if missing). bf16
+                       tensors are written as <u2 bit patterns (view them
+                       with ml_dtypes or torch: NumPy has no bfloat16).
+  --layout bthd|bhtd   layout of the .npy files: bthd (default) [B,T,H,D] and
+                       [B,T,HV]; bhtd [B,H,T,D] and [B,HV,T] (transposed to
+                       BTHD on load, back on save). h0/ht: [N,HV,DK,DV].
+
+output: a table with one row per check and a last line "N passed, M failed".
+  gemm: kernel, shape, check, rel_l2, max_abs, median_ms, min_ms, TFLOP/s.
+  gdn_prefill: per-output lines (rel_l2, max_abs, non-finite count),
+  determinism and timing lines, then one row: op, shape (BxTxH/HV), dtype,
+  family, check, o_rel, ht_rel, median_ms, TFLOP/s (B*T*HV*180224 FLOP),
+  GB/s and xfloor = median / floor, floor = max(bytes / 4.213 TB/s,
+  FLOP / 747 TFLOP/s) with the bytes of GDN.md section 5 (q, k at H heads,
+  v, o at HV heads, g, beta, fp32 final and initial states).
 
 exit status:
   0   every check passed (or --probe found a device)
-  1   a check failed: an output mismatched the reference or was not finite
-  2   bad usage or bad input: unreadable or malformed manifest or PTX file,
-      unknown meta.op, parameters that do not fit the operator, a shape the
-      kernel cannot handle; nothing is run
+  1   a check failed: an output mismatched the reference, was not finite,
+      or (gdn_prefill) differed between repeated runs
+  2   bad usage or bad input: unreadable or malformed manifest, PTX or .npy
+      file, unknown meta.op, parameters that do not fit the operator, a
+      shape the kernel cannot handle, a --dtype that does not match the
+      kernels; nothing is run
   3   a CUDA driver call failed (the message names the CUresult)
   77  no CUDA driver (libcuda.so.1 cannot be loaded) or no CUDA device:
-      "gdn-run: no CUDA device: <reason>" (lets CI skip GPU tests)
+      "gdn-run: no CUDA device: <reason>" (lets CI skip GPU tests); only
+      after every input was validated
   With several manifests the status is 2 if any check had bad input, else 3
   if any had a CUDA error, else 1 if any failed, else 0.
 )";

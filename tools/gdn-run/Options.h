@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,10 +28,25 @@ const char *checkModeName(CheckMode mode);
 /// Everything the command line sets.
 struct RunOptions {
   std::vector<std::string> manifests;
-  std::map<std::string, int64_t> dims; ///< e.g. "m" from --m
+  std::map<std::string, int64_t> dims; ///< e.g. "m" from --m, "HV" from --HV
+  std::string op; ///< --op: "" (from the manifests' meta.op) or a meta.op
   uint64_t seed = 1;
   CheckMode check = CheckMode::Full;
   double rtol = 1e-3;
+  bool rtolSet = false; ///< --rtol was given (operators have own defaults)
+
+  // gdn_prefill (see GdnDriver.h).
+  std::string dtype;             ///< --dtype f16|bf16; "": the manifests'
+  std::string family = "weak";   ///< --family (checked by the operator)
+  double scale = 0;              ///< --scale; 0: DK^-1/2
+  bool h0 = false;               ///< --h0: random fp32 initial state
+  std::vector<int64_t> cuSeqlens; ///< --cu-seqlens; empty: not varlen
+  int determinism = 2;           ///< --determinism: extra bit-exact runs
+  std::string loadDir, saveDir;  ///< --load, --save
+  std::string layout = "bthd";   ///< --layout bthd|bhtd
+
+  /// Every option given, as spelled without a value ("--family", "-v").
+  std::set<std::string> given;
   int warmup = 10;
   int iters = 50;
   int device = 0;
@@ -40,6 +56,8 @@ struct RunOptions {
 
   /// The value of dimension `name`, or `fallback` when not given.
   int64_t dim(const std::string &name, int64_t fallback) const;
+  /// True when option `name` ("--T", "--family") was given.
+  bool has(const std::string &name) const { return given.count(name) != 0; }
 };
 
 /// Parses argv[1..] (without the program name). BadInput on bad usage.
@@ -48,6 +66,10 @@ Status parseCommandLine(const std::vector<std::string> &args,
 
 /// The `--help` text, including the exit codes.
 std::string usageText();
+
+/// Options that apply only to meta.op = gemm, and only to gdn_prefill.
+const std::vector<std::string> &gemmOnlyOptions();
+const std::vector<std::string> &gdnOnlyOptions();
 
 } // namespace gdn::run
 

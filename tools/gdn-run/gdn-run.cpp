@@ -7,11 +7,14 @@
 //
 // All manifests and PTX files are read and validated before the device is
 // opened, so bad input is reported (exit 2) even on machines without a GPU.
+// Manifests of meta.op = gdn_prefill are not checked one by one: together
+// they form one GDN prefill sequence (GdnDriver.h).
 // See `gdn-run --help` for options and exit codes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CudaSession.h"
+#include "GdnDriver.h"
 #include "Manifest.h"
 #include "Operator.h"
 #include "Options.h"
@@ -80,8 +83,31 @@ std::string format(const char *fmt, double v) {
   return buf;
 }
 
-/// Prints the result table: one row per check, columns left-aligned text and
-/// right-aligned numbers.
+/// Prints `rows` (the first is the header) as a table: columns separated by
+/// two spaces, text left-aligned, columns [firstNumber, lastNumber]
+/// right-aligned.
+void printRows(const std::vector<std::vector<std::string>> &rows,
+               size_t firstNumber, size_t lastNumber) {
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto &row : rows)
+    for (size_t i = 0; i < row.size(); ++i)
+      width[i] = std::max(width[i], row[i].size());
+  for (const auto &row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      bool number = i >= firstNumber && i <= lastNumber;
+      std::string pad(width[i] - row[i].size(), ' ');
+      line += number ? pad + row[i] : row[i] + pad;
+      if (i + 1 < row.size())
+        line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+/// Prints the result table: one row per check.
 void printTable(const std::vector<std::unique_ptr<Check>> &checks) {
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"kernel", "shape", "check", "rel_l2", "max_abs",
@@ -113,23 +139,98 @@ void printTable(const std::vector<std::unique_ptr<Check>> &checks) {
     row.push_back(verdict);
     rows.push_back(std::move(row));
   }
-  std::vector<size_t> width(rows[0].size(), 0);
-  for (const auto &row : rows)
-    for (size_t i = 0; i < row.size(); ++i)
-      width[i] = std::max(width[i], row[i].size());
-  for (const auto &row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      bool number = i >= 3 && i + 1 < row.size();
-      std::string pad(width[i] - row[i].size(), ' ');
-      line += number ? pad + row[i] : row[i] + pad;
-      if (i + 1 < row.size())
-        line += "  ";
+  printRows(rows, 3, 7);
+}
+
+/// Rejects options of another operator (e.g. --family with gemm kernels).
+bool rejectForeignOptions(const RunOptions &options,
+                          const std::vector<std::string> &foreign,
+                          const char *op) {
+  for (const std::string &name : foreign) {
+    if (options.has(name)) {
+      std::fprintf(stderr,
+                   "gdn-run: %s does not apply to meta.op = %s (see gdn-run "
+                   "--help)\n",
+                   name.c_str(), op);
+      return true;
     }
-    while (!line.empty() && line.back() == ' ')
-      line.pop_back();
-    std::printf("%s\n", line.c_str());
   }
+  return false;
+}
+
+/// Reads each distinct PTX file named by `manifests` into `images`;
+/// prints the errors and returns false when one cannot be read.
+bool readImages(const std::vector<const Manifest *> &manifests,
+                std::map<std::string, std::string> &images) {
+  bool ok = true;
+  for (const Manifest *m : manifests) {
+    if (images.count(m->ptxPath))
+      continue;
+    std::string image;
+    Status st = readFile(m->ptxPath, "PTX file", image);
+    if (st.ok() && image.empty())
+      st = Status::badInput(m->ptxPath + ": error: PTX file is empty");
+    if (!st.ok()) {
+      std::fprintf(stderr, "%s (named by %s)\n", st.message().c_str(),
+                   m->path.c_str());
+      ok = false;
+      continue;
+    }
+    images.emplace(m->ptxPath, std::move(image));
+  }
+  return ok;
+}
+
+/// The gdn_prefill flow: all manifests form one sequence and one check.
+int runGdnPrefill(const RunOptions &options,
+                  const std::vector<const Manifest *> &manifests) {
+  if (rejectForeignOptions(options, gemmOnlyOptions(), "gdn_prefill"))
+    return exitCode(ExitCode::BadInput);
+  GdnDriver gdn;
+  Status s = gdn.prepare(manifests, options);
+  if (!s.ok()) {
+    printError(s);
+    std::fprintf(stderr, "gdn-run: the gdn_prefill sequence was rejected; "
+                         "nothing was run\n");
+    return exitCode(s.code());
+  }
+  std::map<std::string, std::string> images;
+  if (!readImages(manifests, images))
+    return exitCode(ExitCode::BadInput);
+  if (options.verbose) {
+    for (const GdnStage &stage : gdn.sequence().stages)
+      std::fprintf(stderr,
+                   "gdn-run: gdn_prefill: stage %lld '%s': %s, grid "
+                   "%ux%ux%u, block %ux%ux%u, %u B dynamic shared memory\n",
+                   static_cast<long long>(stage.order), stage.name.c_str(),
+                   stage.manifest->kernel.c_str(), stage.grid.x, stage.grid.y,
+                   stage.grid.z, stage.manifest->block[0],
+                   stage.manifest->block[1], stage.manifest->block[2],
+                   stage.manifest->sharedBytes);
+  }
+
+  CudaDriver driver;
+  CudaSession session(driver);
+  int rc = openSession(session, options);
+  if (rc >= 0)
+    return rc;
+  if (options.verbose)
+    std::fprintf(stderr, "gdn-run: device %d: %s (sm_%d%d, %d SMs)\n",
+                 session.device().ordinal, session.device().name.c_str(),
+                 session.device().ccMajor, session.device().ccMinor,
+                 session.device().smCount);
+
+  GdnResult result;
+  gdn.run(session, images, result);
+  if (!result.status.ok())
+    std::fprintf(stderr, "gdn-run: gdn_prefill %s: %s\n",
+                 result.shape.c_str(), result.status.message().c_str());
+  for (const std::string &line : gdnDetailLines(result))
+    std::printf("%s\n", line.c_str());
+  printRows({gdnTableHeader(), gdnTableRow(result)}, 5, 10);
+  std::printf("%d passed, %d failed\n", result.status.ok() ? 1 : 0,
+              result.status.ok() ? 0 : 1);
+  return exitCode(result.status.code());
 }
 
 } // namespace
@@ -153,15 +254,66 @@ int main(int argc, char **argv) {
     return exitCode(ExitCode::BadInput);
   }
 
-  // Phase 1: read and validate everything on the host.
-  std::vector<std::unique_ptr<Check>> checks;
-  std::map<std::string, std::string> images; // ptxPath -> file contents
-  size_t rejected = 0;
+  if (!options.op.empty() && options.op != kGdnOpName) {
+    bool known = false;
+    std::string list;
+    for (const OperatorInfo &info : operatorRegistry()) {
+      known |= options.op == info.name;
+      list += std::string(info.name) + ", ";
+    }
+    if (!known) {
+      std::fprintf(stderr, "gdn-run: --op: unknown operator '%s' (known: "
+                           "%s%s)\n",
+                   options.op.c_str(), list.c_str(), kGdnOpName);
+      return exitCode(ExitCode::BadInput);
+    }
+  }
+
+  // Phase 1: read and validate everything on the host. Manifests are read
+  // first: whether they are gdn_prefill kernels decides the flow.
+  std::vector<std::unique_ptr<Check>> loaded;
+  size_t rejected = 0, gdnCount = 0;
   for (const std::string &path : options.manifests) {
     auto check = std::make_unique<Check>();
     Status st = loadManifest(path, check->manifest);
-    if (st.ok())
-      st = createOperatorDriver(check->manifest, check->driver);
+    if (st.ok() && !options.op.empty() &&
+        check->manifest.metaString("op") != options.op) {
+      const MetaEntry *op = check->manifest.findMeta("op");
+      st = Status::badInput(check->manifest.location(op ? op->line : 0) +
+                            ": error: meta.op = " +
+                            (op ? op->value : std::string("(missing)")) +
+                            ", but --op " + options.op + " was given");
+    }
+    if (!st.ok()) {
+      std::fprintf(stderr, "%s\n", st.message().c_str());
+      ++rejected;
+      continue;
+    }
+    gdnCount += check->manifest.metaString("op") == kGdnOpName;
+    loaded.push_back(std::move(check));
+  }
+  if (options.op == kGdnOpName || (options.op.empty() && gdnCount > 0 &&
+                                   gdnCount == loaded.size() && !rejected)) {
+    if (rejected) {
+      std::fprintf(stderr, "gdn-run: %zu of %zu manifest%s rejected; nothing "
+                           "was run\n",
+                   rejected, options.manifests.size(),
+                   options.manifests.size() == 1 ? "" : "s");
+      return exitCode(ExitCode::BadInput);
+    }
+    std::vector<const Manifest *> manifests;
+    for (const auto &check : loaded)
+      manifests.push_back(&check->manifest);
+    return runGdnPrefill(options, manifests);
+  }
+  if (!rejected && rejectForeignOptions(options, gdnOnlyOptions(), "gemm"))
+    return exitCode(ExitCode::BadInput);
+
+  std::vector<std::unique_ptr<Check>> checks;
+  std::map<std::string, std::string> images; // ptxPath -> file contents
+  for (auto &check : loaded) {
+    const std::string &path = check->manifest.path;
+    Status st = createOperatorDriver(check->manifest, check->driver);
     if (st.ok())
       st = check->driver->prepare(check->manifest, options);
     if (st.ok() && !images.count(check->manifest.ptxPath)) {

@@ -77,9 +77,18 @@ void ExportPTXPass::runOnOperation() {
       }
       StringRef ptx = object.getObject().getValue();
       ptx = ptx.rtrim(StringRef("\0", 1)); // ptxas rejects a trailing NUL
+      if (binary.getObjects().size() != 1) {
+        binary.emitError("gdn-export-ptx expects one object per gpu.binary, "
+                         "got ")
+            << binary.getObjects().size();
+        return signalPassFailure();
+      }
       SmallString<256> path(outputDir);
       llvm::sys::path::append(path, binary.getName() + ".ptx");
-      if (failed(writeFile(binary, path, ptx.str() + "\n")))
+      std::string text = ptx.str();
+      if (!StringRef(text).ends_with("\n"))
+        text += "\n";
+      if (failed(writeFile(binary, path, text)))
         return signalPassFailure();
       if (auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget()))
         chips[binary.getName()] = nvvm.getChip().str();

@@ -15,12 +15,14 @@ TEST(WarpGrid, PrefersSquareWarpBlocks) {
   EXPECT_EQ(chooseWarpGrid(128, 128, 4), std::make_pair(int64_t(2), int64_t(2)));
   EXPECT_EQ(chooseWarpGrid(64, 128, 4), std::make_pair(int64_t(1), int64_t(4)));
   EXPECT_EQ(chooseWarpGrid(128, 256, 8), std::make_pair(int64_t(2), int64_t(4)));
-  EXPECT_EQ(chooseWarpGrid(16, 8, 1), std::make_pair(int64_t(1), int64_t(1)));
+  EXPECT_EQ(chooseWarpGrid(16, 16, 1), std::make_pair(int64_t(1), int64_t(1)));
+  EXPECT_EQ(chooseWarpGrid(64, 16, 4), std::make_pair(int64_t(4), int64_t(1)));
 }
 
 TEST(WarpGrid, RejectsShapesThatDoNotTile) {
-  EXPECT_FALSE(chooseWarpGrid(8, 8, 1).has_value());   // M < 16
-  EXPECT_FALSE(chooseWarpGrid(16, 8, 4).has_value());  // too few atoms
+  EXPECT_FALSE(chooseWarpGrid(8, 16, 1).has_value());  // M < 16
+  EXPECT_FALSE(chooseWarpGrid(16, 8, 1).has_value());  // N < 16 (ldmatrix.x4)
+  EXPECT_FALSE(chooseWarpGrid(16, 16, 4).has_value()); // too few tiles
   EXPECT_FALSE(chooseWarpGrid(48, 24, 3).has_value() &&
                chooseWarpGrid(48, 24, 3)->first * 16 > 48);
 }

@@ -88,6 +88,62 @@ TEST(OptionsTest, Errors) {
   EXPECT_CONTAINS(parseError({"--probe=1"}), "--probe takes no value");
 }
 
+TEST(OptionsTest, GdnPrefillOptions) {
+  RunOptions o;
+  Status s = parse({"--op", "gdn_prefill", "--B=2", "--T", "1000", "--H", "4",
+                    "--HV", "8", "--dtype", "bf16", "--family", "strong",
+                    "--scale", "0.125", "--h0", "--cu-seqlens", "0, 410,841",
+                    "--determinism", "5", "--load", "in", "--save=out",
+                    "--layout", "bhtd", "a.manifest"},
+                   o);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(o.op, "gdn_prefill");
+  EXPECT_EQ(o.dim("B", 0), 2);
+  EXPECT_EQ(o.dim("T", 0), 1000);
+  EXPECT_EQ(o.dim("H", 0), 4);
+  EXPECT_EQ(o.dim("HV", 0), 8);
+  EXPECT_EQ(o.dtype, "bf16");
+  EXPECT_EQ(o.family, "strong");
+  EXPECT_DOUBLE_EQ(o.scale, 0.125);
+  EXPECT_TRUE(o.h0);
+  EXPECT_EQ(o.cuSeqlens, (std::vector<int64_t>{0, 410, 841}));
+  EXPECT_EQ(o.determinism, 5);
+  EXPECT_EQ(o.loadDir, "in");
+  EXPECT_EQ(o.saveDir, "out");
+  EXPECT_EQ(o.layout, "bhtd");
+  EXPECT_TRUE(o.has("--T"));
+  EXPECT_TRUE(o.has("--save"));
+  EXPECT_FALSE(o.has("--m"));
+  EXPECT_FALSE(o.rtolSet);
+
+  RunOptions d;
+  ASSERT_TRUE(parse({"--rtol", "0"}, d).ok());
+  EXPECT_TRUE(d.rtolSet);
+  EXPECT_EQ(d.determinism, 2);
+  EXPECT_EQ(d.family, "weak");
+  EXPECT_EQ(d.layout, "bthd");
+  EXPECT_TRUE(d.dtype.empty());
+
+  EXPECT_CONTAINS(parseError({"--dtype", "f32"}),
+                  "--dtype: expected f16 or bf16, got 'f32'");
+  EXPECT_CONTAINS(parseError({"--layout", "thd"}),
+                  "--layout: expected bthd or bhtd");
+  EXPECT_CONTAINS(parseError({"--scale", "0"}),
+                  "--scale: expected a positive number");
+  EXPECT_CONTAINS(parseError({"--cu-seqlens", "0,1x,2"}),
+                  "--cu-seqlens: expected comma-separated integers, got '1x'");
+  EXPECT_CONTAINS(parseError({"--cu-seqlens", "0,,2"}), "got ''");
+  EXPECT_CONTAINS(parseError({"--determinism", "-1"}),
+                  "--determinism -1 is out of range");
+  EXPECT_CONTAINS(parseError({"--h0=1"}), "--h0 takes no value");
+  EXPECT_CONTAINS(parseError({"--load="}), "--load needs a non-empty value");
+  EXPECT_CONTAINS(parseError({"--HV"}), "--HV needs a value");
+  for (const std::string &name : gdnOnlyOptions())
+    EXPECT_CONTAINS(usageText(), name);
+  for (const std::string &name : gemmOnlyOptions())
+    EXPECT_CONTAINS(usageText(), name);
+}
+
 TEST(OptionsTest, UsageDocumentsExitCodes) {
   std::string text = usageText();
   for (const char *needle :

@@ -12,6 +12,24 @@
 using namespace mlir;
 using namespace mlir::gdn::tile;
 
+/// `x`, `y` or `z` of tile.program_id.
+static ParseResult parseDim(OpAsmParser &parser, DimAttr &dim) {
+  StringRef name;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&name))
+    return failure();
+  std::optional<Dim> d = symbolizeDim(name);
+  if (!d)
+    return parser.emitError(loc, "expected 'x', 'y' or 'z', got '")
+           << name << "'";
+  dim = DimAttr::get(parser.getContext(), *d);
+  return success();
+}
+
+static void printDim(OpAsmPrinter &p, Operation *, DimAttr dim) {
+  p << stringifyDim(dim.getValue());
+}
+
 #define GET_OP_CLASSES
 #include "gdn/Dialect/Tile/IR/TileOps.cpp.inc"
 

@@ -92,6 +92,17 @@ void AssignLayoutsPass::runOnOperation() {
     return success();
   };
 
+  // Layouts already present constrain their class.
+  WalkResult preset = func.walk([&](AllocOp alloc) {
+    auto type = cast<BufferType>(alloc.getType());
+    if (type.isFragment() && type.getLayout() &&
+        failed(setClassLayout(alloc.getResult(), type.getLayout(), alloc)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (preset.wasInterrupted())
+    return signalPassFailure();
+
   WalkResult result = func.walk([&](GemmOp gemm) {
     Value c = gemm.getC();
     auto ct = cast<BufferType>(c.getType());

@@ -119,7 +119,7 @@ void PlanSharedMemoryPass::runOnOperation() {
 
   if (total > maxBytes) {
     func.emitError("shared memory plan needs ")
-        << total << " bytes, more than the " << maxBytes
+        << total << " bytes, more than the " << static_cast<int64_t>(maxBytes)
         << " a block may use";
     return signalPassFailure();
   }

@@ -14,12 +14,12 @@ chooseWarpGrid(int64_t m, int64_t n, int64_t numWarps) {
     if (numWarps % wm != 0)
       continue;
     int64_t wn = numWarps / wm;
-    if (m % (16 * wm) != 0 || n % (8 * wn) != 0)
+    // B fragments are loaded two n8 atoms at a time (ldmatrix.x4).
+    if (m % (16 * wm) != 0 || n % (16 * wn) != 0)
       continue;
     int64_t bm = m / wm, bn = n / wn;
-    // Operand bytes per warp and k-step are proportional to bm + bn; an odd
-    // count of n8 atoms costs an extra ldmatrix.x2, so penalize it.
-    int64_t cost = 2 * (bm + bn) + ((bn % 16) ? 1 : 0);
+    // Operand bytes per warp and k-step are proportional to bm + bn.
+    int64_t cost = bm + bn;
     if (!best || cost < bestCost) {
       best = {wm, wn};
       bestCost = cost;

@@ -35,7 +35,7 @@ def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
   }];
   let arguments = (ins Tile_DimAttr:$dim);
   let results = (outs Index:$result);
-  let assemblyFormat = "$dim attr-dict";
+  let assemblyFormat = "custom<Dim>($dim) attr-dict";
 }
 
 def Tile_ViewOp : Tile_Op<"view", [Pure]> {
@@ -389,7 +389,7 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
                        Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
                        Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
                        ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$dim,
-                       Optional<Tile_AnyBuffer>:$scratch);
+                       Arg<Optional<Tile_AnyBuffer>, "", [MemRead, MemWrite]>:$scratch);
   let assemblyFormat = [{
     $kind $source `,` $dest (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict
     `:` qualified(type($source)) `->` qualified(type($dest))

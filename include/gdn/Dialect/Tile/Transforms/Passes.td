@@ -144,4 +144,47 @@ def TilePlanSharedMemory : Pass<"tile-plan-shared-memory", "::mlir::func::FuncOp
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// InsertBarriers
+//===----------------------------------------------------------------------===//
+
+def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::func::FuncOp"> {
+  let summary = "insert block barriers where shared-memory accesses conflict";
+  let description = [{
+    Threads of a block exchange data through shared memory; a thread may
+    only read bytes another thread wrote (or overwrite bytes another thread
+    reads) after a `tile.barrier` between the two. This pass finds every such
+    hazard and inserts the missing barriers, so kernels and earlier passes
+    need not: runs after `tile-plan-shared-memory`, because buffers that the
+    plan places on overlapping bytes conflict too (reuse of a dead buffer's
+    space).
+
+    The analysis walks each block in order with the byte ranges read and
+    written since the last barrier; an op that reads a written range, or
+    writes a read or written range, gets a barrier before it. Asynchronous
+    copies count as writes once a `tile.async_wait` lets them land. Branches
+    merge their states; loops are iterated to a fixpoint so that hazards
+    across iterations (the next iteration's write after this one's read) are
+    caught. Ops that end in a barrier of their own (`tile.reduce`) clear the
+    state. Accesses through `tile.slice` conservatively cover the whole
+    multi-buffered allocation.
+
+    Before:
+    ```mlir
+    tile.copy %acc to %s : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, shared>
+    tile.tril_inverse %s, %t : ...
+    ```
+    After:
+    ```mlir
+    tile.copy %acc to %s : ...
+    tile.barrier
+    tile.tril_inverse %s, %t : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
+  let statistics = [
+    Statistic<"numBarriers", "barriers", "Barriers inserted">
+  ];
+}
+
 #endif // GDN_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,228 @@
+//===- InsertBarriers.cpp - barriers for shared-memory hazards -------------===//
+//
+// A forward dataflow over each kernel: the shared byte ranges read, written
+// and (asynchronously) pending since the last barrier. A conflicting access
+// gets a tile.barrier in front of it. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Dialect/Tile/IR/TileOps.h"
+#include "gdn/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+
+namespace mlir::gdn::tile {
+#define GEN_PASS_DEF_TILEINSERTBARRIERS
+#include "gdn/Dialect/Tile/Transforms/Passes.h.inc"
+
+namespace {
+
+/// A byte range [begin, end) of the dynamic shared region.
+struct Range {
+  int64_t begin, end;
+  bool overlaps(const Range &o) const { return begin < o.end && o.begin < end; }
+  bool operator==(const Range &o) const {
+    return begin == o.begin && end == o.end;
+  }
+};
+
+struct RangeSet {
+  SmallVector<Range, 4> ranges;
+  void add(Range r) {
+    if (!llvm::is_contained(ranges, r))
+      ranges.push_back(r);
+  }
+  void add(const RangeSet &o) {
+    for (const Range &r : o.ranges)
+      add(r);
+  }
+  bool overlaps(Range r) const {
+    return llvm::any_of(ranges, [&](const Range &x) { return x.overlaps(r); });
+  }
+  bool operator==(const RangeSet &o) const {
+    if (ranges.size() != o.ranges.size())
+      return false;
+    return llvm::all_of(ranges,
+                        [&](const Range &r) { return llvm::is_contained(o.ranges, r); });
+  }
+};
+
+/// What happened to shared memory since the last barrier.
+struct State {
+  RangeSet reads, writes, pending;
+  void clearSync() {
+    reads = {};
+    writes = {};
+  }
+  void merge(const State &o) {
+    reads.add(o.reads);
+    writes.add(o.writes);
+    pending.add(o.pending);
+  }
+  bool operator==(const State &o) const {
+    return reads == o.reads && writes == o.writes && pending == o.pending;
+  }
+};
+
+/// The shared allocation a buffer value comes from, through slices.
+std::optional<Range> rangeOf(Value v) {
+  while (auto slice = v.getDefiningOp<SliceOp>())
+    v = slice.getSource();
+  auto alloc = v.getDefiningOp<AllocOp>();
+  if (!alloc)
+    return std::nullopt;
+  auto type = cast<BufferType>(alloc.getType());
+  if (!type.isShared())
+    return std::nullopt;
+  int64_t begin = alloc.getOffset() ? static_cast<int64_t>(*alloc.getOffset()) : 0;
+  int64_t size = type.getNumElements() * type.getElementBytes();
+  if (!alloc.getOffset()) // unplanned: conflicts with everything
+    return Range{0, std::numeric_limits<int64_t>::max()};
+  return Range{begin, begin + size};
+}
+
+struct InsertBarriersPass
+    : impl::TileInsertBarriersBase<InsertBarriersPass> {
+  using TileInsertBarriersBase::TileInsertBarriersBase;
+  void runOnOperation() override;
+
+  /// Runs the analysis over `block` from `state`; inserts barriers only when
+  /// `insert` is set (the final sweep, after loops reached their fixpoint).
+  void visitBlock(Block &block, State &state, bool insert);
+  void visitOp(Operation *op, State &state, bool insert);
+};
+
+/// Shared ranges an op without regions reads and writes synchronously.
+void sharedEffects(Operation *op, RangeSet &reads, RangeSet &writes) {
+  auto addUse = [&](Value v, bool isWrite) {
+    if (!isa<BufferType>(v.getType()))
+      return;
+    if (auto r = rangeOf(v))
+      (isWrite ? writes : reads).add(*r);
+  };
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects) {
+    for (Value v : op->getOperands())
+      addUse(v, /*isWrite=*/true);
+    return;
+  }
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  for (auto &e : list) {
+    Value v = e.getValue();
+    if (!v)
+      continue;
+    if (isa<MemoryEffects::Read>(e.getEffect()))
+      addUse(v, false);
+    else if (isa<MemoryEffects::Write>(e.getEffect()))
+      addUse(v, true);
+  }
+}
+
+void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
+  if (isa<BarrierOp>(op)) {
+    state.clearSync();
+    return;
+  }
+  if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
+    // Landed copies are writes of other threads until the next barrier.
+    state.writes.add(state.pending);
+    if (wait.getPending() == 0)
+      state.pending = {};
+    return;
+  }
+  if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+    if (auto r = rangeOf(copy.getDest())) {
+      // Overwriting bytes someone may still read is a hazard at issue time.
+      if (state.reads.overlaps(*r) || state.writes.overlaps(*r)) {
+        if (insert) {
+          OpBuilder(op).create<BarrierOp>(op->getLoc());
+          ++numBarriers;
+        }
+        state.clearSync();
+      }
+      state.pending.add(*r);
+    }
+    return;
+  }
+  if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+    State thenState = state, elseState = state;
+    visitBlock(ifOp.getThenRegion().front(), thenState, insert);
+    if (!ifOp.getElseRegion().empty())
+      visitBlock(ifOp.getElseRegion().front(), elseState, insert);
+    thenState.merge(elseState);
+    state = thenState;
+    return;
+  }
+  if (isa<LoopLikeOpInterface, ForOp>(op) && op->getNumRegions() == 1) {
+    // Iterate the body to a fixpoint: the state at the top of an iteration
+    // is the entry state merged with the state at the end of the body.
+    Block &body = op->getRegion(0).front();
+    State entry = state;
+    for (int iter = 0; iter < 8; ++iter) {
+      State s = entry;
+      visitBlock(body, s, /*insert=*/false);
+      State next = state;
+      next.merge(s);
+      if (next == entry)
+        break;
+      entry = next;
+    }
+    State s = entry;
+    visitBlock(body, s, insert);
+    state = entry;
+    state.merge(s); // zero or more iterations
+    return;
+  }
+
+  // Ordinary ops; ops with regions (tile.map) contribute their nested
+  // accesses (tile.load in the body).
+  RangeSet reads, writes;
+  sharedEffects(op, reads, writes);
+  if (!isa<MapOp>(op) && op->getNumRegions() != 0 && !isa<ReduceOp>(op)) {
+    // Unknown region op: treat as a whole, conservatively.
+    op->walk([&](Operation *inner) {
+      if (inner != op)
+        sharedEffects(inner, reads, writes);
+    });
+  } else if (isa<MapOp>(op)) {
+    op->walk([&](LoadOp load) { sharedEffects(load, reads, writes); });
+  }
+  bool hazard = false;
+  for (const Range &r : reads.ranges)
+    hazard |= state.writes.overlaps(r);
+  for (const Range &r : writes.ranges)
+    hazard |= state.writes.overlaps(r) || state.reads.overlaps(r) ||
+              state.pending.overlaps(r);
+  if (hazard) {
+    if (insert) {
+      OpBuilder(op).create<BarrierOp>(op->getLoc());
+      ++numBarriers;
+    }
+    state.clearSync();
+  }
+  if (isa<ReduceOp>(op)) {
+    // Its lowering ends with a barrier.
+    state.clearSync();
+    return;
+  }
+  state.reads.add(reads);
+  state.writes.add(writes);
+}
+
+void InsertBarriersPass::visitBlock(Block &block, State &state, bool insert) {
+  for (Operation &op : llvm::make_early_inc_range(block))
+    visitOp(&op, state, insert);
+}
+
+void InsertBarriersPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
+    return;
+  State state;
+  visitBlock(func.getBody().front(), state, /*insert=*/true);
+}
+
+} // namespace
+} // namespace mlir::gdn::tile

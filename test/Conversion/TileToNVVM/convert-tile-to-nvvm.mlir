@@ -1,0 +1,276 @@
+// RUN: gdn-opt %s -split-input-file -verify-diagnostics --convert-tile-to-nvvm | FileCheck %s
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline,tile-plan-shared-memory,arith-expand),convert-tile-to-nvvm)' | FileCheck %s --check-prefix=PIPE
+
+// The first run converts inputs whose layouts and offsets are already set;
+// the second runs the tile passes first (arith-expand lowers the
+// arith.ceildivsi of tile-pipeline's trip count, as gdn-lower-to-ptx does),
+// which also plans the unplanned kernels of the error cases.
+
+// The kernel interface: the kernel moves into a gpu.module named after the
+// module, becomes an nvvm.kernel llvm.func with maxntid = 32 * num_warps,
+// !tile.ptr parameters become !llvm.ptr<1> and scalars stay; the launch
+// interface (parameter names from tile.name or argN, index as i64, block,
+// shared bytes, meta) is recorded in gdn.kernels. A function that is not a
+// kernel stays where it is, unconverted.
+
+// CHECK-LABEL: module @iface attributes {gdn.kernels = {k = {block = [128, 1, 1], meta = {block_m = 64 : i64, op = "test"}, module = "iface", params = ["A:ptr<f16>", "arg1:ptr<f32>", "arg2:i32", "len:i64"], shared_bytes = 4096 : i64}}, gpu.container_module}
+// CHECK:       func.func @helper
+// CHECK-NEXT:    tile.alloc : !tile.buffer<64x64xf32, fragment>
+// CHECK:       gpu.module @iface {
+// CHECK-NEXT:    llvm.mlir.global external @__tile_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+// CHECK-NEXT:    llvm.func @k(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32, %{{.*}}: i64) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>} {
+// CHECK-NOT:     tile.
+// CHECK:         llvm.return
+// CHECK-NOT:   func.func @k
+module @iface {
+  func.func @helper() {
+    %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+    return
+  }
+  func.func @k(%pa: !tile.ptr<f16> {tile.name = "A"}, %pc: !tile.ptr<f32>, %n: i32,
+               %len: index {tile.name = "len"})
+      attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 4096 : i64,
+                  tile.meta = {op = "test", block_m = 64 : i64}} {
+    return
+  }
+}
+
+// -----
+
+// An unnamed module gives gpu.module @kernels; 8 warps are 256 threads.
+
+// CHECK-LABEL: module attributes {gdn.kernels = {k8 = {block = [256, 1, 1], module = "kernels", params = [], shared_bytes = 0 : i64}}, gpu.container_module}
+// CHECK:       gpu.module @kernels {
+// CHECK:         llvm.func @k8() attributes {nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>}
+func.func @k8() attributes {tile.kernel, tile.num_warps = 8 : i64} {
+  return
+}
+
+// -----
+
+// Shared buffers are addresses in @__tile_smem at their planned offsets;
+// tile.async_copy becomes 16-byte cp.async.cg (a 64x64 f16 tile in 8-element
+// vectors: 512 vectors, 4 per thread of 128), commit/wait/barrier their NVVM
+// counterparts.
+
+// CHECK-LABEL: llvm.func @async_copy
+// CHECK:       %[[SMEM:.*]] = llvm.mlir.addressof @__tile_smem : !llvm.ptr<3>
+// CHECK-NEXT:  %[[OFF:.*]] = llvm.mlir.constant(4096 : i64) : i64
+// CHECK-NEXT:  %[[BUF:.*]] = llvm.getelementptr %[[SMEM]][%[[OFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-COUNT-4: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK-NOT:   nvvm.cp.async.shared.global
+// CHECK:       nvvm.cp.async.commit.group
+// CHECK-NEXT:  nvvm.cp.async.wait.group 1
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NEXT:  llvm.return
+func.func @async_copy(%pa: !tile.ptr<f16>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 12288 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %s = tile.alloc {offset = 4096 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  tile.async_copy %A[%c0, %c0] to %s {layout = #tile.blocked<vector = 8>} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  tile.async_commit
+  tile.async_wait {pending = 1}
+  tile.barrier
+  return
+}
+
+// -----
+
+// 4-byte vectors (2 x f16) use cp.async.ca; a masked copy passes the
+// source size (16 or 0 bytes) as its fifth operand.
+
+// CHECK-LABEL: llvm.func @async_copy_small_and_masked
+// CHECK:       nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 4, cache = ca : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK:       %[[N:.*]] = llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, i32
+// CHECK-NEXT:  nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %[[N]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+func.func @async_copy_small_and_masked(%pa: !tile.ptr<f16>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 16384 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+  tile.async_copy %A[%c0, %c0] to %s {layout = #tile.blocked<vector = 2>} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  tile.async_copy %A[%c0, %c0] to %s {layout = #tile.blocked<vector = 8>, masked} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+// tile.gemm: a 64x64x64 f16 gemm over a 2x2 warp grid gives each warp a
+// 32x32 block: per k16 step 2 ldmatrix.x4 for A (row), 2 transposed ones for
+// B stored [K][N] (col), and 2 x 4 mma.sync.m16n8k16, so 16 ldmatrix and 32
+// mma in all. The 64x64 f32 accumulator has 32 registers per thread.
+
+// CHECK-LABEL: llvm.func @gemm_f16
+// CHECK:       %[[NREGS:.*]] = llvm.mlir.constant(32 : i64) : i64
+// CHECK-NEXT:  %[[ACC:.*]] = llvm.alloca %[[NREGS]] x f32 {alignment = 16 : i64} : (i64) -> !llvm.ptr
+// First k16 step: A (row), A, B (col), B, then 8 mma.
+// CHECK:       nvvm.ldmatrix %{{.*}} {layout = #nvvm.mma_layout<row>, num = 4 : i32} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NOT:   mma.sync
+// CHECK:       nvvm.ldmatrix %{{.*}} {layout = #nvvm.mma_layout<row>, num = 4 : i32}
+// CHECK-NOT:   mma.sync
+// CHECK:       nvvm.ldmatrix %{{.*}} {layout = #nvvm.mma_layout<col>, num = 4 : i32}
+// CHECK-NOT:   mma.sync
+// CHECK:       nvvm.ldmatrix %{{.*}} {layout = #nvvm.mma_layout<col>, num = 4 : i32}
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK:       llvm.inline_asm asm_dialect = att "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};", "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3" {{.*}} : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-COUNT-7: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// CHECK-NOT:   mma.sync
+// Three more steps: 32 mma in all.
+// CHECK:       nvvm.ldmatrix
+// CHECK-COUNT-24: mma.sync.aligned.m16n8k16
+// CHECK-NOT:   mma.sync
+// CHECK:       llvm.return
+func.func @gemm_f16() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 16384 : i64} {
+  %sA = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %sB = tile.alloc {offset = 8192 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+  tile.gemm %sA, %sB, %acc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+  return
+}
+
+// -----
+
+// bf16 with B stored [N][K] (transpose_b): both operands load untransposed.
+// 128x64 over a 4x1 grid: 32x64 per warp, per k16 step 2 A + 4 B ldmatrix
+// and 2 x 8 mma; K = 32 gives 2 steps: 12 ldmatrix, 32 mma.
+
+// CHECK-LABEL: llvm.func @gemm_bf16_nt
+// CHECK-COUNT-6: nvvm.ldmatrix %{{.*}} {layout = #nvvm.mma_layout<row>, num = 4 : i32}
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-COUNT-16: "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK-NOT:   mma.sync
+// CHECK-COUNT-6: nvvm.ldmatrix %{{.*}} {layout = #nvvm.mma_layout<row>, num = 4 : i32}
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-COUNT-16: "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK-NOT:   mma.sync
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK:       llvm.return
+func.func @gemm_bf16_nt() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 16384 : i64} {
+  %sA = tile.alloc {offset = 0 : i64} : !tile.buffer<128x32xbf16, shared>
+  %sB = tile.alloc {offset = 8192 : i64} : !tile.buffer<64x32xbf16, shared>
+  %acc = tile.alloc : !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [4, 1]>>
+  tile.gemm %sA, %sB, %acc {transpose_b} : !tile.buffer<128x32xbf16, shared>, !tile.buffer<64x32xbf16, shared>, !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [4, 1]>>
+  return
+}
+
+// -----
+
+// math.exp in a tile.map body becomes ex2.approx.ftz(x * log2(e)), once per
+// register (a 64x64 fragment in 4-wide blocked vectors over 128 threads:
+// 32 registers).
+
+// CHECK-LABEL: llvm.func @map_exp
+// CHECK:       %[[LOG2E:.*]] = llvm.mlir.constant(1.44269502 : f32) : f32
+// CHECK-NEXT:  %[[X:.*]] = llvm.fmul %{{.*}}, %[[LOG2E]] : f32
+// CHECK-NEXT:  %{{.*}} = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[X]]) : (f32) -> f32
+// CHECK-COUNT-31: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CHECK-NOT:   llvm.nvvm.ex2
+// CHECK-NOT:   math.exp
+// CHECK-NOT:   llvm.intr.exp
+// CHECK:       llvm.return
+func.func @map_exp() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.map ins(%f : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>) outs(%f : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>) {
+  ^bb0(%x: f32):
+    %e = math.exp %x : f32
+    tile.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+// Error: a kernel with shared buffers but no plan. The PIPE run plans it
+// first and lowers the whole 2-stage pipelined gemm: cp.async prologue, the
+// loop as LLVM control flow with wait/barrier/issue/commit, ldmatrix + mma
+// on the current stage, the drain, and the f32 stores of the accumulator.
+
+// PIPE-LABEL: module attributes {gdn.kernels = {gemm_2stage = {block = [128, 1, 1], module = "kernels", params = ["A:ptr<f16>", "B:ptr<f16>", "C:ptr<f32>", "N:i32"], shared_bytes = 32768 : i64}}
+// PIPE:        llvm.func @gemm_2stage(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
+// PIPE:        nvvm.cp.async.shared.global {{.*}}, 16, cache = cg
+// PIPE:        nvvm.cp.async.commit.group
+// PIPE-NOT:    nvvm.cp.async.commit.group
+// PIPE:        llvm.br ^[[HEAD:bb[0-9]+]](
+// PIPE:      ^[[HEAD]](%{{.*}}: i64):
+// PIPE-NEXT:   %[[CONT:.*]] = llvm.icmp "slt"
+// PIPE-NEXT:   llvm.cond_br %[[CONT]], ^[[BODY:bb[0-9]+]], ^[[EXIT:bb[0-9]+]]
+// PIPE-NEXT: ^[[BODY]]:
+// PIPE:        nvvm.cp.async.wait.group 0
+// PIPE-NEXT:   nvvm.barrier0
+// PIPE:        nvvm.cp.async.shared.global
+// PIPE:        nvvm.cp.async.commit.group
+// PIPE:        nvvm.ldmatrix
+// PIPE:        mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PIPE:        llvm.br ^[[HEAD]](
+// PIPE-NEXT: ^[[EXIT]]:
+// PIPE-NEXT:   nvvm.cp.async.wait.group 0
+// PIPE-NEXT:   nvvm.barrier0
+// PIPE:        llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
+// PIPE-NOT:    tile.
+// PIPE-NOT:    scf.
+// PIPE:        llvm.return
+func.func @gemm_2stage(%pa: !tile.ptr<f16> {tile.name = "A"}, %pb: !tile.ptr<f16> {tile.name = "B"},
+                       %pc: !tile.ptr<f32> {tile.name = "C"}, %n: i32 {tile.name = "N"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %B = tile.view %pb[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %C = tile.view %pc[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  // expected-error @below {{'tile.alloc' op kernel uses shared memory but has no plan; run tile-plan-shared-memory first}}
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %sB = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.fill %acc, %zero : !tile.buffer<64x64xf32, fragment>, f32
+  tile.for %k = %c0 to %m step %c64 stages 2 {
+    tile.copy %A[%c0, %k] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.copy %B[%k, %c0] to %sB : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.gemm %sA, %sB, %acc : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  }
+  tile.copy %acc to %C[%c0, %c0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x?xf32, global>
+  return
+}
+
+// -----
+
+// Error: a planned kernel with a shared buffer that has no offset.
+
+func.func @no_offset() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 8192 : i64} {
+  // expected-error @below {{'tile.alloc' op shared buffer has no offset; run tile-plan-shared-memory first}}
+  // expected-error @below {{failed to legalize operation 'tile.alloc'}}
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+// Error: a fragment without a layout.
+
+func.func @no_layout() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %zero = arith.constant 0.0 : f32
+  // expected-error @below {{'tile.alloc' op fragment has no layout; run tile-assign-layouts first}}
+  // expected-error @below {{failed to legalize operation 'tile.alloc'}}
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.fill %f, %zero : !tile.buffer<64x64xf32, fragment>, f32
+  return
+}
+
+// -----
+
+// Error: a global -> shared copy without a thread mapping.
+
+func.func @no_mapping(%pa: !tile.ptr<f16>, %n: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 8192 : i64} {
+  %c0 = arith.constant 0 : index
+  %A = tile.view %pa[%n, %n] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+  // expected-error @below {{'tile.copy' op copy has no thread mapping; run tile-assign-layouts first}}
+  // expected-error @below {{failed to legalize operation 'tile.copy'}}
+  tile.copy %A[%c0, %c0] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  return
+}

@@ -1,0 +1,111 @@
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-pipeline,tile-plan-shared-memory,tile-insert-barriers))' | FileCheck %s
+
+// A synchronous copy into shared memory must be visible to all threads
+// before the gemm reads it, also inside a pipelined loop (its offset comes
+// from a call, so it is not multi-buffered).
+func.func private @next_row() -> index
+
+// CHECK-LABEL: func.func @mixed_copies
+// CHECK:      scf.for
+// CHECK:        tile.async_wait {pending = 1 : i64}
+// CHECK-NEXT:   tile.barrier
+// CHECK:        tile.async_commit
+// CHECK:        %[[ROW:.*]] = func.call @next_row()
+// The barrier after the wait already orders it after the previous
+// iteration's gemm: no barrier before the copy.
+// CHECK-NEXT:   tile.copy %{{.*}}[%[[ROW]], %{{.*}}] to %[[SB:.*]] :
+// CHECK-NEXT:   tile.barrier
+// CHECK-NEXT:   tile.gemm %{{.*}}, %[[SB]]
+// CHECK-NOT:    tile.barrier
+// CHECK:      }
+func.func @mixed_copies(%pa: !tile.ptr<f16>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %sB = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.for %k = %c0 to %m step %c64 stages 3 {
+    tile.copy %A[%c0, %k] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    %row = func.call @next_row() : () -> index
+    tile.copy %A[%row, %k] to %sB : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.gemm %sA, %sB, %acc : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  }
+  return
+}
+
+// -----
+
+// Two buffers with disjoint lifetimes share bytes: the second one's first
+// write must wait until every thread is done reading the first.
+// CHECK-LABEL: func.func @reuse
+// CHECK:      %[[X:.*]] = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+// CHECK:      tile.copy %{{.*}} to %[[X]]
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.copy %[[X]] to
+// CHECK:      %[[Y:.*]] = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.copy %{{.*}} to %[[Y]]
+func.func @reuse() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  %g = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  %x = tile.alloc : !tile.buffer<64x64xf32, shared>
+  tile.copy %f to %x : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64x64xf32, shared>
+  tile.copy %x to %g : !tile.buffer<64x64xf32, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  %y = tile.alloc : !tile.buffer<64x64xf32, shared>
+  tile.copy %g to %y : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64x64xf32, shared>
+  tile.copy %y to %f : !tile.buffer<64x64xf32, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  return
+}
+
+// -----
+
+// An explicit barrier already separates the accesses: nothing is added.
+// Reads after reads need no barrier.
+// CHECK-LABEL: func.func @no_redundant
+// CHECK:      tile.copy
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.copy
+// CHECK-NEXT: tile.copy
+// CHECK-NEXT: return
+func.func @no_redundant() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %f = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
+  %g = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
+  %x = tile.alloc : !tile.buffer<64xf32, shared>
+  tile.copy %f to %x : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64xf32, shared>
+  tile.barrier
+  tile.copy %x to %g : !tile.buffer<64xf32, shared> to !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.copy %x to %f : !tile.buffer<64xf32, shared> to !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
+  return
+}
+
+// -----
+
+// Across iterations: iteration i+1 overwrites what iteration i read, and a
+// tile.load in a map body counts as a read.
+// CHECK-LABEL: func.func @loop_carried
+// CHECK:      scf.for
+// CHECK-NEXT:   tile.barrier
+// CHECK-NEXT:   tile.copy %{{.*}} to %[[X:.*]] :
+// CHECK-NEXT:   tile.barrier
+// CHECK-NEXT:   tile.map
+// CHECK:          tile.load %[[X]]
+// CHECK:        }
+// CHECK-NEXT: }
+func.func @loop_carried(%n: index) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %f = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %x = tile.alloc : !tile.buffer<64xf32, shared>
+  scf.for %i = %c0 to %n step %c1 {
+    tile.copy %f to %x : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64xf32, shared>
+    tile.map indexed outs(%f : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>) {
+    ^bb0(%j: index):
+      %k = arith.subi %n, %j : index
+      %v = tile.load %x[%k] : !tile.buffer<64xf32, shared>
+      tile.yield %v : f32
+    }
+  }
+  return
+}

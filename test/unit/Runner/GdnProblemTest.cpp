@@ -1,0 +1,744 @@
+//===- GdnProblemTest.cpp - GDN problem, floor model, inputs, .npy I/O ----===//
+//
+// Host-only parts of the gdn_prefill check: the scalars and floor of a
+// problem (against GDN.md §5/§6), the input families, the BHTD -> BTHD
+// transposition, and loading/saving inputs as .npy with shape validation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GdnDriver.h"
+#include "GdnInputs.h"
+#include "GdnProblem.h"
+
+#include "gdn/Reference/GdnReference.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include <unistd.h>
+
+using namespace gdn::run;
+
+namespace {
+
+#define EXPECT_CONTAINS(haystack, needle)                                      \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)            \
+      << "'" << (haystack) << "' does not contain '" << (needle) << "'"
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/gdn-problem-test-XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    std::string cmd = "rm -rf '" + path + "'";
+    (void)std::system(cmd.c_str());
+  }
+  std::string file(const std::string &name) const { return path + "/" + name; }
+};
+
+GdnProblem problem(int64_t B, int64_t T, int64_t H, int64_t HV) {
+  GdnProblem p;
+  p.B = B;
+  p.T = T;
+  p.H = H;
+  p.HV = HV;
+  p.scale = 0.08838834764831845;
+  return p;
+}
+
+const std::vector<int64_t> kFqSeqlens = {0, 410, 841, 1135, 2126, 2512, 4096};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Problem
+//===----------------------------------------------------------------------===//
+
+TEST(GdnProblemTest, FloorMatchesGdnMd) {
+  // GDN.md §6 "floor (ours)", ms, B = 1 except 8x4K, H = HV.
+  const struct {
+    int64_t B, T, H;
+    double floorMs;
+  } rows[] = {{1, 32768, 16, 0.128},
+              {1, 65536, 16, 0.257},
+              {1, 131072, 16, 0.513},
+              {1, 131072, 32, 1.026},
+              {8, 4096, 16, 0.130}};
+  for (const auto &r : rows) {
+    GdnCost c = gdnCost(problem(r.B, r.T, r.H, r.H));
+    EXPECT_NEAR(c.floorSeconds * 1e3, r.floorMs, 0.01 * r.floorMs)
+        << r.B << "x" << r.T << " H" << r.H;
+  }
+  // 128K/H16 in detail: bytes of §5 and 180224 FLOP per token and head.
+  GdnCost c = gdnCost(problem(1, 131072, 16, 16));
+  EXPECT_DOUBLE_EQ(c.flop, 131072.0 * 16 * 180224);
+  EXPECT_DOUBLE_EQ(c.bytes, 4.0 * 131072 * 16 * 128 * 2 + 131072.0 * 16 * 6 +
+                                16.0 * 128 * 128 * 4);
+  EXPECT_NEAR(c.bytes / (131072.0 * 16), 1030, 1); // "~1,030 B per token-head"
+  // GVA: q, k at H heads; v, o, g, beta, state at HV heads.
+  GdnCost gva = gdnCost(problem(1, 1024, 2, 8));
+  EXPECT_DOUBLE_EQ(gva.bytes, 2.0 * 1024 * 2 * 128 * 2 +
+                                  2.0 * 1024 * 8 * 128 * 2 + 1024.0 * 8 * 6 +
+                                  8.0 * 128 * 128 * 4);
+  // An initial state is read too; f32 beta is 4 bytes.
+  GdnProblem h0 = problem(1, 1024, 2, 8);
+  h0.hasH0 = true;
+  h0.betaType = DType::F32;
+  EXPECT_DOUBLE_EQ(gdnCost(h0).bytes,
+                   gva.bytes + 8.0 * 128 * 128 * 4 + 1024.0 * 8 * 2);
+}
+
+TEST(GdnProblemTest, Scalars) {
+  GdnProblem p = problem(3, 1000, 4, 8);
+  p.hasH0 = true;
+  ExprVariables s = p.scalars();
+  EXPECT_EQ(s.at("B"), 3);
+  EXPECT_EQ(s.at("T"), 1000);
+  EXPECT_EQ(s.at("H"), 4);
+  EXPECT_EQ(s.at("HV"), 8);
+  EXPECT_EQ(s.at("DK"), 128);
+  EXPECT_EQ(s.at("DV"), 128);
+  EXPECT_EQ(s.at("N"), 3);
+  EXPECT_EQ(s.at("NT"), 3 * 16);
+  EXPECT_EQ(s.at("has_h0"), 1);
+  EXPECT_EQ(s.at("varlen"), 0);
+  EXPECT_EQ(s.size(), 10u);
+  EXPECT_EQ(p.deviceCuSeqlens(), (std::vector<int64_t>{0, 1000, 2000, 3000}));
+  EXPECT_EQ(p.shapeText(), "3x1000x4/8");
+
+  GdnProblem v = problem(1, 4096, 16, 16);
+  v.cuSeqlens = kFqSeqlens;
+  ASSERT_TRUE(validateGdnProblem(v).ok());
+  EXPECT_EQ(v.numSequences(), 6);
+  // Lengths 410, 431, 294, 991, 386, 1584 -> 7 + 7 + 5 + 16 + 7 + 25 chunks.
+  EXPECT_EQ(v.totalChunks(), 67);
+  EXPECT_EQ(v.scalars().at("varlen"), 1);
+  EXPECT_EQ(v.deviceCuSeqlens(), kFqSeqlens);
+  EXPECT_EQ(v.shapeText(), "1x4096x16/16:N6");
+  EXPECT_EQ(v.stateCount(), 6 * 16 * 128 * 128);
+  // Zero-length sequences have no chunks.
+  v.cuSeqlens = {0, 0, 1, 1, 4096};
+  EXPECT_EQ(v.totalChunks(), 1 + 64);
+}
+
+TEST(GdnProblemTest, Validation) {
+  auto error = [](const GdnProblem &p) {
+    Status s = validateGdnProblem(p);
+    EXPECT_EQ(s.code(), ExitCode::BadInput);
+    return s.message();
+  };
+  EXPECT_TRUE(validateGdnProblem(problem(2, 75, 2, 8)).ok());
+  EXPECT_CONTAINS(error(problem(1, 64, 16, 24)),
+                  "HV = 24 value heads is not a multiple of H = 16");
+  EXPECT_CONTAINS(error(problem(0, 64, 16, 16)), "B = 0 is out of range");
+  EXPECT_CONTAINS(error(problem(1, 0, 16, 16)), "T = 0 is out of range");
+  GdnProblem dk = problem(1, 64, 1, 1);
+  dk.DK = 64;
+  EXPECT_CONTAINS(error(dk), "compiled for DK = DV = 128 only");
+  GdnProblem v = problem(2, 4096, 1, 1);
+  v.cuSeqlens = kFqSeqlens;
+  EXPECT_CONTAINS(error(v), "varlen (cu_seqlens) requires B = 1, got B = 2");
+  v.B = 1;
+  v.cuSeqlens = {5, 4096};
+  EXPECT_CONTAINS(error(v), "cu_seqlens must start at 0, got 5");
+  v.cuSeqlens = {0, 500, 400, 4096};
+  EXPECT_CONTAINS(error(v), "cu_seqlens must be nondecreasing: cu_seqlens[2] "
+                            "= 400 < cu_seqlens[1] = 500");
+  v.cuSeqlens = {0, 4000};
+  EXPECT_CONTAINS(error(v), "cu_seqlens must end at T = 4096, got 4000");
+  v.cuSeqlens = {0};
+  EXPECT_CONTAINS(error(v), "at least two entries");
+  GdnProblem s = problem(1, 64, 1, 1);
+  s.scale = 0;
+  EXPECT_CONTAINS(error(s), "must be positive");
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+TEST(GdnInputsTest, Transposition) {
+  // [B=2, heads=3, T=4, row=2] int16 values encode their head-major index.
+  const int64_t B = 2, heads = 3, T = 4, row = 2;
+  std::vector<int16_t> src(B * heads * T * row), dst(src.size()),
+      back(src.size());
+  for (size_t i = 0; i < src.size(); ++i)
+    src[i] = static_cast<int16_t>(i);
+  transposeHeads(reinterpret_cast<const unsigned char *>(src.data()),
+                 reinterpret_cast<unsigned char *>(dst.data()), B, heads, T,
+                 row * sizeof(int16_t), /*toHeadMajor=*/false);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t h = 0; h < heads; ++h)
+        for (int64_t d = 0; d < row; ++d)
+          EXPECT_EQ(dst[((b * T + t) * heads + h) * row + d],
+                    src[((b * heads + h) * T + t) * row + d]);
+  transposeHeads(reinterpret_cast<const unsigned char *>(dst.data()),
+                 reinterpret_cast<unsigned char *>(back.data()), B, heads, T,
+                 row * sizeof(int16_t), /*toHeadMajor=*/true);
+  EXPECT_EQ(back, src);
+  // 3-D g/beta: one element per row.
+  std::vector<float> g = {0, 1, 2, 3, 4, 5}, gt(6); // [1, heads=2, T=3]
+  transposeHeads(reinterpret_cast<const unsigned char *>(g.data()),
+                 reinterpret_cast<unsigned char *>(gt.data()), 1, 2, 3,
+                 sizeof(float), false);
+  EXPECT_EQ(gt, (std::vector<float>{0, 3, 1, 4, 2, 5}));
+}
+
+TEST(GdnInputsTest, FamiliesAndNames) {
+  for (const char *name : {"weak", "nodecay", "strong", "fqstrong", "mixed",
+                           "beta0", "beta1", "unnorm"}) {
+    GdnFamily f;
+    ASSERT_TRUE(parseGdnFamily(name, f)) << name;
+    EXPECT_STREQ(gdnFamilyName(f), name);
+    EXPECT_CONTAINS(gdnFamilyList(), name);
+  }
+  GdnFamily f;
+  EXPECT_FALSE(parseGdnFamily("Weak", f));
+}
+
+TEST(GdnInputsTest, GeneratedInputs) {
+  GdnProblem p = problem(2, 70, 2, 4);
+  p.hasH0 = true;
+  auto gen = [&](GdnFamily family, uint64_t seed) {
+    GdnInputs in;
+    generateGdnInputs(p, family, seed, /*keepValues=*/true, in);
+    return in;
+  };
+  GdnInputs a = gen(GdnFamily::Weak, 7), b = gen(GdnFamily::Weak, 7),
+            c = gen(GdnFamily::Weak, 8);
+  EXPECT_EQ(a.q.bytes, b.q.bytes);
+  EXPECT_EQ(a.g.bytes, b.g.bytes);
+  EXPECT_EQ(a.h0.bytes, b.h0.bytes);
+  EXPECT_NE(a.q.bytes, c.q.bytes);
+  EXPECT_NE(a.v.bytes, c.v.bytes);
+  ASSERT_EQ(a.q.count, static_cast<size_t>(p.qkCount()));
+  ASSERT_EQ(a.v.count, static_cast<size_t>(p.vCount()));
+  ASSERT_EQ(a.g.count, static_cast<size_t>(p.gCount()));
+  ASSERT_EQ(a.h0.count, static_cast<size_t>(p.stateCount()));
+  EXPECT_EQ(a.q.type, DType::F16);
+  EXPECT_EQ(a.q.bytes.size(), a.q.count * 2);
+  EXPECT_EQ(a.g.type, DType::F32);
+  EXPECT_EQ(a.beta.type, DType::F16);
+  // The values are exactly the bytes' values.
+  for (size_t i = 0; i < a.q.count; i += 97)
+    EXPECT_EQ(a.q.values[i], hostElement(DType::F16, a.q.bytes.data(), i));
+  for (size_t i = 0; i < a.g.count; ++i) {
+    EXPECT_EQ(a.g.values[i], hostElement(DType::F32, a.g.bytes.data(), i));
+    EXPECT_LE(a.g.values[i], 0.0);
+    EXPECT_GE(a.g.values[i], -0.02);
+  }
+  // q and k rows have unit norm up to f16 rounding.
+  for (int64_t r = 0; r < p.B * p.T * p.H; r += 13) {
+    double qq = 0, kk = 0;
+    for (int d = 0; d < 128; ++d) {
+      qq += a.q.values[r * 128 + d] * a.q.values[r * 128 + d];
+      kk += a.k.values[r * 128 + d] * a.k.values[r * 128 + d];
+    }
+    EXPECT_NEAR(qq, 1.0, 2e-3);
+    EXPECT_NEAR(kk, 1.0, 2e-3);
+  }
+  for (double x : a.beta.values) {
+    EXPECT_GT(x, 0.0);
+    EXPECT_LT(x, 1.0);
+  }
+
+  GdnInputs nd = gen(GdnFamily::NoDecay, 7);
+  for (double x : nd.g.values)
+    EXPECT_EQ(x, 0.0);
+  EXPECT_EQ(nd.q.bytes, a.q.bytes); // families change only their tensor
+  GdnInputs st = gen(GdnFamily::Strong, 7);
+  double minG = 0;
+  for (double x : st.g.values)
+    minG = std::min(minG, x);
+  EXPECT_LT(minG, -0.9);
+  GdnInputs fq = gen(GdnFamily::FqStrong, 7);
+  for (double x : fq.g.values)
+    EXPECT_LT(x, -0.5); // -16 softplus(0.5 z + 1) is strong for any z here
+  GdnInputs mixed = gen(GdnFamily::Mixed, 7);
+  double last = 0;
+  for (size_t i = 0; i < mixed.g.count; ++i) {
+    if (i % p.HV == 0) {
+      EXPECT_EQ(mixed.g.values[i], 0.0); // A_0 = 0
+    }
+    if (i % p.HV == static_cast<size_t>(p.HV - 1))
+      last += mixed.g.values[i];
+  }
+  EXPECT_LT(last / (p.B * p.T), -0.4); // A_last = 16: mean -E[softplus(z)]
+  for (double x : gen(GdnFamily::Beta0, 7).beta.values)
+    EXPECT_EQ(x, 0.0);
+  for (double x : gen(GdnFamily::Beta1, 7).beta.values)
+    EXPECT_EQ(x, 1.0);
+  GdnInputs un = gen(GdnFamily::Unnorm, 7);
+  EXPECT_EQ(un.q.bytes, a.q.bytes);
+  double kk = 0;
+  for (int d = 0; d < 128; ++d)
+    kk += un.k.values[d] * un.k.values[d];
+  EXPECT_NEAR(kk, 0.01 * 128, 0.6); // 0.1 N(0,1): E||k||^2 = 1.28
+
+  // bf16 and f32 beta formats; without keepValues only bytes remain.
+  p.dtype = DType::BF16;
+  p.betaType = DType::F32;
+  p.hasH0 = false;
+  GdnInputs bf;
+  generateGdnInputs(p, GdnFamily::Weak, 7, /*keepValues=*/false, bf);
+  EXPECT_EQ(bf.q.type, DType::BF16);
+  EXPECT_TRUE(bf.q.values.empty());
+  EXPECT_EQ(bf.beta.bytes.size(), static_cast<size_t>(p.gCount()) * 4);
+  EXPECT_EQ(bf.h0.count, 0u);
+}
+
+TEST(GdnInputsTest, EncodeCountsRoundedValues) {
+  HostArray a;
+  EXPECT_EQ(encodeHostArray(DType::F16, {1.0, 0.1, 65504.0, 1e6}, true, a),
+            2u); // 0.1 rounds, 1e6 overflows to inf
+  EXPECT_EQ(a.values[0], 1.0);
+  EXPECT_TRUE(std::isinf(a.values[3]));
+  EXPECT_EQ(encodeHostArray(DType::F32, {0.5, 0.1}, false, a), 1u);
+  EXPECT_TRUE(a.values.empty());
+  EXPECT_EQ(a.bytes.size(), 8u);
+  EXPECT_EQ(encodeHostArray(DType::BF16, {std::nan(""), 2.0}, true, a), 0u);
+  EXPECT_TRUE(std::isnan(a.values[0]));
+}
+
+//===----------------------------------------------------------------------===//
+// .npy load / save
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Saves generated inputs of `p` to `dir` in `layout` (as --save does).
+void saveInputs(const GdnProblem &p, const GdnInputs &in,
+                const std::string &dir, GdnLayout layout) {
+  const NpyType dt = npyTypeFor(p.dtype);
+  ASSERT_TRUE(saveGdnTensor(dir, "q", dt, in.q.bytes.data(), p.B, p.T, p.H,
+                            128, layout)
+                  .ok());
+  ASSERT_TRUE(saveGdnTensor(dir, "k", dt, in.k.bytes.data(), p.B, p.T, p.H,
+                            128, layout)
+                  .ok());
+  ASSERT_TRUE(saveGdnTensor(dir, "v", dt, in.v.bytes.data(), p.B, p.T, p.HV,
+                            128, layout)
+                  .ok());
+  ASSERT_TRUE(saveGdnTensor(dir, "g", npyTypeFor(p.gType), in.g.bytes.data(),
+                            p.B, p.T, p.HV, 0, layout)
+                  .ok());
+  ASSERT_TRUE(saveGdnTensor(dir, "beta", npyTypeFor(p.betaType),
+                            in.beta.bytes.data(), p.B, p.T, p.HV, 0, layout)
+                  .ok());
+  if (p.hasH0) {
+    ASSERT_TRUE(writeNpy(dir + "/h0.npy", NpyType::F32,
+                         {p.numSequences(), p.HV, 128, 128},
+                         in.h0.bytes.data(), in.h0.bytes.size())
+                    .ok());
+  }
+}
+
+std::string inspectError(const std::string &dir, GdnLayout layout,
+                         bool bf16 = false) {
+  GdnProblem p;
+  GdnLoadPlan plan;
+  Status s = inspectGdnInputs(dir, layout, bf16, p, plan);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  return s.message();
+}
+
+} // namespace
+
+TEST(GdnInputsTest, SaveLoadRoundTripBothLayouts) {
+  for (GdnLayout layout : {GdnLayout::BTHD, GdnLayout::BHTD}) {
+    for (DType dtype : {DType::F16, DType::BF16}) {
+      TempDir dir;
+      GdnProblem p = problem(2, 37, 2, 4);
+      p.dtype = dtype;
+      p.betaType = dtype;
+      p.hasH0 = true;
+      GdnInputs in;
+      generateGdnInputs(p, GdnFamily::Mixed, 3, true, in);
+      saveInputs(p, in, dir.path, layout);
+
+      // The saved head-major file really is head-major.
+      if (layout == GdnLayout::BHTD) {
+        NpyArray q;
+        ASSERT_TRUE(readNpy(dir.file("q.npy"), q).ok());
+        EXPECT_EQ(q.header.shape, (std::vector<int64_t>{2, 2, 37, 128}));
+        // q[b=1, h=1, t=5, d=3] == canonical q[b=1, t=5, h=1, d=3]
+        EXPECT_EQ(std::memcmp(&q.data[2 * (((1 * 2 + 1) * 37 + 5) * 128 + 3)],
+                              &in.q.bytes[2 * (((1 * 37 + 5) * 2 + 1) * 128 +
+                                               3)],
+                              2),
+                  0);
+      }
+
+      GdnProblem loaded;
+      loaded.dtype = dtype;
+      loaded.betaType = dtype;
+      loaded.scale = p.scale;
+      GdnLoadPlan plan;
+      Status s = inspectGdnInputs(dir.path, layout, dtype == DType::BF16,
+                                  loaded, plan);
+      ASSERT_TRUE(s.ok()) << s.message();
+      EXPECT_EQ(loaded.B, 2);
+      EXPECT_EQ(loaded.T, 37);
+      EXPECT_EQ(loaded.H, 2);
+      EXPECT_EQ(loaded.HV, 4);
+      EXPECT_TRUE(loaded.hasH0);
+      EXPECT_FALSE(loaded.varlen());
+      EXPECT_TRUE(plan.q16);
+      EXPECT_EQ(plan.qDtype, dtype);
+      GdnInputs back;
+      std::vector<std::string> rounded;
+      s = loadGdnInputs(plan, loaded, true, back, rounded);
+      ASSERT_TRUE(s.ok()) << s.message();
+      EXPECT_TRUE(rounded.empty());
+      EXPECT_EQ(back.q.bytes, in.q.bytes);
+      EXPECT_EQ(back.k.bytes, in.k.bytes);
+      EXPECT_EQ(back.v.bytes, in.v.bytes);
+      EXPECT_EQ(back.g.bytes, in.g.bytes);
+      EXPECT_EQ(back.beta.bytes, in.beta.bytes);
+      EXPECT_EQ(back.h0.bytes, in.h0.bytes);
+      EXPECT_EQ(back.v.values, in.v.values);
+    }
+  }
+}
+
+TEST(GdnInputsTest, LoadConvertsWiderFloatsWithWarning) {
+  TempDir dir;
+  const int64_t B = 1, T = 3, H = 1;
+  std::vector<double> q(B * T * H * 128, 0.1); // not representable in f16
+  std::vector<float> gate(B * T * H, -0.5f), beta(B * T * H, 0.5f);
+  for (const char *name : {"q", "k", "v"})
+    ASSERT_TRUE(writeNpy(dir.file(std::string(name) + ".npy"), NpyType::F64,
+                         {B, T, H, 128}, q.data(), q.size() * 8)
+                    .ok());
+  ASSERT_TRUE(writeNpy(dir.file("g.npy"), NpyType::F32, {B, T, H},
+                       gate.data(), gate.size() * 4)
+                  .ok());
+  ASSERT_TRUE(writeNpy(dir.file("beta.npy"), NpyType::F32, {B, T, H},
+                       beta.data(), beta.size() * 4)
+                  .ok());
+  std::vector<int64_t> cu = {0, 1, 3};
+  ASSERT_TRUE(writeNpy(dir.file("cu_seqlens.npy"), NpyType::I64, {3},
+                       cu.data(), 24)
+                  .ok());
+  GdnProblem p;
+  p.scale = 0.1;
+  GdnLoadPlan plan;
+  Status s = inspectGdnInputs(dir.path, GdnLayout::BTHD, false, p, plan);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_FALSE(plan.q16);
+  EXPECT_EQ(p.cuSeqlens, cu);
+  EXPECT_EQ(p.numSequences(), 2);
+  GdnInputs in;
+  std::vector<std::string> rounded;
+  ASSERT_TRUE(loadGdnInputs(plan, p, true, in, rounded).ok());
+  // q, k, v rounded to f16; g exact in f32; beta 0.5 exact in f16.
+  ASSERT_EQ(rounded.size(), 3u);
+  EXPECT_CONTAINS(rounded[0], "q.npy (<f8 -> f16)");
+  EXPECT_EQ(in.q.values[0], gdn::ref::roundToF16(0.1));
+  EXPECT_EQ(in.g.values[0], -0.5);
+  EXPECT_EQ(in.beta.values[0], 0.5);
+}
+
+TEST(GdnInputsTest, LoadRejections) {
+  TempDir dir;
+  GdnProblem p = problem(1, 8, 2, 4);
+  GdnInputs in;
+  generateGdnInputs(p, GdnFamily::Weak, 1, false, in);
+  saveInputs(p, in, dir.path, GdnLayout::BTHD);
+  auto rewrite = [&](const std::string &name, NpyType t,
+                     std::vector<int64_t> shape) {
+    NpyHeader h;
+    h.type = t;
+    h.shape = shape;
+    std::vector<unsigned char> data(h.dataBytes(), 0);
+    ASSERT_TRUE(writeNpy(dir.file(name), t, shape, data.data(), data.size())
+                    .ok());
+  };
+
+  EXPECT_CONTAINS(inspectError(dir.file("nothing"), GdnLayout::BTHD),
+                  "not a directory");
+  // Read as head-major, q [1,8,2,128] means H = 8, T = 2: v disagrees.
+  EXPECT_CONTAINS(inspectError(dir.path, GdnLayout::BHTD),
+                  "v.npy: error: shape (1, 8, 4, 128)");
+  EXPECT_CONTAINS(inspectError(dir.path, GdnLayout::BHTD),
+                  "does not match q.npy's (1, 8, 2, 128)");
+
+  rewrite("k.npy", NpyType::F16, {1, 8, 1, 128});
+  EXPECT_CONTAINS(inspectError(dir.path, GdnLayout::BTHD),
+                  "k.npy: error: shape (1, 8, 1, 128) differs from q.npy's "
+                  "(1, 8, 2, 128)");
+  rewrite("k.npy", NpyType::F16, {1, 8, 2, 128});
+  rewrite("v.npy", NpyType::F16, {1, 8, 3, 128});
+  EXPECT_CONTAINS(inspectError(dir.path, GdnLayout::BTHD),
+                  "v.npy: error: HV = 3 value heads is not a multiple of H = "
+                  "2 (q.npy)");
+  rewrite("v.npy", NpyType::F16, {1, 8, 4, 64});
+  EXPECT_CONTAINS(inspectError(dir.path, GdnLayout::BTHD),
+                  "v.npy: error: head dim DV = 64");
+  rewrite("v.npy", NpyType::F16, {1, 8, 4, 128});
+  rewrite("g.npy", NpyType::F32, {1, 4, 8});
+  EXPECT_CONTAINS(inspectError(dir.path, GdnLayout::BTHD),
+                  "g.npy: error: shape (1, 4, 8) does not match [B,T,HV] = "
+                  "[1,8,4]");
+  rewrite("g.npy", NpyType::F32, {1, 8, 4, 1});
+  EXPECT_CONTAINS(inspectError(dir.path, GdnLayout::BTHD),
+                  "g.npy: error: shape (1, 8, 4, 1) has 4 axes, expected 3 "
+                  "[B,T,HV]");
+  rewrite("g.npy", NpyType::I32, {1, 8, 4});
+  EXPECT_CONTAINS(inspectError(dir.path, GdnLayout::BTHD),
+                  "g.npy: error: dtype <i4 is not a floating-point type");
+  rewrite("g.npy", NpyType::F32, {1, 8, 4});
+  rewrite("beta.npy", NpyType::U16, {1, 8, 4});
+  EXPECT_CONTAINS(inspectError(dir.path, GdnLayout::BTHD),
+                  "beta.npy: error: dtype <u2 is read as bfloat16 bits only "
+                  "with --dtype bf16");
+  GdnProblem ok;
+  GdnLoadPlan plan;
+  EXPECT_TRUE(inspectGdnInputs(dir.path, GdnLayout::BTHD, true, ok, plan).ok());
+  rewrite("beta.npy", NpyType::F16, {1, 8, 4});
+  rewrite("h0.npy", NpyType::F32, {2, 4, 128, 128});
+  EXPECT_CONTAINS(inspectError(dir.path, GdnLayout::BTHD),
+                  "h0.npy: error: shape (2, 4, 128, 128) is not [N,HV,DK,DV] "
+                  "= (1, 4, 128, 128) (N = B)");
+  ::unlink(dir.file("h0.npy").c_str());
+  rewrite("cu_seqlens.npy", NpyType::I32, {3});
+  EXPECT_CONTAINS(inspectError(dir.path, GdnLayout::BTHD),
+                  "cu_seqlens.npy: error: cu_seqlens must run from 0 to T = 8");
+  rewrite("cu_seqlens.npy", NpyType::F32, {3});
+  EXPECT_CONTAINS(inspectError(dir.path, GdnLayout::BTHD),
+                  "cu_seqlens.npy: error: dtype <f4 is not <i4 or <i8");
+  ::unlink(dir.file("cu_seqlens.npy").c_str());
+  rewrite("q.npy", NpyType::F16, {1, 8, 2, 64});
+  rewrite("k.npy", NpyType::F16, {1, 8, 2, 64});
+  EXPECT_CONTAINS(inspectError(dir.path, GdnLayout::BTHD),
+                  "q.npy: error: head dim DK = 64 (last axis of shape (1, 8, "
+                  "2, 64)) is not supported");
+  ::unlink(dir.file("q.npy").c_str());
+  EXPECT_CONTAINS(inspectError(dir.path, GdnLayout::BTHD),
+                  "q.npy: error: cannot read .npy file");
+}
+
+//===----------------------------------------------------------------------===//
+// Driver preparation (no GPU) and report
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+const char *const kFwdManifest = R"(gdn_manifest = 1
+kernel = gdn_fwd
+ptx = gdn.ptx
+target = sm_90a
+block = 128,1,1
+shared_bytes = 0
+param = q:ptr<f16>
+param = k:ptr<f16>
+param = v:ptr<f16>
+param = g:ptr<f32>
+param = beta:ptr<f16>
+param = h0:ptr<f32>
+param = ht:ptr<f32>
+param = o:ptr<f16>
+param = cu_seqlens:ptr<i32>
+param = scale:f32
+param = H:i32
+param = HV:i32
+param = has_h0:i32
+meta.op = gdn_prefill
+meta.stage = fwd
+meta.order = 0
+meta.grid = N, HV, 1
+)";
+
+struct DriverFixture {
+  Manifest manifest;
+  RunOptions options;
+  GdnDriver driver;
+
+  Status prepare(std::vector<std::string> args,
+                 const std::string &text = kFwdManifest) {
+    Status s = parseManifest(text, "fwd.manifest", manifest);
+    if (!s.ok())
+      return s;
+    args.push_back("fwd.manifest");
+    s = parseCommandLine(args, options);
+    if (!s.ok())
+      return s;
+    return driver.prepare({&manifest}, options);
+  }
+};
+
+std::string prepareError(std::vector<std::string> args,
+                         const std::string &text = kFwdManifest) {
+  DriverFixture f;
+  Status s = f.prepare(std::move(args), text);
+  EXPECT_EQ(s.code(), ExitCode::BadInput) << s.message();
+  return s.message();
+}
+
+} // namespace
+
+TEST(GdnDriverTest, PrepareDefaults) {
+  DriverFixture f;
+  Status s = f.prepare({});
+  ASSERT_TRUE(s.ok()) << s.message();
+  const GdnProblem &p = f.driver.problem();
+  EXPECT_EQ(p.B, 1);
+  EXPECT_EQ(p.T, 4096);
+  EXPECT_EQ(p.H, 16);
+  EXPECT_EQ(p.HV, 16);
+  EXPECT_EQ(p.dtype, DType::F16);
+  EXPECT_FALSE(p.hasH0);
+  EXPECT_EQ(p.scale, static_cast<double>(static_cast<float>(
+                         1.0 / std::sqrt(128.0))));
+  EXPECT_DOUBLE_EQ(f.driver.rtol(), 2e-3);
+  EXPECT_EQ(f.driver.sequence().stages[0].grid.x, 1u);
+  EXPECT_EQ(f.driver.sequence().stages[0].grid.y, 16u);
+
+  DriverFixture g;
+  s = g.prepare({"--H", "4", "--cu-seqlens", "0,410,841,1135,2126,2512,4096",
+                 "--h0", "--scale", "0.5", "--rtol", "1e-2", "--dtype",
+                 "f16"});
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(g.driver.problem().HV, 4); // defaults to H
+  EXPECT_EQ(g.driver.problem().T, 4096);
+  EXPECT_EQ(g.driver.problem().numSequences(), 6);
+  EXPECT_EQ(g.driver.sequence().stages[0].grid.x, 6u);
+  EXPECT_TRUE(g.driver.problem().hasH0);
+  EXPECT_EQ(g.driver.problem().scale, 0.5);
+  EXPECT_DOUBLE_EQ(g.driver.rtol(), 1e-2);
+
+  std::string bf(kFwdManifest);
+  for (const char *n : {"q", "k", "v", "o", "beta"}) {
+    std::string from = std::string("param = ") + n + ":ptr<f16>";
+    bf.replace(bf.find(from), from.size(),
+               std::string("param = ") + n + ":ptr<bf16>");
+  }
+  DriverFixture h;
+  s = h.prepare({"--dtype", "bf16"}, bf);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_DOUBLE_EQ(h.driver.rtol(), 8e-3);
+  GdnResult r;
+  h.driver.describe(r);
+  EXPECT_EQ(r.dtype, "bf16");
+  EXPECT_EQ(r.family, "weak");
+  EXPECT_EQ(r.shape, "1x4096x16/16");
+}
+
+TEST(GdnDriverTest, PrepareRejections) {
+  EXPECT_CONTAINS(prepareError({"--dtype", "bf16"}),
+                  "--dtype bf16 does not match the kernels: o is ptr<f16> in "
+                  "fwd.manifest:14");
+  EXPECT_CONTAINS(prepareError({"--family", "lukewarm"}),
+                  "--family: unknown input family 'lukewarm' (known: weak, "
+                  "nodecay, strong, fqstrong, mixed, beta0, beta1, unnorm)");
+  EXPECT_CONTAINS(prepareError({"--check", "sample"}),
+                  "--check sample is not supported by gdn_prefill");
+  EXPECT_CONTAINS(prepareError({"--HV", "24"}),
+                  "HV = 24 value heads is not a multiple of H = 16");
+  EXPECT_CONTAINS(prepareError({"--cu-seqlens", "0,10,20", "--T", "30"}),
+                  "cu_seqlens must end at T = 30, got 20");
+  EXPECT_CONTAINS(prepareError({"--cu-seqlens", "0,10,20", "--B", "2"}),
+                  "varlen (cu_seqlens) requires B = 1");
+  EXPECT_CONTAINS(prepareError({"--load", "/nonexistent", "--family", "weak"}),
+                  "--family generates inputs; it cannot be combined with "
+                  "--load");
+  EXPECT_CONTAINS(prepareError({"--load", "/nonexistent", "--h0"}),
+                  "--h0 generates an initial state");
+  EXPECT_CONTAINS(prepareError({"--load", "/nonexistent"}),
+                  "--load /nonexistent: not a directory");
+  EXPECT_CONTAINS(prepareError({"--layout", "bhtd"}),
+                  "--layout applies to the .npy files of --load and --save");
+  EXPECT_CONTAINS(prepareError({"--save", "/nonexistent/x"}),
+                  "the parent directory /nonexistent does not exist");
+  EXPECT_CONTAINS(prepareError({"--save", "/dev/null"}),
+                  "--save /dev/null: exists and is not a directory");
+  std::string noCu(kFwdManifest);
+  noCu.replace(noCu.find("param = cu_seqlens:ptr<i32>\n"), 28, "");
+  EXPECT_CONTAINS(prepareError({"--cu-seqlens", "0,5,4096"}, noCu),
+                  "no kernel of the sequence takes parameter cu_seqlens");
+  std::string noH0(kFwdManifest);
+  noH0.replace(noH0.find("param = h0:ptr<f32>\n"), 20, "");
+  EXPECT_CONTAINS(prepareError({"--h0"}, noH0),
+                  "--h0 asks for an initial state, but no kernel of the "
+                  "sequence takes parameter h0");
+}
+
+TEST(GdnDriverTest, PrepareLoadsShapesFromNpy) {
+  TempDir dir;
+  GdnProblem p = problem(1, 100, 2, 4);
+  GdnInputs in;
+  generateGdnInputs(p, GdnFamily::Weak, 1, false, in);
+  saveInputs(p, in, dir.path, GdnLayout::BHTD);
+  std::vector<int32_t> cu = {0, 40, 100};
+  ASSERT_TRUE(writeNpy(dir.path + "/cu_seqlens.npy", NpyType::I32, {3},
+                       cu.data(), 12)
+                  .ok());
+  DriverFixture f;
+  Status s = f.prepare({"--load", dir.path, "--layout", "bhtd"});
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(f.driver.problem().T, 100);
+  EXPECT_EQ(f.driver.problem().H, 2);
+  EXPECT_EQ(f.driver.problem().HV, 4);
+  EXPECT_EQ(f.driver.problem().numSequences(), 2);
+  GdnResult r;
+  f.driver.describe(r);
+  EXPECT_EQ(r.family, "npy");
+  EXPECT_CONTAINS(prepareError({"--load", dir.path, "--layout", "bhtd",
+                                "--T", "99"}),
+                  "--T 99 contradicts the loaded inputs (T = 100");
+  EXPECT_CONTAINS(prepareError({"--load", dir.path, "--layout", "bhtd",
+                                "--cu-seqlens", "0,100"}),
+                  "cu_seqlens.npy exists too");
+  // f16 files but bf16 kernels.
+  std::string bf(kFwdManifest);
+  for (const char *n : {"q", "k", "v", "o", "beta"}) {
+    std::string from = std::string("param = ") + n + ":ptr<f16>";
+    bf.replace(bf.find(from), from.size(),
+               std::string("param = ") + n + ":ptr<bf16>");
+  }
+  EXPECT_CONTAINS(prepareError({"--load", dir.path, "--layout", "bhtd"}, bf),
+                  "/q.npy: error: holds f16 but the kernels take bf16");
+}
+
+TEST(GdnDriverTest, ReportRow) {
+  GdnResult r;
+  r.shape = "1x131072x16/16";
+  r.dtype = "f16";
+  r.family = "weak";
+  r.mode = CheckMode::None;
+  r.timed = true;
+  r.medianMs = 1.0;
+  r.minMs = 0.9;
+  r.iters = 30;
+  r.cost = gdnCost(problem(1, 131072, 16, 16));
+  std::vector<std::string> row = gdnTableRow(r);
+  ASSERT_EQ(row.size(), gdnTableHeader().size());
+  EXPECT_EQ(row[0], "gdn_prefill");
+  EXPECT_EQ(row[1], "1x131072x16/16");
+  EXPECT_EQ(row[4], "none");
+  EXPECT_EQ(row[5], "-");
+  EXPECT_EQ(row[7], "1.0000");
+  EXPECT_EQ(row[8], "378.0"); // 3.78e11 FLOP in 1 ms
+  EXPECT_EQ(row[9], "2161");  // 2.161 GB in 1 ms
+  EXPECT_EQ(row[10], "1.95"); // 1 ms / 0.513 ms
+  EXPECT_EQ(row[11], "PASS");
+  r.compared = true;
+  r.o.add(std::nan(""), 1.0);
+  r.status = Status(ExitCode::CheckFailed, "x");
+  row = gdnTableRow(r);
+  EXPECT_EQ(row[5], "nonfinite:1");
+  EXPECT_EQ(row[11], "FAIL");
+  std::vector<std::string> lines = gdnDetailLines(r);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_CONTAINS(lines[0], "o : rel_l2");
+  EXPECT_CONTAINS(lines[0], "non-finite 1 of 1");
+  EXPECT_CONTAINS(lines[2], "time: median 1.0000 ms, min 0.9000 ms over 30 "
+                            "runs; floor 0.5130 ms");
+}

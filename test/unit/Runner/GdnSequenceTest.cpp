@@ -1,0 +1,393 @@
+//===- GdnSequenceTest.cpp - gdn_prefill manifest sequence tests ----------===//
+//
+// Validation and by-name binding of a multi-kernel GDN prefill (no GPU):
+// launch order, tensors, scalars, workspaces, grid and workspace size
+// expressions, and every rejection with the manifest and line named.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GdnProblem.h"
+#include "GdnSequence.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+using namespace gdn::run;
+
+namespace {
+
+#define EXPECT_CONTAINS(haystack, needle)                                      \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)            \
+      << "'" << (haystack) << "' does not contain '" << (needle) << "'"
+
+std::string header(const std::string &kernel) {
+  return "gdn_manifest = 1\n"
+         "kernel = " +
+         kernel +
+         "\n"
+         "ptx = gdn.ptx\n"
+         "target = sm_90a\n"
+         "block = 128,1,1\n"
+         "shared_bytes = 1024\n"
+         "meta.op = gdn_prefill\n";
+}
+
+/// The three kernels of a plausible sequence: cumsum (writes gamma), solve
+/// (writes A), fwd (reads both, writes o and ht).
+std::string cumsumManifest(const std::string &extra = "") {
+  return header("gdn_cumsum") +
+         "param = g:ptr<f32>\n"
+         "param = gamma:ptr<f32>\n"
+         "param = cu_seqlens:ptr<i32>\n"
+         "param = T:i32\n"
+         "param = HV:i32\n"
+         "meta.stage = cumsum\n"
+         "meta.order = 10\n"
+         "meta.grid = NT, HV, 1\n"
+         "meta.ws_gamma = B*T*HV\n" +
+         extra;
+}
+
+std::string solveManifest(const std::string &extra = "") {
+  return header("gdn_solve") +
+         "param = k:ptr<f16>\n"
+         "param = beta:ptr<f16>\n"
+         "param = A:ptr<f16>\n"
+         "param = NT:i64\n"
+         "meta.stage = solve\n"
+         "meta.order = 20\n"
+         "meta.grid = cdiv(NT, 2), HV, 1\n"
+         "meta.ws_A = B*T*HV*64\n" +
+         extra;
+}
+
+std::string fwdManifest(const std::string &params = "", 
+                        const std::string &extra = "") {
+  return header("gdn_fwd") +
+         "param = q:ptr<f16>\n"
+         "param = k:ptr<f16>\n"
+         "param = v:ptr<f16>\n"
+         "param = gamma:ptr<f32>\n"
+         "param = A:ptr<f16>\n"
+         "param = beta:ptr<f16>\n"
+         "param = h0:ptr<f32>\n"
+         "param = ht:ptr<f32>\n"
+         "param = o:ptr<f16>\n"
+         "param = cu_seqlens:ptr<i32>\n"
+         "param = scale:f32\n"
+         "param = T:i32\n"
+         "param = N:i32\n"
+         "param = has_h0:i32\n"
+         "param = varlen:i32\n" +
+         params +
+         "meta.stage = fwd\n"
+         "meta.order = 30\n"
+         "meta.grid = HV, N, 1\n" +
+         extra;
+}
+
+/// Parses manifest texts (named m0.manifest, m1.manifest, ...).
+struct Fixture {
+  std::vector<std::unique_ptr<Manifest>> manifests;
+  GdnSequence seq;
+
+  Status build(const std::vector<std::string> &texts) {
+    std::vector<const Manifest *> ptrs;
+    for (size_t i = 0; i < texts.size(); ++i) {
+      manifests.push_back(std::make_unique<Manifest>());
+      Status s = parseManifest(texts[i], "m" + std::to_string(i) + ".manifest",
+                               *manifests.back());
+      if (!s.ok())
+        return s;
+      ptrs.push_back(manifests.back().get());
+    }
+    return buildGdnSequence(ptrs, seq);
+  }
+};
+
+std::string buildError(const std::vector<std::string> &texts) {
+  Fixture f;
+  Status s = f.build(texts);
+  EXPECT_EQ(s.code(), ExitCode::BadInput) << s.message();
+  return s.message();
+}
+
+ExprVariables scalars(int64_t B = 2, int64_t T = 1000, int64_t HV = 32) {
+  GdnProblem p;
+  p.B = B;
+  p.T = T;
+  p.H = 16;
+  p.HV = HV;
+  return p.scalars();
+}
+
+std::string evalError(const std::vector<std::string> &texts,
+                      const ExprVariables &vars = scalars()) {
+  Fixture f;
+  Status s = f.build(texts);
+  EXPECT_TRUE(s.ok()) << s.message();
+  s = evaluateGdnSequence(vars, f.seq);
+  EXPECT_EQ(s.code(), ExitCode::BadInput) << s.message();
+  return s.message();
+}
+
+} // namespace
+
+TEST(GdnSequenceTest, BindsByNameInLaunchOrder) {
+  Fixture f;
+  // Given out of order: the runner sorts by meta.order.
+  Status s = f.build({fwdManifest(), cumsumManifest(), solveManifest()});
+  ASSERT_TRUE(s.ok()) << s.message();
+  const GdnSequence &seq = f.seq;
+  ASSERT_EQ(seq.stages.size(), 3u);
+  EXPECT_EQ(seq.stages[0].name, "cumsum");
+  EXPECT_EQ(seq.stages[1].name, "solve");
+  EXPECT_EQ(seq.stages[2].name, "fwd");
+  EXPECT_EQ(seq.dtype, DType::F16);
+  EXPECT_EQ(seq.gType, DType::F32);
+  EXPECT_EQ(seq.betaType, DType::F16);
+  EXPECT_EQ(seq.cuType, DType::I32);
+  EXPECT_TRUE(seq.uses(GdnTensorId::O));
+  EXPECT_TRUE(seq.uses(GdnTensorId::H0));
+  EXPECT_TRUE(seq.uses(GdnTensorId::G));
+
+  // Workspaces: one per name, widest element type.
+  ASSERT_EQ(seq.workspaces.size(), 2u);
+  EXPECT_EQ(seq.workspaces[0].name, "gamma");
+  EXPECT_EQ(seq.workspaces[0].elemSize, 4u);
+  EXPECT_EQ(seq.workspaces[1].name, "A");
+  EXPECT_EQ(seq.workspaces[1].elemSize, 2u);
+
+  const GdnStage &fwd = seq.stages[2];
+  ASSERT_EQ(fwd.args.size(), 15u);
+  EXPECT_EQ(fwd.args[0].kind, GdnArg::Tensor);
+  EXPECT_EQ(fwd.args[0].index, static_cast<int>(GdnTensorId::Q));
+  EXPECT_EQ(fwd.args[3].kind, GdnArg::Workspace);
+  EXPECT_EQ(fwd.args[3].index, 0); // gamma
+  EXPECT_EQ(fwd.args[4].kind, GdnArg::Workspace);
+  EXPECT_EQ(fwd.args[4].index, 1); // A
+  EXPECT_EQ(fwd.args[10].kind, GdnArg::Scalar);
+  EXPECT_EQ(fwd.args[10].index, static_cast<int>(GdnScalarId::Scale));
+  EXPECT_EQ(fwd.args[14].index, static_cast<int>(GdnScalarId::Varlen));
+
+  s = evaluateGdnSequence(scalars(2, 1000, 32), f.seq);
+  ASSERT_TRUE(s.ok()) << s.message();
+  // NT = 2 * cdiv(1000, 64) = 32.
+  EXPECT_EQ(seq.stages[0].grid.x, 32u);
+  EXPECT_EQ(seq.stages[0].grid.y, 32u);
+  EXPECT_EQ(seq.stages[1].grid.x, 16u);
+  EXPECT_EQ(seq.stages[2].grid.x, 32u);
+  EXPECT_EQ(seq.stages[2].grid.y, 2u);
+  EXPECT_EQ(seq.workspaces[0].elements, 2 * 1000 * 32);
+  EXPECT_EQ(seq.workspaces[0].bytes(), 2u * 1000 * 32 * 4);
+  EXPECT_EQ(seq.workspaces[1].elements, 2 * 1000 * 32 * 64);
+}
+
+TEST(GdnSequenceTest, TypesFollowTheManifests) {
+  Fixture f;
+  std::string bf = fwdManifest();
+  for (const char *name : {"q", "k", "v", "o"}) {
+    std::string from = std::string("param = ") + name + ":ptr<f16>";
+    bf.replace(bf.find(from), from.size(),
+               std::string("param = ") + name + ":ptr<bf16>");
+  }
+  bf.replace(bf.find("beta:ptr<f16>"), 13, "beta:ptr<f32>");
+  bf.replace(bf.find("param = gamma:ptr<f32>"), 22, "param = g:ptr<bf16>");
+  bf.replace(bf.find("param = A:ptr<f16>\n"), 19, "");
+  bf.replace(bf.find("cu_seqlens:ptr<i32>"), 19, "cu_seqlens:ptr<i64>");
+  Status s = f.build({bf});
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(f.seq.dtype, DType::BF16);
+  EXPECT_EQ(f.seq.betaType, DType::F32);
+  EXPECT_EQ(f.seq.gType, DType::BF16);
+  EXPECT_EQ(f.seq.cuType, DType::I64);
+  EXPECT_TRUE(f.seq.workspaces.empty());
+  // Scalars are per kernel: T is i32 in fwd and cumsum, NT i64 in solve.
+}
+
+TEST(GdnSequenceTest, RejectsBadStageKeys) {
+  std::string noOrder = cumsumManifest();
+  noOrder.replace(noOrder.find("meta.order = 10\n"), 16, "");
+  EXPECT_CONTAINS(buildError({noOrder, fwdManifest()}),
+                  "m0.manifest: error: missing key 'meta.order'");
+  std::string badOrder = cumsumManifest();
+  badOrder.replace(badOrder.find("meta.order = 10"), 15, "meta.order = x");
+  EXPECT_CONTAINS(buildError({badOrder}), "meta.order: expected an integer");
+  std::string dup = solveManifest();
+  dup.replace(dup.find("meta.order = 20"), 15, "meta.order = 10");
+  EXPECT_CONTAINS(buildError({cumsumManifest(), dup, fwdManifest()}),
+                  "m1.manifest:13: error: duplicate meta.order = 10 (also in "
+                  "m0.manifest)");
+  std::string noStage = fwdManifest();
+  noStage.replace(noStage.find("meta.stage = fwd\n"), 17, "");
+  EXPECT_CONTAINS(buildError({noStage}), "missing key 'meta.stage'");
+  std::string noGrid = fwdManifest();
+  noGrid.replace(noGrid.find("meta.grid = HV, N, 1\n"), 21, "");
+  EXPECT_CONTAINS(buildError({noGrid}), "missing key 'meta.grid'");
+  std::string gemm = fwdManifest();
+  gemm.replace(gemm.find("meta.op = gdn_prefill"), 21, "meta.op = gemm");
+  EXPECT_CONTAINS(buildError({gemm}),
+                  "meta.op = gemm, expected gdn_prefill");
+  EXPECT_CONTAINS(buildError({}), "no manifests given");
+}
+
+TEST(GdnSequenceTest, RejectsBadParameters) {
+  EXPECT_CONTAINS(
+      buildError({cumsumManifest(), solveManifest(),
+                  fwdManifest("param = chunk:i32\n")}),
+      "m2.manifest:23: error: unknown scalar parameter 'chunk' (gdn_prefill "
+      "binds parameters by name; scalars: B, T, H, HV, DK, DV, N, NT, has_h0, "
+      "varlen, scale)");
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(),
+                              fwdManifest("param = NT:ptr<i32>\n")}),
+                  "parameter NT is a scalar of the kernel ABI but is "
+                  "declared ptr<i32>");
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(),
+                              fwdManifest("param = DK:f32\n")}),
+                  "parameter DK is a scalar and must be i32 or i64, got f32");
+  std::string scaleI32 = fwdManifest();
+  scaleI32.replace(scaleI32.find("scale:f32"), 9, "scale:i32");
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(), scaleI32}),
+                  "parameter scale must be f32, got i32");
+  std::string htF16 = fwdManifest();
+  htF16.replace(htF16.find("ht:ptr<f32>"), 11, "ht:ptr<f16>");
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(), htF16}),
+                  "m2.manifest:15: error: gdn_prefill parameter ht must be "
+                  "ptr<f32>, got ptr<f16>");
+  std::string qScalar = fwdManifest();
+  qScalar.replace(qScalar.find("q:ptr<f16>"), 10, "q:i32");
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(), qScalar}),
+                  "parameter q must be ptr<f16> or ptr<bf16>, got i32");
+  // One type per tensor across the sequence.
+  std::string kBf16 = solveManifest();
+  kBf16.replace(kBf16.find("k:ptr<f16>"), 10, "k:ptr<bf16>");
+  EXPECT_CONTAINS(buildError({cumsumManifest(), kBf16, fwdManifest()}),
+                  "m2.manifest:9: error: parameter k is ptr<f16> here but "
+                  "ptr<bf16> in m1.manifest:8 (one type per name");
+  // q/k/v share o's dtype.
+  std::string vBf16 = fwdManifest();
+  vBf16.replace(vBf16.find("v:ptr<f16>"), 10, "v:ptr<bf16>");
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(), vBf16}),
+                  "q, k, v and o share one dtype");
+  std::string betaBf16 = fwdManifest();
+  betaBf16.replace(betaBf16.find("beta:ptr<f16>"), 13, "beta:ptr<bf16>");
+  std::string solveBetaBf16 = solveManifest();
+  solveBetaBf16.replace(solveBetaBf16.find("beta:ptr<f16>"), 13,
+                        "beta:ptr<bf16>");
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveBetaBf16, betaBf16}),
+                  "beta is ptr<bf16>: it must be f32 or the dtype of q, k, v, "
+                  "o (f16)");
+}
+
+TEST(GdnSequenceTest, RejectsBadWorkspaces) {
+  // A workspace parameter without any meta.ws_ size.
+  std::string noSize = cumsumManifest();
+  noSize.replace(noSize.find("meta.ws_gamma = B*T*HV\n"), 23, "");
+  EXPECT_CONTAINS(buildError({noSize, solveManifest(), fwdManifest()}),
+                  "m0.manifest:9: error: parameter gamma of stage 'cumsum' is a "
+                  "workspace (not one of the GDN tensors q, k, v, o, g, beta, "
+                  "h0, ht, cu_seqlens), but no meta.ws_gamma (its element "
+                  "count) is declared in this manifest or an earlier one");
+  // Declared only by a later kernel.
+  EXPECT_CONTAINS(buildError({noSize, solveManifest(),
+                              fwdManifest("", "meta.ws_gamma = B*T*HV\n")}),
+                  "(only in a later one)");
+  // Declared by an earlier kernel that does not take it: fine.
+  Fixture f;
+  std::string solve = solveManifest("meta.ws_gamma = B*T*HV\n");
+  Status s = f.build({noSize, solve, fwdManifest()});
+  EXPECT_EQ(s.code(), ExitCode::BadInput); // cumsum (order 10) is before
+  std::string cumsumLate = noSize;
+  cumsumLate.replace(cumsumLate.find("meta.order = 10"), 15,
+                     "meta.order = 25");
+  Fixture g;
+  s = g.build({cumsumLate, solve, fwdManifest()});
+  EXPECT_TRUE(s.ok()) << s.message();
+  // Declared but never taken.
+  EXPECT_CONTAINS(buildError({cumsumManifest("meta.ws_gama = B*T\n"),
+                              solveManifest(), fwdManifest()}),
+                  "meta.ws_gama declares a workspace that no kernel of the "
+                  "sequence takes");
+  EXPECT_CONTAINS(buildError({cumsumManifest("meta.ws_q = 1\n"),
+                              solveManifest(), fwdManifest()}),
+                  "meta.ws_q: q is a GDN tensor or scalar of the kernel ABI");
+  EXPECT_CONTAINS(buildError({cumsumManifest("meta.ws_ = 1\n"),
+                              solveManifest(), fwdManifest()}),
+                  "meta.ws_ names no workspace");
+}
+
+TEST(GdnSequenceTest, NeedsOutputAndFinalState) {
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest()}),
+                  "m0.manifest: error: no kernel of the gdn_prefill sequence "
+                  "(2 manifests) takes parameter o (the output)");
+  std::string noHt = fwdManifest();
+  noHt.replace(noHt.find("param = ht:ptr<f32>\n"), 20, "");
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(), noHt}),
+                  "takes parameter ht (the final state)");
+}
+
+TEST(GdnSequenceTest, EvaluationErrors) {
+  const std::vector<std::string> good = {cumsumManifest(), solveManifest(),
+                                         fwdManifest()};
+  std::string zeroDiv = fwdManifest();
+  zeroDiv.replace(zeroDiv.find("meta.grid = HV, N, 1"), 20,
+                  "meta.grid = HV/(N-N), N, 1");
+  EXPECT_CONTAINS(evalError({cumsumManifest(), solveManifest(), zeroDiv}),
+                  "m2.manifest:25: error: meta.grid: in 'HV/(N-N)': division "
+                  "by zero");
+  std::string unknown = fwdManifest();
+  unknown.replace(unknown.find("meta.grid = HV, N, 1"), 20,
+                  "meta.grid = NC, N, 1");
+  EXPECT_CONTAINS(evalError({cumsumManifest(), solveManifest(), unknown}),
+                  "unknown name 'NC'");
+  std::string two = fwdManifest();
+  two.replace(two.find("meta.grid = HV, N, 1"), 20, "meta.grid = HV, N");
+  EXPECT_CONTAINS(evalError({cumsumManifest(), solveManifest(), two}),
+                  "expected three comma-separated expressions");
+  std::string zero = fwdManifest();
+  zero.replace(zero.find("meta.grid = HV, N, 1"), 20,
+               "meta.grid = HV, N-N, 1");
+  EXPECT_CONTAINS(evalError({cumsumManifest(), solveManifest(), zero}),
+                  "y = 0 is out of range [1, 65535] for this problem");
+  // gridDim.y of 100000 sequences.
+  EXPECT_CONTAINS(evalError(good, scalars(100000, 64, 32)),
+                  "y = 100000 is out of range");
+  // Workspace sizes: negative, overflow, disagreement.
+  std::string negative = cumsumManifest();
+  negative.replace(negative.find("meta.ws_gamma = B*T*HV"), 22,
+                   "meta.ws_gamma = 0-B");
+  EXPECT_CONTAINS(evalError({negative, solveManifest(), fwdManifest()}),
+                  "meta.ws_gamma = 0-B = -2 elements is out of range");
+  EXPECT_CONTAINS(
+      evalError({cumsumManifest(), solveManifest(),
+                 fwdManifest("", "meta.ws_gamma = B*T*HV+1\n")}),
+      "meta.ws_gamma = 64001 elements, but m0.manifest:16 declares 64000");
+  EXPECT_CONTAINS(evalError({cumsumManifest(), solveManifest(),
+                             fwdManifest("", "meta.ws_gamma = B*T*HV/0\n")}),
+                  "meta.ws_gamma: in 'B*T*HV/0': division by zero");
+  // i32 scalars and cu_seqlens must fit.
+  EXPECT_CONTAINS(evalError(good, scalars(1, 3000000000LL, 1)),
+                  "scalar T = 3000000000 does not fit the i32 parameter");
+  std::string t64 = fwdManifest();
+  t64.replace(t64.find("param = T:i32"), 13, "param = T:i64");
+  std::string cumsum64 = cumsumManifest();
+  cumsum64.replace(cumsum64.find("param = T:i32"), 13, "param = T:i64");
+  cumsum64.replace(cumsum64.find("meta.grid = NT, HV, 1"), 21,
+                   "meta.grid = 1, 1, 1");
+  std::string solve1 = solveManifest();
+  solve1.replace(solve1.find("meta.grid = cdiv(NT, 2), HV, 1"), 30,
+                 "meta.grid = 1, 1, 1");
+  EXPECT_CONTAINS(evalError({cumsum64, solve1, t64}, scalars(1, 3000000000LL, 1)),
+                  "cu_seqlens entries up to B*T = 3000000000 do not fit "
+                  "ptr<i32>");
+}
+
+TEST(GdnSequenceTest, ClusterMustDivideGrid) {
+  std::string clustered = fwdManifest();
+  clustered.replace(clustered.find("block = 128,1,1"), 15,
+                    "block = 128,1,1\ncluster = 2,1,1");
+  EXPECT_CONTAINS(evalError({cumsumManifest(), solveManifest(), clustered},
+                            scalars(2, 1000, 33)),
+                  "is not divisible by cluster 2x1x1");
+}

@@ -1,0 +1,131 @@
+//===- GdnInputs.h - GDN prefill inputs: families, .npy, layouts -*- C++ -*-===//
+//
+// The host side of a GDN prefill check: seeded input families (GDN.md §8),
+// loading inputs from and saving tensors to .npy files, and the BHTD <-> BTHD
+// transposition. Every tensor is held in the format the kernels take (16-bit
+// or f32 bytes, canonical BTHD) and, when the fp64 oracle needs them, as the
+// exact double values of those elements, so the oracle sees precisely what
+// the GPU sees.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_TOOLS_GDN_RUN_GDNINPUTS_H
+#define GDN_TOOLS_GDN_RUN_GDNINPUTS_H
+
+#include "GdnProblem.h"
+#include "Npy.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gdn::run {
+
+/// Input families (--family). All: q, k ~ N(0,1) L2-normalized per (token,
+/// head), v ~ N(0,1), beta = sigmoid(N(0,1)), g ~ U(-0.02, 0), except:
+///   nodecay   g = 0
+///   strong    g ~ U(-1, 0)
+///   fqstrong  g = -16 * softplus(0.5 * z + 1), z ~ N(0,1) (FlashQLA's form)
+///   mixed     per value head h a decay scale A_h ~ U(0, 16), A_0 = 0,
+///             A_{HV-1} = 16 (for HV = 1: 16); g = -(A_h / 16) * softplus(z),
+///             z ~ N(0,1): head 0 never decays, the last decays strongly
+///   beta0     beta = 0 (the state never changes)
+///   beta1     beta = 1
+///   unnorm    k = 0.1 * N(0,1), not normalized (q still normalized)
+/// The random initial state (--h0) is N(0,1) in fp32.
+enum class GdnFamily { Weak, NoDecay, Strong, FqStrong, Mixed, Beta0, Beta1,
+                       Unnorm };
+
+/// The --family spelling of `family`.
+const char *gdnFamilyName(GdnFamily family);
+/// Parses a --family value; false when unknown.
+bool parseGdnFamily(const std::string &name, GdnFamily &out);
+/// "weak, nodecay, ..." for messages.
+std::string gdnFamilyList();
+
+/// Memory layouts of the 4-D tensors (and of g, beta).
+enum class GdnLayout {
+  BTHD, ///< [B,T,H,D] and [B,T,HV]
+  BHTD, ///< [B,H,T,D] and [B,HV,T] (head-major)
+};
+const char *gdnLayoutName(GdnLayout layout);
+
+/// A host tensor in the format a kernel takes.
+struct HostArray {
+  DType type = DType::F32;
+  size_t count = 0;
+  std::vector<unsigned char> bytes; ///< count elements of `type`
+  std::vector<double> values;       ///< the same elements, exactly; may be
+                                    ///< empty when the oracle does not run
+};
+
+/// The inputs of one run, canonical BTHD (see GdnProblem for the shapes).
+struct GdnInputs {
+  HostArray q, k, v, g, beta;
+  HostArray h0; ///< empty unless problem.hasH0
+};
+
+/// Rounds `values` to `type` (F16, BF16 or F32; one rounding to nearest
+/// even), storing the bytes in `out` and, if `keepValues`, the rounded
+/// values; `values` is consumed. Returns how many elements changed value
+/// (NaN stays NaN and does not count).
+size_t encodeHostArray(DType type, std::vector<double> &&values,
+                       bool keepValues, HostArray &out);
+
+/// Exact double value of element i of a 16-bit or f32 byte array.
+double hostElement(DType type, const unsigned char *bytes, size_t i);
+
+/// Generates the inputs of `family` for `problem` (dtype, gType, betaType,
+/// hasH0 decide the formats); deterministic in `seed`, independent of the
+/// thread count. `keepValues`: keep the double values for the oracle.
+void generateGdnInputs(const GdnProblem &problem, GdnFamily family,
+                       uint64_t seed, bool keepValues, GdnInputs &out);
+
+/// Transposes [B, heads, T, row] (head-major) into [B, T, heads, row]
+/// (toHeadMajor = false), or back (toHeadMajor = true); `rowBytes` is the
+/// size of the innermost row (D elements, or one element for g and beta).
+void transposeHeads(const unsigned char *src, unsigned char *dst, int64_t B,
+                    int64_t heads, int64_t T, size_t rowBytes,
+                    bool toHeadMajor);
+
+/// What --load found in a directory (headers only, plus cu_seqlens).
+struct GdnLoadPlan {
+  std::string dir;
+  GdnLayout layout = GdnLayout::BTHD;
+  bool bf16Bits = false; ///< <u2/<i2 arrays hold bfloat16 bits (--dtype bf16)
+  NpyHeader q, k, v, g, beta, h0;
+  bool hasH0 = false;
+  bool hasCuSeqlens = false;
+  /// Set when q.npy is a 16-bit float array: the dtype it holds.
+  bool q16 = false;
+  DType qDtype = DType::F16;
+};
+
+/// Reads the headers of DIR/{q,k,v,g,beta}.npy and, if present, DIR/h0.npy
+/// and DIR/cu_seqlens.npy (which is read whole), checks their shapes against
+/// each other in `layout`, and sets problem.B, T, H, HV, hasH0 and cuSeqlens
+/// from them. BadInput naming the file and the mismatch.
+Status inspectGdnInputs(const std::string &dir, GdnLayout layout,
+                        bool bf16Bits, GdnProblem &problem,
+                        GdnLoadPlan &plan);
+
+/// Reads the data planned by inspectGdnInputs, transposes head-major arrays
+/// to BTHD and converts them to the formats of `problem`. The names of files
+/// whose values had to be rounded are appended to `rounded`.
+Status loadGdnInputs(const GdnLoadPlan &plan, const GdnProblem &problem,
+                     bool keepValues, GdnInputs &out,
+                     std::vector<std::string> &rounded);
+
+/// The .npy type used to save elements of `type` (bf16 as <u2 bits).
+NpyType npyTypeFor(DType type);
+
+/// Writes DIR/NAME.npy from canonical BTHD bytes: `row` = 0 for a 3-D
+/// [B,T,heads] tensor, else the innermost extent; in `layout` (head-major
+/// files are transposed on the way).
+Status saveGdnTensor(const std::string &dir, const std::string &name,
+                     NpyType type, const unsigned char *bytes, int64_t B,
+                     int64_t T, int64_t heads, int64_t row, GdnLayout layout);
+
+} // namespace gdn::run
+
+#endif // GDN_TOOLS_GDN_RUN_GDNINPUTS_H
