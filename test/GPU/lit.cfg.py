@@ -4,6 +4,7 @@
 # UNSUPPORTED, so CI without a GPU skips them.
 
 import os
+import shutil
 import subprocess
 
 import lit.formats
@@ -34,3 +35,6 @@ def probe():
 
 if probe():
     config.available_features.add("gpu")
+
+if shutil.which("compute-sanitizer"):
+    config.available_features.add("compute-sanitizer")

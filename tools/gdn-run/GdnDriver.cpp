@@ -170,7 +170,10 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
         return Status::badInput("--save " + dir + ": exists and is not a "
                                 "directory");
     } else {
-      std::string parent = directoryOf(dir);
+      std::string trimmed = dir;
+      while (trimmed.size() > 1 && trimmed.back() == '/')
+        trimmed.pop_back();
+      std::string parent = directoryOf(trimmed);
       if (!parent.empty() && !isDirectory(parent))
         return Status::badInput("--save " + dir + ": the parent directory " +
                                 parent + " does not exist");

@@ -105,6 +105,22 @@ double hostElement(DType type, const unsigned char *bytes, size_t i) {
   return 0;
 }
 
+uint16_t roundDoubleTo16(DType type, double x) {
+  // Round to odd into float (truncate toward zero, then set the last bit if
+  // anything was dropped): float keeps >= 2 more bits than f16 and bf16, so
+  // the round to nearest even from there equals one direct rounding.
+  float f = static_cast<float>(x);
+  if (static_cast<double>(f) != x && !std::isnan(x) && std::isfinite(f)) {
+    if (std::fabs(static_cast<double>(f)) > std::fabs(x))
+      f = std::nextafter(f, 0.0f);
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    u |= 1;
+    std::memcpy(&f, &u, 4);
+  }
+  return roundTo16(type, f);
+}
+
 size_t encodeHostArray(DType type, std::vector<double> &&values,
                        bool keepValues, HostArray &out) {
   const size_t n = values.size();
@@ -124,8 +140,7 @@ size_t encodeHostArray(DType type, std::vector<double> &&values,
         std::memcpy(out.bytes.data() + 4 * i, &f, 4);
         r = f;
       } else {
-        uint16_t bits = type == DType::BF16 ? gdn::ref::bf16BitsFromDouble(x)
-                                            : gdn::ref::f16BitsFromDouble(x);
+        uint16_t bits = roundDoubleTo16(type, x);
         std::memcpy(out.bytes.data() + 2 * i, &bits, 2);
         r = decodeTable16(type)[bits];
       }

@@ -72,6 +72,11 @@ struct GdnInputs {
 size_t encodeHostArray(DType type, std::vector<double> &&values,
                        bool keepValues, HostArray &out);
 
+/// Rounds a double to F16 or BF16 bits with one rounding to nearest even
+/// (via a round-to-odd float, much faster than rounding the double directly;
+/// equal to gdn::ref::f16BitsFromDouble / bf16BitsFromDouble).
+uint16_t roundDoubleTo16(DType type, double x);
+
 /// Exact double value of element i of a 16-bit or f32 byte array.
 double hostElement(DType type, const unsigned char *bytes, size_t i);
 

@@ -121,6 +121,59 @@ struct TypeDecl {
 
 } // namespace
 
+bool gdnManifestDtype(const Manifest &manifest, DType &out) {
+  for (const Param &p : manifest.params) {
+    GdnTensorId id;
+    if (!findTensor(p.name, id) || !p.type.isPointer || !is16(p.type.elem))
+      continue;
+    if (id == GdnTensorId::Q || id == GdnTensorId::K || id == GdnTensorId::V ||
+        id == GdnTensorId::O) {
+      out = p.type.elem;
+      return true;
+    }
+  }
+  return false;
+}
+
+Status selectGdnManifests(const std::vector<const Manifest *> &manifests,
+                          const std::string &dtype,
+                          std::vector<const Manifest *> &selected,
+                          std::vector<std::string> &ignored) {
+  selected.clear();
+  ignored.clear();
+  std::map<std::string, std::vector<std::string>> byDtype;
+  for (const Manifest *m : manifests) {
+    DType t;
+    if (gdnManifestDtype(*m, t))
+      byDtype[dtypeName(t)].push_back(m->path);
+  }
+  if (byDtype.size() <= 1) {
+    selected = manifests;
+    return Status::success();
+  }
+  std::string groups;
+  for (const auto &entry : byDtype) {
+    groups += (groups.empty() ? "" : "; ") + entry.first + ":";
+    for (const std::string &path : entry.second)
+      groups += " " + path;
+  }
+  if (dtype.empty())
+    return Status::badInput("the gdn_prefill manifests are for several "
+                            "dtypes (" +
+                            groups + "): choose one with --dtype");
+  if (!byDtype.count(dtype))
+    return Status::badInput("--dtype " + dtype + ": no manifest takes " +
+                            dtype + " tensors (" + groups + ")");
+  for (const Manifest *m : manifests) {
+    DType t;
+    if (gdnManifestDtype(*m, t) && dtype != dtypeName(t))
+      ignored.push_back(m->path);
+    else
+      selected.push_back(m);
+  }
+  return Status::success();
+}
+
 Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
                         GdnSequence &out) {
   GdnSequence seq;

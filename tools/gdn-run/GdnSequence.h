@@ -105,6 +105,20 @@ struct GdnSequence {
   }
 };
 
+/// The 16-bit dtype of a manifest's q, k, v or o parameter (the first one
+/// declared); false when it declares none of them.
+bool gdnManifestDtype(const Manifest &manifest, DType &out);
+
+/// Picks the manifests of one dtype from a set that holds several (e.g. a
+/// kernel directory with the f16 and the bf16 build): with `dtype` ("f16",
+/// "bf16") those of that dtype plus those without q/k/v/o parameters; with
+/// "" all manifests when they agree, else BadInput asking for --dtype.
+/// `ignored` lists the paths left out.
+Status selectGdnManifests(const std::vector<const Manifest *> &manifests,
+                          const std::string &dtype,
+                          std::vector<const Manifest *> &selected,
+                          std::vector<std::string> &ignored);
+
 /// Validates `manifests` (all meta.op = gdn_prefill) as one sequence and
 /// binds their parameters; nothing here depends on the problem size.
 /// BadInput with a "manifest:line: error: ..." message on the first problem.

@@ -284,12 +284,14 @@ common options:
 gemm options:
   --m N, --n N, --k N  GEMM shape: C[M,N] = A[M,K] B[K,N] (default 4096 each)
 
-gdn_prefill options (DK = DV = 128 only):
+gdn_prefill options (DK = DV = 128 only; the kernel ABI - parameters bound
+by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
   --B N, --T N         batch and tokens per batch row (default 1, 4096; with
                        --cu-seqlens, T defaults to its last entry)
   --H N, --HV N        q/k heads and value heads (default 16 and H)
   --dtype f16|bf16     must match the kernels' q/k/v/o dtype (default: the
-                       manifests'); also needed to read bf16 .npy files
+                       manifests'); picks the manifests of that dtype when
+                       both builds are given; needed to read bf16 .npy files
   --family NAME        generated inputs (default weak). All: q, k ~ N(0,1)
                        L2-normalized per token and head, v ~ N(0,1), beta =
                        sigmoid(N(0,1)), g ~ U(-0.02,0), rounded to the kernel
@@ -300,7 +302,7 @@ gdn_prefill options (DK = DV = 128 only):
                          fqstrong  g = -16 softplus(0.5 z + 1), z ~ N(0,1)
                          mixed     g = -(A_h/16) softplus(z), A_h ~ U(0,16)
                                    per value head, A_0 = 0, A_HV-1 = 16
-                         beta0     beta = 0
+                         beta0     beta = 0 (o = 0 unless --h0)
                          beta1     beta = 1
                          unnorm    k = 0.1 N(0,1), not normalized
   --scale X            output scale (default DK^-1/2), passed as f32

@@ -6,7 +6,9 @@
 # Runs `gdn-run --op gdn_prefill --check none --iters 30` with every
 # *.manifest in KERNEL_DIR whose meta.op is gdn_prefill, on the anchor shapes
 # of GDN.md §6 (f16, input family weak, HV = H; extra options such as
-# --dtype bf16 or --warmup 20 are passed on), and prints one table with our
+# --dtype bf16 or --warmup 20 are passed on and override these; of a
+# directory holding both builds, --dtype picks the manifests of one dtype),
+# and prints one table with our
 # median time next to the FLA time we measured (GDN.md §6.4, fp16, CUDA
 # graph) and the TileOps PR #1596 time (GDN.md §6.1; a different harness,
 # see GDN.md §6.3 before comparing).
@@ -120,7 +122,8 @@ for entry in "${shapes[@]}"; do
   read -r B T H fla tileops <<<"$entry"
   label="${B}x${T} H${H}"
   log=$("$gdn_run" --op gdn_prefill --check none --iters 30 --B "$B" \
-    --T "$T" --H "$H" --HV "$H" --family weak ${extra[@]+"${extra[@]}"} \
+    --T "$T" --H "$H" --HV "$H" --family weak --dtype f16 \
+    ${extra[@]+"${extra[@]}"} \
     "${manifests[@]}" 2>&1)
   rc=$?
   if [[ $rc -eq 77 ]]; then

@@ -183,11 +183,27 @@ bool readImages(const std::vector<const Manifest *> &manifests,
 
 /// The gdn_prefill flow: all manifests form one sequence and one check.
 int runGdnPrefill(const RunOptions &options,
-                  const std::vector<const Manifest *> &manifests) {
+                  const std::vector<const Manifest *> &all) {
   if (rejectForeignOptions(options, gemmOnlyOptions(), "gdn_prefill"))
     return exitCode(ExitCode::BadInput);
+  // A kernel directory may hold the f16 and the bf16 build: --dtype picks.
+  std::vector<const Manifest *> selected;
+  std::vector<std::string> ignored;
+  Status s = selectGdnManifests(all, options.dtype, selected, ignored);
+  if (!s.ok()) {
+    printError(s);
+    return exitCode(s.code());
+  }
+  if (!ignored.empty()) {
+    std::string list;
+    for (const std::string &path : ignored)
+      list += " " + path;
+    std::fprintf(stderr, "gdn-run: --dtype %s: ignoring%s\n",
+                 options.dtype.c_str(), list.c_str());
+  }
+  const std::vector<const Manifest *> &manifests = selected;
   GdnDriver gdn;
-  Status s = gdn.prepare(manifests, options);
+  s = gdn.prepare(manifests, options);
   if (!s.ok()) {
     printError(s);
     std::fprintf(stderr, "gdn-run: the gdn_prefill sequence was rejected; "

@@ -978,8 +978,9 @@ struct TrilInverseLowering : TilePattern<TrilInverseOp> {
           for (int64_t k = 0; k < i; ++k) {
             Value l = b.create<LLVM::LoadOp>(
                 loc, f32, elemPtr(bx, adaptor.getSource(), i, bx.c(k)));
-            Value prod = b.create<LLVM::FMulOp>(loc, l, x[k]);
-            acc = b.create<LLVM::FSubOp>(loc, acc, prod);
+            // acc - l * x_k with one rounding (fma), in row order.
+            Value negL = b.create<LLVM::FNegOp>(loc, l);
+            acc = b.create<LLVM::FMAOp>(loc, negL, x[k], acc);
           }
           x[i] = acc;
         }

@@ -489,3 +489,138 @@ func.func @bogus() attributes {tile.bogus} { return }
 
 // expected-error @below {{'tile.name' must be a string}}
 func.func @argname(%a: i32 {tile.name = 3 : i64}) { return }
+
+// -----
+
+func.func @take_dims(%g: !tile.buffer<?x?x128xf16, global>, %i: index) {
+  // expected-error @below {{dims must be ascending and in [0, 3)}}
+  %t = tile.take %g[%i, %i] dims [2, 1] : !tile.buffer<?x?x128xf16, global> -> !tile.buffer<?xf16, global>
+  return
+}
+
+// -----
+
+func.func @take_count(%g: !tile.buffer<?x?x128xf16, global>, %i: index) {
+  // expected-error @below {{expected one index per taken dimension (2), got 1}}
+  %t = tile.take %g[%i] dims [0, 1] : !tile.buffer<?x?x128xf16, global> -> !tile.buffer<128xf16, global>
+  return
+}
+
+// -----
+
+func.func @take_result(%g: !tile.buffer<?x?x128xf16, global>, %i: index) {
+  // expected-error @below {{result must be ?x128xf16, the source without the taken dimensions}}
+  %t = tile.take %g[%i] dims [1] : !tile.buffer<?x?x128xf16, global> -> !tile.buffer<?x64xf16, global>
+  return
+}
+
+// -----
+
+func.func @take_all(%g: !tile.buffer<?xf16, global>, %i: index) {
+  // expected-error @below {{must keep at least one dimension}}
+  %t = tile.take %g[%i] dims [0] : !tile.buffer<?xf16, global> -> !tile.buffer<?xf16, global>
+  return
+}
+
+// -----
+
+func.func @take_shared(%s: !tile.buffer<4x64xf16, shared>, %i: index) {
+  // expected-error @below {{takes from global buffers only}}
+  %t = tile.take %s[%i] dims [0] : !tile.buffer<4x64xf16, shared> -> !tile.buffer<64xf16, shared>
+  return
+}
+
+// -----
+
+func.func @narrow_dim(%g: !tile.buffer<?x128xf16, global>, %i: index) {
+  // expected-error @below {{dim 2 is out of range for rank 2}}
+  %t = tile.narrow %g[%i, %i] dim 2 : !tile.buffer<?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+  return
+}
+
+// -----
+
+func.func @narrow_result(%g: !tile.buffer<?x128xf16, global>, %i: index) {
+  // expected-error @below {{result must be ?x?xf16}}
+  %t = tile.narrow %g[%i, %i] dim 1 : !tile.buffer<?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+  return
+}
+
+// -----
+
+func.func @narrow_shared(%s: !tile.buffer<4x64xf16, shared>, %i: index) {
+  // expected-error @below {{narrows global buffers only}}
+  %t = tile.narrow %s[%i, %i] dim 0 : !tile.buffer<4x64xf16, shared> -> !tile.buffer<4x64xf16, shared>
+  return
+}
+
+// -----
+
+func.func @load_frag(%f: !tile.buffer<64xf32, fragment>, %i: index) -> f32 {
+  // expected-error @below {{reads shared or global buffers only}}
+  %x = tile.load %f[%i] : !tile.buffer<64xf32, fragment>
+  return %x : f32
+}
+
+// -----
+
+func.func @load_rank(%s: !tile.buffer<64x64xf32, shared>, %i: index) -> f32 {
+  // expected-error @below {{expected 2 indices, got 1}}
+  %x = tile.load %s[%i] : !tile.buffer<64x64xf32, shared>
+  return %x : f32
+}
+
+// -----
+
+func.func @tril_shape(%a: !tile.buffer<64x32xf32, shared>) {
+  // expected-error @below {{operands must be square unswizzled f32 shared buffers}}
+  tile.tril_inverse %a, %a : !tile.buffer<64x32xf32, shared>, !tile.buffer<64x32xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_type(%a: !tile.buffer<64x64xf16, shared>) {
+  // expected-error @below {{operands must be square unswizzled f32 shared buffers}}
+  tile.tril_inverse %a, %a : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+func.func @tril_same(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<32x32xf32, shared>) {
+  // expected-error @below {{operands must have the same shape}}
+  tile.tril_inverse %a, %b : !tile.buffer<64x64xf32, shared>, !tile.buffer<32x32xf32, shared>
+  return
+}
+
+// -----
+
+func.func @map_indexed(%a: !tile.buffer<64x64xf32, fragment>) {
+  // expected-error @below {{indexed body takes 2 arguments, expected 2 indices and one per input (1)}}
+  tile.map indexed ins(%a : !tile.buffer<64x64xf32, fragment>) outs(%a : !tile.buffer<64x64xf32, fragment>) {
+  ^bb0(%i: index, %x: f32):
+    tile.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_index_type(%a: !tile.buffer<64xf32, fragment>) {
+  // expected-error @below {{index argument #0 must be 'index'}}
+  tile.map indexed outs(%a : !tile.buffer<64xf32, fragment>) {
+  ^bb0(%i: i32):
+    %c = arith.constant 1.0 : f32
+    tile.yield %c : f32
+  }
+  return
+}
+
+// -----
+
+func.func @program_id_dim() {
+  // expected-error @below {{expected 'x', 'y' or 'z', got 'w'}}
+  %x = tile.program_id w
+  return
+}

@@ -76,3 +76,37 @@ func.func @async(%g: !tile.buffer<?x?xf16, global>, %i: index) {
   tile.async_wait {pending = 1}
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @views
+// CHECK: %[[V:.*]] = tile.view %{{.*}}[%{{.*}}, %{{.*}}] : !tile.ptr<bf16> -> !tile.buffer<?x?x128xbf16, global>
+// CHECK: %[[T:.*]] = tile.take %[[V]][%{{.*}}] dims [1] : !tile.buffer<?x?x128xbf16, global> -> !tile.buffer<?x128xbf16, global>
+// CHECK: %[[N:.*]] = tile.narrow %[[T]][%{{.*}}, %{{.*}}] dim 0 : !tile.buffer<?x128xbf16, global> -> !tile.buffer<?x128xbf16, global>
+// CHECK: %[[S:.*]] = tile.take %[[V]][%{{.*}}, %{{.*}}] dims [0, 2] : !tile.buffer<?x?x128xbf16, global> -> !tile.buffer<?xbf16, global>
+// CHECK: tile.load %[[S]][%{{.*}}] : !tile.buffer<?xbf16, global>
+func.func @views(%p: !tile.ptr<bf16>, %n: index, %i: index) -> bf16 {
+  %v = tile.view %p[%n, %n] : !tile.ptr<bf16> -> !tile.buffer<?x?x128xbf16, global>
+  %t = tile.take %v[%i] dims [1] : !tile.buffer<?x?x128xbf16, global> -> !tile.buffer<?x128xbf16, global>
+  %s0 = tile.narrow %t[%i, %n] dim 0 : !tile.buffer<?x128xbf16, global> -> !tile.buffer<?x128xbf16, global>
+  %s = tile.take %v[%i, %i] dims [0, 2] : !tile.buffer<?x?x128xbf16, global> -> !tile.buffer<?xbf16, global>
+  %x = tile.load %s[%i] : !tile.buffer<?xbf16, global>
+  return %x : bf16
+}
+
+// -----
+
+// CHECK-LABEL: func.func @solve
+// CHECK: tile.map indexed outs(%{{.*}} : !tile.buffer<64x64xf32, fragment>) {
+// CHECK: ^bb0(%[[I:.*]]: index, %[[J:.*]]: index):
+// CHECK: tile.tril_inverse %[[L:.*]], %[[T:.*]] : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+func.func @solve(%l: !tile.buffer<64x64xf32, shared>, %t: !tile.buffer<64x64xf32, shared>) {
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.map indexed outs(%f : !tile.buffer<64x64xf32, fragment>) {
+  ^bb0(%i: index, %j: index):
+    %x = tile.load %l[%i, %j] : !tile.buffer<64x64xf32, shared>
+    tile.yield %x : f32
+  }
+  tile.tril_inverse %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}

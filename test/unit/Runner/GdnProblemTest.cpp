@@ -294,6 +294,47 @@ TEST(GdnInputsTest, GeneratedInputs) {
   EXPECT_EQ(bf.h0.count, 0u);
 }
 
+TEST(GdnInputsTest, FastRoundingMatchesTheOracle) {
+  // Random doubles over the whole 16-bit ranges, plus exact ties and
+  // near-ties of both formats, subnormals, overflow and specials.
+  std::vector<double> xs = {0.0, -0.0, 1.0, 65504.0, 65519.99, 65520.0,
+                            1e6, -1e300, 1e-8, 6e-8, 3e-8, 2.9802322387695312e-08,
+                            1e-40, 1e-45, std::nan(""), INFINITY, -INFINITY};
+  std::vector<double> r(200000);
+  gdn::ref::fillNormal(r.data(), r.size(), 0.0, 1.0, 11);
+  for (size_t i = 0; i < r.size(); ++i) {
+    double scale = std::ldexp(1.0, static_cast<int>(i % 80) - 40);
+    xs.push_back(r[i] * scale);
+  }
+  for (uint32_t bits = 0; bits < 0x7c00; bits += 7) {
+    // Midpoints between neighbouring f16 / bf16 values, and 1 ulp around.
+    double lo = gdn::ref::fromF16Bits(static_cast<uint16_t>(bits));
+    double hi = gdn::ref::fromF16Bits(static_cast<uint16_t>(bits + 1));
+    double mid = 0.5 * (lo + hi);
+    xs.insert(xs.end(), {mid, std::nextafter(mid, 0.0),
+                         std::nextafter(mid, 1e9), -mid});
+    double blo = gdn::ref::fromBF16Bits(static_cast<uint16_t>(bits * 2));
+    double bhi = gdn::ref::fromBF16Bits(static_cast<uint16_t>(bits * 2 + 1));
+    double bmid = 0.5 * (blo + bhi);
+    xs.insert(xs.end(), {bmid, std::nextafter(bmid, 0.0),
+                         std::nextafter(bmid, 1e300), -bmid});
+  }
+  for (double x : xs) {
+    if (std::isnan(x)) { // any NaN will do
+      EXPECT_TRUE(std::isnan(gdn::ref::fromF16Bits(
+          roundDoubleTo16(DType::F16, x))));
+      EXPECT_TRUE(std::isnan(gdn::ref::fromBF16Bits(
+          roundDoubleTo16(DType::BF16, x))));
+      continue;
+    }
+    EXPECT_EQ(roundDoubleTo16(DType::F16, x), gdn::ref::f16BitsFromDouble(x))
+        << x;
+    EXPECT_EQ(roundDoubleTo16(DType::BF16, x),
+              gdn::ref::bf16BitsFromDouble(x))
+        << x;
+  }
+}
+
 TEST(GdnInputsTest, EncodeCountsRoundedValues) {
   HostArray a;
   EXPECT_EQ(encodeHostArray(DType::F16, {1.0, 0.1, 65504.0, 1e6}, true, a),

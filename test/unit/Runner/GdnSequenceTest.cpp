@@ -391,3 +391,55 @@ TEST(GdnSequenceTest, ClusterMustDivideGrid) {
                             scalars(2, 1000, 33)),
                   "is not divisible by cluster 2x1x1");
 }
+
+TEST(GdnSequenceTest, SelectsOneDtype) {
+  auto toBf16 = [](std::string text) {
+    for (const char *n : {"q", "k", "v", "o", "beta"}) {
+      std::string from = std::string(n) + ":ptr<f16>";
+      size_t at = text.find(std::string("param = ") + from);
+      if (at != std::string::npos)
+        text.replace(at + 8, from.size(), std::string(n) + ":ptr<bf16>");
+    }
+    return text;
+  };
+  Fixture f;
+  // m0 cumsum (no q/k/v/o), m1 solve f16, m2 fwd f16, m3 solve bf16,
+  // m4 fwd bf16.
+  ASSERT_TRUE(f.build({cumsumManifest(), solveManifest(), fwdManifest()}).ok());
+  for (const std::string &text : {toBf16(solveManifest()),
+                                  toBf16(fwdManifest())}) {
+    f.manifests.push_back(std::make_unique<Manifest>());
+    ASSERT_TRUE(parseManifest(text,
+                              "m" + std::to_string(f.manifests.size() - 1) +
+                                  ".manifest",
+                              *f.manifests.back())
+                    .ok());
+  }
+  std::vector<const Manifest *> all;
+  for (const auto &m : f.manifests)
+    all.push_back(m.get());
+  DType t;
+  EXPECT_FALSE(gdnManifestDtype(*all[0], t));
+  ASSERT_TRUE(gdnManifestDtype(*all[4], t));
+  EXPECT_EQ(t, DType::BF16);
+
+  std::vector<const Manifest *> selected;
+  std::vector<std::string> ignored;
+  Status s = selectGdnManifests(all, "", selected, ignored);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(), "several dtypes (bf16: m3.manifest "
+                               "m4.manifest; f16: m1.manifest m2.manifest): "
+                               "choose one with --dtype");
+  ASSERT_TRUE(selectGdnManifests(all, "bf16", selected, ignored).ok());
+  EXPECT_EQ(selected, (std::vector<const Manifest *>{all[0], all[3], all[4]}));
+  EXPECT_EQ(ignored, (std::vector<std::string>{"m1.manifest", "m2.manifest"}));
+  GdnSequence seq;
+  s = buildGdnSequence(selected, seq);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(seq.dtype, DType::BF16);
+  // One dtype: everything, whatever --dtype says (prepare checks it).
+  std::vector<const Manifest *> f16 = {all[0], all[1], all[2]};
+  ASSERT_TRUE(selectGdnManifests(f16, "bf16", selected, ignored).ok());
+  EXPECT_EQ(selected, f16);
+  EXPECT_TRUE(ignored.empty());
+}

@@ -30,6 +30,24 @@ static void printDim(OpAsmPrinter &p, Operation *, DimAttr dim) {
   p << stringifyDim(dim.getValue());
 }
 
+/// `add`, `max` or `min` of tile.reduce.
+static ParseResult parseReduceKind(OpAsmParser &parser, ReduceKindAttr &kind) {
+  StringRef name;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&name))
+    return failure();
+  std::optional<ReduceKind> k = symbolizeReduceKind(name);
+  if (!k)
+    return parser.emitError(loc, "expected 'add', 'max' or 'min', got '")
+           << name << "'";
+  kind = ReduceKindAttr::get(parser.getContext(), *k);
+  return success();
+}
+
+static void printReduceKind(OpAsmPrinter &p, Operation *, ReduceKindAttr kind) {
+  p << stringifyReduceKind(kind.getValue());
+}
+
 #define GET_OP_CLASSES
 #include "gdn/Dialect/Tile/IR/TileOps.cpp.inc"
 

@@ -391,7 +391,7 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
                        ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$dim,
                        Arg<Optional<Tile_AnyBuffer>, "", [MemRead, MemWrite]>:$scratch);
   let assemblyFormat = [{
-    $kind $source `,` $dest (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict
+    custom<ReduceKind>($kind) $source `,` $dest (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict
     `:` qualified(type($source)) `->` qualified(type($dest))
   }];
   let hasVerifier = 1;

@@ -1,0 +1,75 @@
+// The GDN prefill kernels (kernels/gdn_prefill/gdn_prefill.mlir.in) through
+// each pass and the whole pipeline, for both input types.
+// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in > %t.f16.mlir
+// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT
+// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline))' | FileCheck %s --check-prefix=PIPE
+// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory))' | FileCheck %s --check-prefix=PLAN
+// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory,tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
+// RUN: rm -rf %t.out && mkdir -p %t.out
+// RUN: gdn-opt %t.f16.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PREP --input-file=%t.out/gdn_chunk_prep_f16.manifest
+// RUN: FileCheck %s --check-prefix=FWD --input-file=%t.out/gdn_chunk_fwd_f16.manifest
+// RUN: FileCheck %s --check-prefix=PTX --input-file=%t.out/gdn_prefill_f16.ptx
+// RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in > %t.bf16.mlir
+// RUN: gdn-opt %t.bf16.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTXBF --input-file=%t.out/gdn_prefill_bf16.ptx
+
+// Thread distribution: the chunk-local matrices get 2x2 mma grids, the
+// [128 x 16] state and the [64 x 16] value tiles 4x1 grids (16-wide N per
+// warp); fragments outside gemms are blocked; gemm operands are swizzled.
+// LAYOUT-LABEL: func.func @gdn_chunk_prep_f16
+// LAYOUT: tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+// LAYOUT: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+// LAYOUT: tile.alloc : !tile.buffer<64x64xf32, shared>
+// LAYOUT-NEXT: tile.reduce add
+// LAYOUT: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+// LAYOUT-LABEL: func.func @gdn_chunk_fwd_f16
+// LAYOUT: tile.alloc : !tile.buffer<128x16xf32, fragment, #tile.mma<warps = [4, 1]>>
+// LAYOUT: tile.alloc : !tile.buffer<64x16xf32, fragment, #tile.mma<warps = [4, 1]>>
+// LAYOUT: tile.copy %{{.*}} to %{{.*}} {layout = #tile.blocked<vector = 1>, masked} : !tile.buffer<?xf32, global> to !tile.buffer<64xf32, shared>
+
+// Software pipelining of the chunk loop: six two-stage buffers, the copies
+// of chunk c+1 issued while chunk c computes.
+// PIPE-LABEL: func.func @gdn_chunk_fwd_f16
+// PIPE-COUNT-6: tile.alloc : !tile.buffer<2x
+// PIPE: scf.for
+// PIPE: tile.async_wait {pending = 0 : i64}
+// PIPE-NEXT: tile.barrier
+// PIPE: tile.async_copy
+// PIPE: tile.async_commit
+
+// The shared-memory plan: sizes recorded on the kernels.
+// PLAN-LABEL: func.func @gdn_chunk_prep_f16
+// PLAN-SAME: tile.shared_memory_bytes = 65920
+// PLAN-LABEL: func.func @gdn_chunk_fwd_f16
+// PLAN-SAME: tile.shared_memory_bytes = 113152
+// PLAN: tile.alloc {offset = 0 : i64} : !tile.buffer<2x64x128xf16, shared, #tile.swizzle<128>>
+
+// Barriers: the reduce scratch reuses the bytes of g, read by the map
+// before it, so a barrier separates them.
+// BAR-LABEL: func.func @gdn_chunk_prep_f16
+// BAR: tile.map indexed outs
+// BAR: tile.barrier
+// BAR-NEXT: tile.reduce add
+
+// PREP: kernel = gdn_chunk_prep_f16
+// PREP: shared_bytes = 65920
+// PREP: param = q:ptr<f16>
+// PREP: param = scale:f32
+// PREP: meta.grid = NT,HV,1
+// PREP: meta.order = 0
+// PREP: meta.ws_Ag = B*T*HV*64
+// FWD: kernel = gdn_chunk_fwd_f16
+// FWD: block = 128,1,1
+// FWD: param = h0:ptr<f32>
+// FWD: param = has_h0:i32
+// FWD: meta.grid = 8,HV,N
+// FWD: meta.order = 1
+
+// PTX: .target sm_90a
+// PTX: .entry gdn_chunk_prep_f16
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX: .entry gdn_chunk_fwd_f16
+// PTX: cp.async.cg.shared.global
+// PTX: ex2.approx.ftz.f32
+// PTXBF: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
