@@ -525,6 +525,20 @@ Status GdnDriver::runChecked(CudaSession &session,
       result.minMs = ms.front();
       result.iters = static_cast<int>(n);
       result.timed = true;
+      // Each kernel alone: where the time goes.
+      for (size_t i = 0; i < stages.size(); ++i) {
+        auto launchOne = [&]() -> Status {
+          return session.launch(kernels[i], stages[i].grid,
+                                bound[i].args.data());
+        };
+        std::vector<float> one;
+        GDN_RUN_TRY(session.timeLaunches(launchOne, 1,
+                                         std::max(1, std::min(opts.iters, 10)),
+                                         one, flush));
+        std::sort(one.begin(), one.end());
+        result.stageMedianMs.push_back(
+            {stages[i].name, one.empty() ? 0.0 : double(one[one.size() / 2])});
+      }
     }
   }
 
@@ -746,6 +760,11 @@ std::vector<std::string> gdnDetailLines(const GdnResult &r) {
                   r.medianMs, r.minMs, r.iters, r.cost.floorSeconds * 1e3,
                   r.cost.bytes / 1e9, r.cost.flop / 1e9);
     lines.push_back(buf);
+    for (const auto &[name, ms] : r.stageMedianMs) {
+      std::snprintf(buf, sizeof buf, "  stage %-12s median %.4f ms alone",
+                    name.c_str(), ms);
+      lines.push_back(buf);
+    }
   }
   return lines;
 }

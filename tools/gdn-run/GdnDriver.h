@@ -35,6 +35,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gdn::run {
@@ -55,6 +56,9 @@ struct GdnResult {
   bool timed = false;
   int iters = 0;
   double medianMs = 0, minMs = 0;
+  /// Median time of each kernel of the sequence launched alone (same
+  /// inputs, L2 flushed before each launch), in launch order.
+  std::vector<std::pair<std::string, double>> stageMedianMs;
   GdnCost cost;
 
   double tflops() const;

@@ -29,7 +29,7 @@ namespace gdn::run {
 ///   mixed     per value head h a decay scale A_h ~ U(0, 16), A_0 = 0,
 ///             A_{HV-1} = 16 (for HV = 1: 16); g = -(A_h / 16) * softplus(z),
 ///             z ~ N(0,1): head 0 never decays, the last decays strongly
-///   beta0     beta = 0 (the state never changes)
+///   beta0     beta = 0 (the state never changes: o = 0 without --h0)
 ///   beta1     beta = 1
 ///   unnorm    k = 0.1 * N(0,1), not normalized (q still normalized)
 /// The random initial state (--h0) is N(0,1) in fp32.

@@ -970,19 +970,24 @@ struct TrilInverseLowering : TilePattern<TrilInverseOp> {
       Value guard = (slot + 1) * numThreads > n ? ix.ult(col, ix.c(n)) : Value();
       emitGuarded(rewriter, loc, guard, [&](OpBuilder &b) {
         Idx bx(b, loc);
+        // Row i: x_i = [i == col] - sum_k L_ik x_k, with the sum split
+        // over four accumulators (k mod 4) combined in a fixed order, so
+        // the dependent chain per row is a few operations, not i.
         SmallVector<Value> x(n);
         for (int64_t i = 0; i < n; ++i) {
           Value isDiag = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
                                                 col, bx.c(i));
-          Value acc = b.create<LLVM::SelectOp>(loc, isDiag, one, zero);
+          Value partial[4] = {zero, zero, zero, zero};
           for (int64_t k = 0; k < i; ++k) {
             Value l = b.create<LLVM::LoadOp>(
                 loc, f32, elemPtr(bx, adaptor.getSource(), i, bx.c(k)));
-            // acc - l * x_k with one rounding (fma), in row order.
-            Value negL = b.create<LLVM::FNegOp>(loc, l);
-            acc = b.create<LLVM::FMAOp>(loc, negL, x[k], acc);
+            partial[k % 4] = b.create<LLVM::FMAOp>(loc, l, x[k], partial[k % 4]);
           }
-          x[i] = acc;
+          Value sum = b.create<LLVM::FAddOp>(
+              loc, b.create<LLVM::FAddOp>(loc, partial[0], partial[1]),
+              b.create<LLVM::FAddOp>(loc, partial[2], partial[3]));
+          Value delta = b.create<LLVM::SelectOp>(loc, isDiag, one, zero);
+          x[i] = b.create<LLVM::FSubOp>(loc, delta, sum);
         }
         for (int64_t i = 0; i < n; ++i)
           b.create<LLVM::StoreOp>(loc, x[i],

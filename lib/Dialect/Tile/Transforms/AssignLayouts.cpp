@@ -128,6 +128,11 @@ void AssignLayoutsPass::runOnOperation() {
   if (result.wasInterrupted())
     return signalPassFailure();
 
+  // Reduction results are spread one element per thread: each element is a
+  // serial sum over a row, so more threads means a shorter critical path.
+  DenseSet<Value> reduceResults;
+  func.walk([&](ReduceOp reduce) { reduceResults.insert(reduce.getDest()); });
+
   // Rewrite fragment allocation types.
   func.walk([&](AllocOp alloc) {
     auto type = cast<BufferType>(alloc.getType());
@@ -139,8 +144,11 @@ void AssignLayoutsPass::runOnOperation() {
       layout = it->second;
       ++numMmaFragments;
     } else {
-      layout = BlockedLayoutAttr::get(
-          ctx, chooseVector(type.getShape().back(), type.getElementBytes()));
+      int64_t vector =
+          reduceResults.contains(alloc.getResult())
+              ? 1
+              : chooseVector(type.getShape().back(), type.getElementBytes());
+      layout = BlockedLayoutAttr::get(ctx, vector);
       ++numBlockedFragments;
     }
     alloc.getResult().setType(type.withLayout(layout));
