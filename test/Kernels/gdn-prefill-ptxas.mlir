@@ -7,5 +7,7 @@
 // CHECK-NOT: warning
 // CHECK: Compiling entry function 'gdn_chunk_fwd_{{b?f16}}' for 'sm_90a'
 // CHECK: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// The prep kernel is capped at 168 registers (tile.max_registers: three
+// blocks per SM) and may spill a few bytes.
 // CHECK: Compiling entry function 'gdn_chunk_prep_{{b?f16}}' for 'sm_90a'
-// CHECK: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// CHECK: Used {{1[0-6][0-9]}} registers

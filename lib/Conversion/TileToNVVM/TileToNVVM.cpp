@@ -408,6 +408,10 @@ struct KernelFuncLowering : ConvertOpToLLVMPattern<func::FuncOp> {
     llvmFunc->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                       rewriter.getDenseI32ArrayAttr(
                           {static_cast<int32_t>(threads), 1, 1}));
+    if (auto regs = func->getAttrOfType<IntegerAttr>(
+            TileDialect::getMaxRegistersAttrName()))
+      llvmFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                        rewriter.getI32IntegerAttr(regs.getInt()));
     rewriter.inlineRegionBefore(func.getBody(), llvmFunc.getBody(),
                                 llvmFunc.end());
     if (failed(rewriter.convertRegionTypes(&llvmFunc.getBody(),
@@ -978,10 +982,26 @@ struct TrilInverseLowering : TilePattern<TrilInverseOp> {
           Value isDiag = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
                                                 col, bx.c(i));
           Value partial[4] = {zero, zero, zero, zero};
-          for (int64_t k = 0; k < i; ++k) {
-            Value l = b.create<LLVM::LoadOp>(
-                loc, f32, elemPtr(bx, adaptor.getSource(), i, bx.c(k)));
-            partial[k % 4] = b.create<LLVM::FMAOp>(loc, l, x[k], partial[k % 4]);
+          // L row i in 16-byte broadcast loads (rows are 16-byte aligned
+          // when n % 4 == 0).
+          auto vec4 = VectorType::get({4}, f32);
+          for (int64_t k0 = 0; k0 < i; k0 += 4) {
+            Value l4;
+            if (n % 4 == 0)
+              l4 = b.create<LLVM::LoadOp>(
+                  loc, vec4, elemPtr(bx, adaptor.getSource(), i, bx.c(k0)),
+                  /*alignment=*/16);
+            for (int64_t k = k0; k < std::min(k0 + 4, i); ++k) {
+              Value l = l4 ? b.create<LLVM::ExtractElementOp>(loc, l4,
+                                                              bx.c32(k - k0))
+                                 .getResult()
+                           : b.create<LLVM::LoadOp>(
+                                 loc, f32,
+                                 elemPtr(bx, adaptor.getSource(), i, bx.c(k)))
+                                 .getResult();
+              partial[k % 4] =
+                  b.create<LLVM::FMAOp>(loc, l, x[k], partial[k % 4]);
+            }
           }
           Value sum = b.create<LLVM::FAddOp>(
               loc, b.create<LLVM::FAddOp>(loc, partial[0], partial[1]),

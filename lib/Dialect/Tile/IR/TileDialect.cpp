@@ -52,6 +52,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << "' must be an integer in [1, 32]";
     return success();
   }
+  if (name == getMaxRegistersAttrName()) {
+    auto v = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!v || v.getInt() < 24 || v.getInt() > 255)
+      return op->emitError() << "'" << name
+                             << "' must be an integer in [24, 255]";
+    return success();
+  }
   if (name == getSharedMemoryBytesAttrName()) {
     auto v = dyn_cast<IntegerAttr>(attr.getValue());
     if (!v || v.getInt() < 0)

@@ -188,8 +188,8 @@ func.func @no_swizzle_without_gemm(%ph: !tile.ptr<f16>, %n: i32)
 
 // CHECK-LABEL: func.func @reduce_scratch
 // CHECK:      %[[SRC:.*]] = tile.alloc : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>>
-// CHECK:      %[[DST:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
-// CHECK:      %[[COL:.*]] = tile.alloc : !tile.buffer<32xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK:      %[[DST:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
+// CHECK:      %[[COL:.*]] = tile.alloc : !tile.buffer<32xf32, fragment, #tile.blocked<vector = 1>>
 // CHECK:      %[[S1:.*]] = tile.alloc : !tile.buffer<64x32xf32, shared>{{$}}
 // CHECK-NEXT: tile.reduce max %[[SRC]], %[[DST]] scratch(%[[S1]] : !tile.buffer<64x32xf32, shared>) {dim = 1 : i64}
 // CHECK-NEXT: %[[S2:.*]] = tile.alloc : !tile.buffer<64x32xf32, shared>{{$}}

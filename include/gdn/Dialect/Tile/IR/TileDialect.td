@@ -51,6 +51,11 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getSharedMemoryBytesAttrName() {
       return ::llvm::StringLiteral("tile.shared_memory_bytes");
     }
+    /// Optional per-thread register cap of a kernel (I64 attribute, becomes
+    /// PTX .maxnreg): trades registers for more resident blocks.
+    static constexpr ::llvm::StringLiteral getMaxRegistersAttrName() {
+      return ::llvm::StringLiteral("tile.max_registers");
+    }
     /// Free-form operator configuration copied into the launch manifest.
     static constexpr ::llvm::StringLiteral getMetaAttrName() {
       return ::llvm::StringLiteral("tile.meta");
