@@ -274,3 +274,42 @@ func.func @no_mapping(%pa: !tile.ptr<f16>, %n: index)
   tile.copy %A[%c0, %c0] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
   return
 }
+
+// -----
+
+// tile.tril_inverse of a 64x64 tile: the blocked exact inverse. Four 16x16
+// diagonal blocks by forward substitution (threads 0..63), zeros above the
+// diagonal (one barrier), then three merge levels (Y = L T, T = -T_ii Y)
+// with a barrier after Y, one before overwriting Y with T, and one before
+// the next level reads T: 1 + 3 + 3 + 2 = 9 barriers.
+// CHECK-LABEL: llvm.func @tril
+// CHECK-COUNT-120: llvm.intr.fma
+// CHECK: nvvm.barrier0
+// CHECK: llvm.intr.fma
+// CHECK: nvvm.barrier0
+// CHECK: llvm.fneg
+// CHECK-COUNT-7: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+func.func @tril() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// A size that is not a multiple of 16 takes the one-column-per-thread
+// forward substitution: no barrier at all.
+// CHECK-LABEL: llvm.func @tril_small
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.intr.fma
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+func.func @tril_small() attributes {tile.kernel, tile.num_warps = 1 : i64, tile.shared_memory_bytes = 1024 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<12x12xf32, shared>
+  %t = tile.alloc {offset = 576 : i64} : !tile.buffer<12x12xf32, shared>
+  tile.tril_inverse %l, %t : !tile.buffer<12x12xf32, shared>, !tile.buffer<12x12xf32, shared>
+  return
+}
