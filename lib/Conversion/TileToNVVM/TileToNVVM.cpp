@@ -536,25 +536,21 @@ struct SliceLowering : TilePattern<SliceOp> {
   }
 };
 
-struct BarrierLowering : TilePattern<BarrierOp> {
-  using TilePattern::TilePattern;
+/// An operand-less tile op that is one NVVM op: tile.barrier -> bar.sync 0,
+/// tile.async_commit -> cp.async.commit_group.
+template <typename SrcOp, typename DstOp>
+struct OneToOneLowering : TilePattern<SrcOp> {
+  using TilePattern<SrcOp>::TilePattern;
   LogicalResult
-  matchAndRewrite(BarrierOp op, OpAdaptor,
+  matchAndRewrite(SrcOp op, typename SrcOp::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    rewriter.replaceOpWithNewOp<DstOp>(op);
     return success();
   }
 };
-
-struct AsyncCommitLowering : TilePattern<AsyncCommitOp> {
-  using TilePattern::TilePattern;
-  LogicalResult
-  matchAndRewrite(AsyncCommitOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::CpAsyncCommitGroupOp>(op);
-    return success();
-  }
-};
+using BarrierLowering = OneToOneLowering<BarrierOp, NVVM::Barrier0Op>;
+using AsyncCommitLowering =
+    OneToOneLowering<AsyncCommitOp, NVVM::CpAsyncCommitGroupOp>;
 
 struct AsyncWaitLowering : TilePattern<AsyncWaitOp> {
   using TilePattern::TilePattern;

@@ -624,3 +624,63 @@ func.func @program_id_dim() {
   %x = tile.program_id w
   return
 }
+
+// -----
+
+func.func @map_no_outputs() {
+  // expected-error @below {{needs at least one output}}
+  "tile.map"() <{operandSegmentSizes = array<i32: 0, 0>}> ({
+    "tile.yield"() : () -> ()
+  }) : () -> ()
+  return
+}
+
+// -----
+
+func.func @for_arg(%n: index) {
+  // expected-error @below {{body must take exactly one index argument}}
+  "tile.for"(%n, %n, %n) <{num_stages = 1 : i64}> ({
+  ^bb0(%i: i32):
+    "tile.yield"() : () -> ()
+  }) : (index, index, index) -> ()
+  return
+}
+
+// -----
+
+func.func @for_yield(%n: index) {
+  // expected-error @below {{body must not yield values}}
+  "tile.for"(%n, %n, %n) <{num_stages = 1 : i64}> ({
+  ^bb0(%i: index):
+    "tile.yield"(%i) : (index) -> ()
+  }) : (index, index, index) -> ()
+  return
+}
+
+// -----
+
+func.func @load_type(%s: !tile.buffer<64xf32, shared>, %i: index) {
+  // expected-error @below {{failed to verify that result is the element type of the source}}
+  %x = "tile.load"(%s, %i) : (!tile.buffer<64xf32, shared>, index) -> f16
+  return
+}
+
+// -----
+
+// expected-error @below {{mma layout warp counts must be positive}}
+func.func @mma_zero(%b: !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [0, 2]>>) { return }
+
+// -----
+
+// expected-error @below {{a swizzled shared buffer must have rank >= 2}}
+func.func @swizzle_rank(%b: !tile.buffer<64xf16, shared, #tile.swizzle<128>>) { return }
+
+// -----
+
+// expected-error @below {{an mma fragment layout needs a 2-D buffer}}
+func.func @mma_rank(%b: !tile.buffer<64xf32, fragment, #tile.mma<warps = [1, 1]>>) { return }
+
+// -----
+
+// expected-error @below {{unknown tile argument attribute 'tile.foo'}}
+func.func @arg_attr(%a: i32 {tile.foo = 1 : i64}) { return }
