@@ -970,11 +970,6 @@ void lowerTrilColumns(ConversionPatternRewriter &rewriter, Location loc,
       rewriter.create<LLVM::ConstantOp>(loc, f32, rewriter.getF32FloatAttr(0));
   Value one =
       rewriter.create<LLVM::ConstantOp>(loc, f32, rewriter.getF32FloatAttr(1));
-  struct {
-    Value source, dest;
-    Value getSource() const { return source; }
-    Value getDest() const { return dest; }
-  } adaptor{src, dst};
   auto elemPtr = [&](Idx &bx, Value base, int64_t i, Value j) {
     return bx.gep(base, bx.b.getI8Type(),
                   sharedByteOffset(bx, t, {bx.c(i), j}));
@@ -999,7 +994,7 @@ void lowerTrilColumns(ConversionPatternRewriter &rewriter, Location loc,
             Value l4;
             if (n % 4 == 0)
               l4 = b.create<LLVM::LoadOp>(
-                  loc, vec4, elemPtr(bx, adaptor.getSource(), i, bx.c(k0)),
+                  loc, vec4, elemPtr(bx, src, i, bx.c(k0)),
                   /*alignment=*/16);
             for (int64_t k = k0; k < std::min(k0 + 4, i); ++k) {
               Value l = l4 ? b.create<LLVM::ExtractElementOp>(loc, l4,
@@ -1007,7 +1002,7 @@ void lowerTrilColumns(ConversionPatternRewriter &rewriter, Location loc,
                                  .getResult()
                            : b.create<LLVM::LoadOp>(
                                  loc, f32,
-                                 elemPtr(bx, adaptor.getSource(), i, bx.c(k)))
+                                 elemPtr(bx, src, i, bx.c(k)))
                                  .getResult();
               partial[k % 4] =
                   b.create<LLVM::FMAOp>(loc, l, x[k], partial[k % 4]);
@@ -1021,7 +1016,7 @@ void lowerTrilColumns(ConversionPatternRewriter &rewriter, Location loc,
         }
         for (int64_t i = 0; i < n; ++i)
           b.create<LLVM::StoreOp>(loc, x[i],
-                                  elemPtr(bx, adaptor.getDest(), i, col));
+                                  elemPtr(bx, dst, i, col));
       });
     }
 }
