@@ -22,7 +22,11 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::ModuleOp"> {
       compile-time constants, so they are promoted to registers);
     * copies become vector loads/stores and `cp.async`; `tile.gemm` becomes
       `ldmatrix` (`.trans` for MN-major operands) and
-      `mma.sync.m16n8k16` with f32 accumulators;
+      `mma.sync.m16n8k16` with f32 accumulators, or, in kernels with
+      `tile.mma_engine = "wgmma"`, one `wgmma.mma_async` m64nNk16 per
+      warpgroup and k16 step from 128-byte-swizzled shared memory through
+      hand-built descriptors (K-major and MN-major operands), with
+      `fence.proxy.async` before every barrier;
     * `tile.map` bodies are inlined per register; `tile.reduce` goes through
       its shared scratch in a fixed order.
 

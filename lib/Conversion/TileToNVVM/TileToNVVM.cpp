@@ -146,6 +146,15 @@ int64_t numThreadsOf(Operation *op) {
   return 0;
 }
 
+/// Whether the kernel around `op` uses wgmma (tile.mma_engine = "wgmma").
+bool usesWgmma(Operation *op) {
+  for (Operation *p = op; p; p = p->getParentOp())
+    if (auto e = p->getAttrOfType<StringAttr>(
+            TileDialect::getMmaEngineAttrName()))
+      return e.getValue() == "wgmma";
+  return false;
+}
+
 /// Number of registers per thread of a fragment.
 int64_t fragmentRegs(BufferType type, int64_t numThreads) {
   if (auto mma = dyn_cast<MmaLayoutAttr>(type.getLayout()))
@@ -408,6 +417,8 @@ struct KernelFuncLowering : ConvertOpToLLVMPattern<func::FuncOp> {
     llvmFunc->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                       rewriter.getDenseI32ArrayAttr(
                           {static_cast<int32_t>(threads), 1, 1}));
+    if (auto engine = func->getAttr(TileDialect::getMmaEngineAttrName()))
+      llvmFunc->setAttr(TileDialect::getMmaEngineAttrName(), engine);
     if (auto regs = func->getAttrOfType<IntegerAttr>(
             TileDialect::getMaxRegistersAttrName()))
       llvmFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
@@ -548,7 +559,24 @@ struct OneToOneLowering : TilePattern<SrcOp> {
     return success();
   }
 };
-using BarrierLowering = OneToOneLowering<BarrierOp, NVVM::Barrier0Op>;
+/// tile.barrier -> bar.sync 0. In wgmma kernels each thread first orders
+/// its generic-proxy shared-memory writes (stores, cp.async) before the
+/// async-proxy reads of wgmma (fence.proxy.async.shared::cta).
+struct BarrierLowering : TilePattern<BarrierOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (usesWgmma(op))
+      rewriter.create<NVVM::FenceProxyOp>(
+          op.getLoc(),
+          NVVM::ProxyKindAttr::get(getContext(), NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    return success();
+  }
+};
 using AsyncCommitLowering =
     OneToOneLowering<AsyncCommitOp, NVVM::CpAsyncCommitGroupOp>;
 
@@ -752,6 +780,103 @@ struct CopyLowering : TilePattern<CopyOp> {
 /// tile.gemm -> ldmatrix + mma.sync.m16n8k16 per warp.
 struct GemmLowering : TilePattern<GemmOp> {
   using TilePattern::TilePattern;
+
+  /// wgmma.mma_async m64nNk16 per warpgroup, operands from 128B-swizzled
+  /// shared memory through descriptors (HOPPER_MLIR.md section 5.2):
+  /// desc = (addr >> 4) | LBO << 16 | SBO << 32 | 1 << 62. A K-major tile
+  /// (A [M][K], B^T [N][K]) is cut into 128-byte boxes along K: a k16 step
+  /// moves 32 bytes inside a box, every fourth step jumps a box. An
+  /// MN-major tile (B [K][N], A^T [K][M]) has rows of K: a k16 step moves 16
+  /// rows (2 KiB) and LBO is the distance between 64-wide boxes along N/M.
+  LogicalResult lowerWgmma(GemmOp op, OpAdaptor adaptor,
+                           ConversionPatternRewriter &rewriter) const {
+    auto aT = cast<BufferType>(op.getA().getType());
+    auto bT = cast<BufferType>(op.getB().getType());
+    auto cT = cast<BufferType>(op.getC().getType());
+    auto mma = cast<MmaLayoutAttr>(cT.getLayout());
+    for (BufferType t : {aT, bT}) {
+      auto swz = dyn_cast_or_null<SwizzleAttr>(t.getLayout());
+      if (!swz || swz.getBytes() != 128)
+        return op.emitOpError("wgmma operands must be 128-byte swizzled");
+    }
+    int64_t m = cT.getShape()[0], n = cT.getShape()[1];
+    int64_t k = op.getTransposeA() ? aT.getShape()[0] : aT.getShape()[1];
+    int64_t numWarps = mma.getWarps()[0];
+    if (mma.getWarps()[1] != 1 || m != 16 * numWarps || numWarps % 4 != 0 ||
+        n % 16 != 0 || n > 256)
+      return op.emitOpError("wgmma needs the accumulator layout "
+                            "#tile.mma<warps = [4k, 1]> with 16 rows per "
+                            "warp and N <= 256");
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    Type i64 = rewriter.getI64Type(), f32 = rewriter.getF32Type();
+    bool bf16 = aT.getElementType().isBF16();
+    auto elemType = bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+
+    Value tid = ix.tid();
+    Value wg = ix.div(tid, 128);
+    auto addrOf = [&](Value base) -> Value {
+      return rewriter.create<LLVM::PtrToIntOp>(loc, i64, base);
+    };
+    auto descriptor = [&](Value addr, int64_t lbo) -> Value {
+      Value a = rewriter.create<LLVM::AndOp>(loc, addr, ix.c(0x3FFFF));
+      a = rewriter.create<LLVM::LShrOp>(loc, a, ix.c(4));
+      int64_t bits = (lbo << 16) | (int64_t(64) << 32) | (int64_t(1) << 62);
+      return rewriter.create<LLVM::OrOp>(loc, a, ix.c(bits));
+    };
+    // Byte offset of (row, k-step kk) in a K-major tile with `rows` rows.
+    auto kMajor = [&](int64_t rows, int64_t kk) {
+      int64_t byte = kk * 32;
+      return (byte / 128) * rows * 128 + byte % 128;
+    };
+    Value aBase = addrOf(adaptor.getA()), bBase = addrOf(adaptor.getB());
+    // This warpgroup's 64 rows of A.
+    Value aRows;
+    int64_t aRowsTotal = op.getTransposeA() ? aT.getShape()[0] : m;
+    if (!op.getTransposeA())
+      aRows = ix.mul(wg, 64 * 128); // K-major: 64 rows of 128 bytes
+    else
+      aRows = ix.mul(wg, aRowsTotal * 128); // MN-major: box wg along M
+
+    auto structTy = LLVM::LLVMStructType::getLiteral(
+        getContext(), SmallVector<Type>(n / 2, f32));
+    Regs cRegs{adaptor.getC(), f32};
+    Value acc = rewriter.create<LLVM::UndefOp>(loc, structTy);
+    for (int64_t r = 0; r < n / 2; ++r)
+      acc = rewriter.create<LLVM::InsertValueOp>(loc, acc, cRegs.load(ix, r),
+                                                 r);
+    rewriter.create<NVVM::WgmmaFenceAlignedOp>(loc);
+    auto shape = NVVM::MMAShapeAttr::get(getContext(), 64, n, 16);
+    for (int64_t kk = 0; kk < k / 16; ++kk) {
+      Value aAddr, bAddr;
+      int64_t aLbo = 1, bLbo = 1;
+      if (!op.getTransposeA())
+        aAddr = ix.add(ix.add(aBase, aRows), ix.c(kMajor(m, kk)));
+      else
+        aAddr = ix.add(ix.add(aBase, aRows), ix.c(kk * 16 * 128));
+      if (op.getTransposeB()) {
+        bAddr = ix.add(bBase, ix.c(kMajor(n, kk)));
+      } else {
+        bAddr = ix.add(bBase, ix.c(kk * 16 * 128));
+        bLbo = (k * 128) >> 4; // distance of 64-wide N boxes
+      }
+      Value descA = descriptor(aAddr, aLbo);
+      Value descB = descriptor(bAddr, bLbo);
+      acc = rewriter.create<NVVM::WgmmaMmaAsyncOp>(
+          loc, structTy, acc, descA, descB, shape, elemType, elemType,
+          NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+          op.getTransposeA() ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          op.getTransposeB() ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          NVVM::MMAIntOverflowAttr());
+    }
+    rewriter.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
+    rewriter.create<NVVM::WgmmaWaitGroupSyncOp>(loc, 0);
+    for (int64_t r = 0; r < n / 2; ++r)
+      cRegs.store(ix, r, rewriter.create<LLVM::ExtractValueOp>(loc, acc, r));
+    rewriter.eraseOp(op);
+    return success();
+  }
   LogicalResult
   matchAndRewrite(GemmOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -762,6 +887,8 @@ struct GemmLowering : TilePattern<GemmOp> {
     if (!mma)
       return op.emitOpError("accumulator needs an mma layout; run "
                             "tile-assign-layouts first");
+    if (usesWgmma(op))
+      return lowerWgmma(op, adaptor, rewriter);
     Location loc = op.getLoc();
     Idx ix(rewriter, loc);
     int64_t m = cT.getShape()[0], n = cT.getShape()[1];
@@ -1413,6 +1540,9 @@ void ConvertTileToNVVMPass::runOnOperation() {
   target.addLegalOp<gpu::GPUModuleOp, gpu::ModuleEndOp, UnrealizedConversionCastOp>();
   if (failed(applyFullConversion(gpuModule, target, std::move(patterns))))
     return signalPassFailure();
+  gpuModule.walk([&](LLVM::LLVMFuncOp f) {
+    f->removeAttr(TileDialect::getMmaEngineAttrName());
+  });
   numKernels += kernels.size();
   gpuModule.walk([&](LLVM::InlineAsmOp op) {
     if (op.getAsmString().starts_with("mma.sync"))

@@ -313,3 +313,34 @@ func.func @tril_small() attributes {tile.kernel, tile.num_warps = 1 : i64, tile.
   tile.tril_inverse %l, %t : !tile.buffer<12x12xf32, shared>, !tile.buffer<12x12xf32, shared>
   return
 }
+
+// -----
+
+// wgmma: one m64n64k16 per k16 step (K = 64: 4 steps) between a fence and a
+// commit + wait; barriers get the generic-to-async proxy fence.
+// CHECK-LABEL: llvm.func @wgmma_gemm
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: nvvm.barrier0
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+func.func @wgmma_gemm() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 16384 : i64} {
+  %a = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %b = tile.alloc {offset = 8192 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>>
+  tile.barrier
+  tile.gemm %a, %b, %c {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>>
+  return
+}
+
+// -----
+
+func.func @wgmma_unswizzled() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 16384 : i64} {
+  %a = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>>
+  // expected-error @below {{wgmma operands must be 128-byte swizzled}}
+  // expected-error @below {{failed to legalize operation 'tile.gemm'}}
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>>
+  return
+}

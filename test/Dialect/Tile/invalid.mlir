@@ -684,3 +684,8 @@ func.func @mma_rank(%b: !tile.buffer<64xf32, fragment, #tile.mma<warps = [1, 1]>
 
 // expected-error @below {{unknown tile argument attribute 'tile.foo'}}
 func.func @arg_attr(%a: i32 {tile.foo = 1 : i64}) { return }
+
+// -----
+
+// expected-error @below {{'tile.mma_engine' must be "mma.sync" or "wgmma"}}
+func.func @engine() attributes {tile.mma_engine = "tcgen05"} { return }

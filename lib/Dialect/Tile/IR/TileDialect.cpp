@@ -59,6 +59,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << "' must be an integer in [24, 255]";
     return success();
   }
+  if (name == getMmaEngineAttrName()) {
+    auto v = dyn_cast<StringAttr>(attr.getValue());
+    if (!v || (v.getValue() != "mma.sync" && v.getValue() != "wgmma"))
+      return op->emitError() << "'" << name
+                             << "' must be \"mma.sync\" or \"wgmma\"";
+    return success();
+  }
   if (name == getSharedMemoryBytesAttrName()) {
     auto v = dyn_cast<IntegerAttr>(attr.getValue());
     if (!v || v.getInt() < 0)

@@ -61,6 +61,9 @@ void AssignLayoutsPass::runOnOperation() {
       cast<IntegerAttr>(func->getAttr(TileDialect::getNumWarpsAttrName()))
           .getInt();
   MLIRContext *ctx = &getContext();
+  auto engine =
+      func->getAttrOfType<StringAttr>(TileDialect::getMmaEngineAttrName());
+  bool wgmma = engine && engine.getValue() == "wgmma";
 
   // Fragments that must share one layout: the operands of each tile.map.
   FragmentClasses classes;
@@ -112,7 +115,22 @@ void AssignLayoutsPass::runOnOperation() {
       gemm.emitOpError("accumulator must be a tile.alloc fragment");
       return WalkResult::interrupt();
     }
-    auto grid = chooseWarpGrid(ct.getShape()[0], ct.getShape()[1], numWarps);
+    std::optional<std::pair<int64_t, int64_t>> grid;
+    if (wgmma) {
+      // One m64 block per warpgroup, 16 rows per warp: the wgmma
+      // accumulator layout is the mma layout with warps [numWarps, 1].
+      int64_t m = ct.getShape()[0], n = ct.getShape()[1];
+      if (numWarps % 4 != 0 || m != 16 * numWarps || n % 16 != 0 || n > 256) {
+        gemm.emitOpError("wgmma needs M = 16 x num_warps (one 64-row block "
+                         "per warpgroup) and N a multiple of 16 up to 256, "
+                         "got ")
+            << m << "x" << n << " with " << numWarps << " warps";
+        return WalkResult::interrupt();
+      }
+      grid = std::make_pair(numWarps, int64_t(1));
+    } else {
+      grid = chooseWarpGrid(ct.getShape()[0], ct.getShape()[1], numWarps);
+    }
     if (!grid) {
       gemm.emitOpError("cannot distribute a ")
           << ct.getShape()[0] << "x" << ct.getShape()[1]

@@ -257,3 +257,29 @@ func.func @too_small_for_warps() attributes {tile.kernel, tile.num_warps = 4 : i
   tile.gemm %sA, %sB, %acc : !tile.buffer<16x16xf16, shared>, !tile.buffer<16x8xf16, shared>, !tile.buffer<16x8xf32, fragment>
   return
 }
+
+// -----
+
+// With tile.mma_engine = "wgmma" the accumulator gets one 64-row block per
+// warpgroup and 16 rows per warp: warps [8, 1] for 128 rows on 8 warps
+// (which is exactly the wgmma m64 accumulator layout).
+// CHECK-LABEL: func.func @wgmma_grid
+// CHECK: tile.alloc : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1]>>
+func.func @wgmma_grid(%a: !tile.ptr<f16>) attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma"} {
+  %sA = tile.alloc : !tile.buffer<128x64xf16, shared>
+  %sB = tile.alloc : !tile.buffer<64x128xf16, shared>
+  %acc = tile.alloc : !tile.buffer<128x128xf32, fragment>
+  tile.gemm %sA, %sB, %acc : !tile.buffer<128x64xf16, shared>, !tile.buffer<64x128xf16, shared>, !tile.buffer<128x128xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @wgmma_bad_m(%a: !tile.ptr<f16>) attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %sA = tile.alloc : !tile.buffer<128x64xf16, shared>
+  %sB = tile.alloc : !tile.buffer<64x128xf16, shared>
+  %acc = tile.alloc : !tile.buffer<128x128xf32, fragment>
+  // expected-error @below {{wgmma needs M = 16 x num_warps (one 64-row block per warpgroup) and N a multiple of 16 up to 256, got 128x128 with 4 warps}}
+  tile.gemm %sA, %sB, %acc : !tile.buffer<128x64xf16, shared>, !tile.buffer<64x128xf16, shared>, !tile.buffer<128x128xf32, fragment>
+  return
+}

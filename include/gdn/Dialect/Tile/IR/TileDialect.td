@@ -56,6 +56,11 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getMaxRegistersAttrName() {
       return ::llvm::StringLiteral("tile.max_registers");
     }
+    /// Which tensor-core instruction tile.gemm uses in a kernel: "mma.sync"
+    /// (default; any sm_80+) or "wgmma" (sm_90a warpgroup MMA).
+    static constexpr ::llvm::StringLiteral getMmaEngineAttrName() {
+      return ::llvm::StringLiteral("tile.mma_engine");
+    }
     /// Free-form operator configuration copied into the launch manifest.
     static constexpr ::llvm::StringLiteral getMetaAttrName() {
       return ::llvm::StringLiteral("tile.meta");

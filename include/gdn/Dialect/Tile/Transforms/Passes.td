@@ -15,7 +15,9 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
     Decides, for every tile kernel, which thread owns which element:
 
     * the accumulator of each `tile.gemm` gets a `#tile.mma<warps = [wm, wn]>`
-      layout: the kernel's warps are arranged as the `wm x wn` grid with
+      layout (with `tile.mma_engine = "wgmma"`: `[num_warps, 1]`, one
+      64-row block per warpgroup, the wgmma accumulator layout); otherwise
+      the kernel's warps are arranged as the `wm x wn` grid with
       `wm * wn = tile.num_warps` whose per-warp block is closest to square
       (fewest shared-memory operand loads per MMA) and divides the tile into
       16x8 atoms (16x16 in N where possible, for `ldmatrix.x4`);
