@@ -14,15 +14,17 @@
 // RUN: gdn-opt %t.bf16.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTXBF --input-file=%t.out/gdn_prefill_bf16.ptx
 
-// Thread distribution: the chunk-local matrices get 2x2 mma grids, the
-// [128 x 16] state and the [64 x 16] value tiles 4x1 grids (16-wide N per
-// warp); fragments outside gemms are blocked; gemm operands are swizzled.
+// Thread distribution: the prep kernel runs its gemms on wgmma, so its
+// chunk-local matrices get the wgmma grid [4, 1]; in the forward kernel the
+// [128 x 16] state and the [64 x 16] value tiles get 4x1 mma.sync grids
+// (16-wide N per warp); fragments outside gemms are blocked; gemm operands
+// are swizzled.
 // LAYOUT-LABEL: func.func @gdn_chunk_prep_f16
 // LAYOUT: tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
 // LAYOUT: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
 // LAYOUT: tile.alloc : !tile.buffer<64x64xf32, shared>
 // LAYOUT-NEXT: tile.reduce add
-// LAYOUT: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+// LAYOUT: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>>
 // LAYOUT-LABEL: func.func @gdn_chunk_fwd_f16
 // LAYOUT: tile.alloc : !tile.buffer<128x16xf32, fragment, #tile.mma<warps = [4, 1]>>
 // LAYOUT: tile.alloc : !tile.buffer<64x16xf32, fragment, #tile.mma<warps = [4, 1]>>
@@ -40,7 +42,7 @@
 
 // The shared-memory plan: sizes recorded on the kernels.
 // PLAN-LABEL: func.func @gdn_chunk_prep_f16
-// PLAN-SAME: tile.shared_memory_bytes = 65920
+// PLAN-SAME: tile.shared_memory_bytes = 49280
 // PLAN-LABEL: func.func @gdn_chunk_fwd_f16
 // PLAN-SAME: tile.shared_memory_bytes = 113152
 // PLAN: tile.alloc {offset = 0 : i64} : !tile.buffer<2x64x128xf16, shared, #tile.swizzle<128>>
@@ -53,7 +55,7 @@
 // BAR-NEXT: tile.reduce add
 
 // PREP: kernel = gdn_chunk_prep_f16
-// PREP: shared_bytes = 65920
+// PREP: shared_bytes = 49280
 // PREP: param = q:ptr<f16>
 // PREP: param = scale:f32
 // PREP: meta.grid = NT,HV,1
@@ -68,8 +70,9 @@
 
 // PTX: .target sm_90a
 // PTX: .entry gdn_chunk_prep_f16
-// PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // PTX: .entry gdn_chunk_fwd_f16
 // PTX: cp.async.cg.shared.global
 // PTX: ex2.approx.ftz.f32
+// PTXBF: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // PTXBF: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
