@@ -25,6 +25,12 @@ def Tile_Dialect : Dialect {
     A kernel is a `func.func` carrying the `tile.kernel` unit attribute and
     `tile.num_warps`. Kernel arguments are `!tile.ptr<...>` (one global
     pointer each) and integer scalars; `tile.view` gives a pointer a shape.
+    Optional kernel attributes: `tile.mma_engine` (`"mma.sync"`, the
+    default, or `"wgmma"` for Hopper warpgroup MMA), `tile.max_registers`
+    (a per-thread register cap, PTX `.maxnreg`), `tile.meta` (a dictionary
+    copied into the launch manifest) and, set by the shared-memory plan,
+    `tile.shared_memory_bytes`. Arguments may carry `tile.name`, the
+    parameter name in the manifest.
 
     The dialect is deliberately above the level of PTX: which threads own
     which elements (layouts), where shared buffers live (offsets, swizzles),
