@@ -47,8 +47,14 @@ int exitCode(ExitCode code) { return static_cast<int>(code); }
 /// when the session is open.
 int openSession(CudaSession &session, const RunOptions &options) {
   Status s = session.open(options.device, options.verbose);
-  if (s.ok())
+  if (s.ok()) {
+    if (options.verbose)
+      std::fprintf(stderr, "gdn-run: device %d: %s (sm_%d%d, %d SMs)\n",
+                   session.device().ordinal, session.device().name.c_str(),
+                   session.device().ccMajor, session.device().ccMinor,
+                   session.device().smCount);
     return -1;
+  }
   if (s.code() == ExitCode::NoDevice)
     std::fprintf(stderr, "gdn-run: no CUDA device: %s\n",
                  s.message().c_str());
@@ -230,11 +236,6 @@ int runGdnPrefill(const RunOptions &options,
   int rc = openSession(session, options);
   if (rc >= 0)
     return rc;
-  if (options.verbose)
-    std::fprintf(stderr, "gdn-run: device %d: %s (sm_%d%d, %d SMs)\n",
-                 session.device().ordinal, session.device().name.c_str(),
-                 session.device().ccMajor, session.device().ccMinor,
-                 session.device().smCount);
 
   GdnResult result;
   gdn.run(session, images, result);
@@ -368,11 +369,6 @@ int main(int argc, char **argv) {
   int rc = openSession(session, options);
   if (rc >= 0)
     return rc;
-  if (options.verbose)
-    std::fprintf(stderr, "gdn-run: device %d: %s (sm_%d%d, %d SMs)\n",
-                 session.device().ordinal, session.device().name.c_str(),
-                 session.device().ccMajor, session.device().ccMinor,
-                 session.device().smCount);
 
   // A fault inside a kernel (illegal address, trap) leaves the context
   // unusable: every later call fails with the same error. Checks after such

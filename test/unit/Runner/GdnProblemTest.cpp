@@ -12,6 +12,8 @@
 
 #include "gdn/Reference/GdnReference.h"
 
+#include "TestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -25,22 +27,7 @@ using namespace gdn::run;
 
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle)                                      \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)            \
-      << "'" << (haystack) << "' does not contain '" << (needle) << "'"
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/gdn-problem-test-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::string cmd = "rm -rf '" + path + "'";
-    (void)std::system(cmd.c_str());
-  }
-  std::string file(const std::string &name) const { return path + "/" + name; }
-};
+using test::TempDir;
 
 GdnProblem problem(int64_t B, int64_t T, int64_t H, int64_t HV) {
   GdnProblem p;

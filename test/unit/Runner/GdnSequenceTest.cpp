@@ -9,6 +9,8 @@
 #include "GdnProblem.h"
 #include "GdnSequence.h"
 
+#include "TestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -16,10 +18,6 @@
 using namespace gdn::run;
 
 namespace {
-
-#define EXPECT_CONTAINS(haystack, needle)                                      \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)            \
-      << "'" << (haystack) << "' does not contain '" << (needle) << "'"
 
 std::string header(const std::string &kernel) {
   return "gdn_manifest = 1\n"

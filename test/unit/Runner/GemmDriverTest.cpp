@@ -7,6 +7,8 @@
 
 #include "GemmDriver.h"
 
+#include "TestSupport.h"
+
 #include <gtest/gtest.h>
 
 using namespace gdn::run;
@@ -58,10 +60,6 @@ struct Fixture {
     return static_cast<const GemmDriver &>(*driver);
   }
 };
-
-#define EXPECT_CONTAINS(haystack, needle)                                      \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)            \
-      << "'" << (haystack) << "' does not contain '" << (needle) << "'"
 
 std::string prepareError(const std::string &text,
                          std::vector<std::string> args = {}) {

@@ -2,6 +2,8 @@
 
 #include "GridExpr.h"
 
+#include "TestSupport.h"
+
 #include <gtest/gtest.h>
 
 using namespace gdn::run;
@@ -24,10 +26,6 @@ std::string evalError(const std::string &text) {
   EXPECT_EQ(s.code(), ExitCode::BadInput) << text << " evaluated to " << v;
   return s.message();
 }
-
-#define EXPECT_CONTAINS(haystack, needle)                                      \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)            \
-      << "'" << (haystack) << "' does not contain '" << (needle) << "'"
 
 } // namespace
 

@@ -8,6 +8,8 @@
 
 #include "Manifest.h"
 
+#include "TestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -62,10 +64,6 @@ std::string parseError(const std::string &text) {
   EXPECT_EQ(s.code(), ExitCode::BadInput);
   return s.message();
 }
-
-#define EXPECT_CONTAINS(haystack, needle)                                      \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)            \
-      << "'" << (haystack) << "' does not contain '" << (needle) << "'"
 
 } // namespace
 

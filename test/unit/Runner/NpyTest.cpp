@@ -7,6 +7,8 @@
 
 #include "Npy.h"
 
+#include "TestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -20,23 +22,7 @@ using namespace gdn::run;
 
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle)                                      \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)            \
-      << "'" << (haystack) << "' does not contain '" << (needle) << "'"
-
-/// A fresh temporary directory, removed (with its files) on destruction.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/gdn-npy-test-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::string cmd = "rm -rf '" + path + "'";
-    (void)std::system(cmd.c_str());
-  }
-  std::string file(const std::string &name) const { return path + "/" + name; }
-};
+using test::TempDir;
 
 /// A file image with a hand-written header (version 1.0, padded to 64).
 std::string image(const std::string &dict, const std::string &data,

@@ -2,6 +2,8 @@
 
 #include "Options.h"
 
+#include "TestSupport.h"
+
 #include <gtest/gtest.h>
 
 using namespace gdn::run;
@@ -18,10 +20,6 @@ std::string parseError(std::vector<std::string> args) {
   EXPECT_EQ(s.code(), ExitCode::BadInput);
   return s.message();
 }
-
-#define EXPECT_CONTAINS(haystack, needle)                                      \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)            \
-      << "'" << (haystack) << "' does not contain '" << (needle) << "'"
 
 } // namespace
 
