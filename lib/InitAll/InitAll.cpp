@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -39,6 +40,8 @@ void registerAllDialects(DialectRegistry &registry) {
                   math::MathDialect, scf::SCFDialect, cf::ControlFlowDialect,
                   index::IndexDialect, gpu::GPUDialect, LLVM::LLVMDialect,
                   NVVM::NVVMDialect>();
+  // `inline` specializes kernels written as calls of a shared body.
+  func::registerInlinerExtension(registry);
   // gpu-module-to-binary translates to LLVM IR and serializes with NVPTX.
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);

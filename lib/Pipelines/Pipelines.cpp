@@ -19,7 +19,14 @@ namespace mlir::gdn {
 
 void buildLowerToPTXPipeline(OpPassManager &pm,
                              const LowerToPTXOptions &options) {
+  // Kernels may share a body written as a private function: inline it into
+  // each entry point (the inliner drops the then-dead callee), and fold the
+  // entry's constant mode flags so that each kernel keeps only its branches
+  // before any tile pass sees it.
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(createCanonicalizerPass());
   fpm.addPass(tile::createTileAssignLayouts());
   fpm.addPass(tile::createTilePipeline());
   fpm.addPass(createCanonicalizerPass());
@@ -51,7 +58,7 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
 void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
-      "Lower tile kernels to PTX: tile-assign-layouts, tile-pipeline, "
+      "Lower tile kernels to PTX: inline, canonicalize, tile-assign-layouts, tile-pipeline, "
       "tile-plan-shared-memory, convert-tile-to-nvvm, nvvm-attach-target, "
       "gpu-module-to-binary{format=isa} and, with output-dir, gdn-export-ptx",
       buildLowerToPTXPipeline);

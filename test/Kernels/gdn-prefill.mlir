@@ -1,14 +1,17 @@
 // The GDN prefill kernels (kernels/gdn_prefill/gdn_prefill.mlir.in) through
 // each pass and the whole pipeline, for both input types.
 // RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in > %t.f16.mlir
-// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT
-// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline))' | FileCheck %s --check-prefix=PIPE
-// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory))' | FileCheck %s --check-prefix=PLAN
-// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory,tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
+// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT
+// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline))' | FileCheck %s --check-prefix=PIPE
+// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory))' | FileCheck %s --check-prefix=PLAN
+// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory,tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
 // RUN: rm -rf %t.out && mkdir -p %t.out
 // RUN: gdn-opt %t.f16.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PREP --input-file=%t.out/gdn_chunk_prep_f16.manifest
 // RUN: FileCheck %s --check-prefix=FWD --input-file=%t.out/gdn_chunk_fwd_f16.manifest
+// RUN: FileCheck %s --check-prefix=SUMM --input-file=%t.out/gdn_cp_summary_f16.manifest
+// RUN: FileCheck %s --check-prefix=SCAN --input-file=%t.out/gdn_cp_scan_f16.manifest
+// RUN: FileCheck %s --check-prefix=REPLAY --input-file=%t.out/gdn_cp_replay_f16.manifest
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.out/gdn_prefill_f16.ptx
 // RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in > %t.bf16.mlir
 // RUN: gdn-opt %t.bf16.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
@@ -67,6 +70,42 @@
 // FWD: param = has_h0:i32
 // FWD: meta.grid = 8,HV,N
 // FWD: meta.order = 1
+// FWD: meta.path = direct
+
+// The CP path: the summary runs the shared chunk loop without O (no q, P,
+// o parameters, no Q/P buffers: 62 KB of shared memory instead of 113 KB);
+// the scan keeps two stages of the three bf16 parts of M_s (3 x 32 KB) and
+// of B_s (8 KB).
+// SUMM: kernel = gdn_cp_summary_f16
+// SUMM: shared_bytes = 61952
+// SUMM-NOT: param = q:
+// SUMM-NOT: param = P:
+// SUMM-NOT: param = o:
+// SUMM: param = cp_bounds:ptr<i32>
+// SUMM: param = cp_B:ptr<f32>
+// SUMM: param = cp_M:ptr<bf16>
+// SUMM: param = NS:i32
+// SUMM: meta.grid = 16,HV,NS
+// SUMM: meta.order = 1
+// SUMM: meta.path = cp
+// SUMM: meta.ws_cp_B = NS*HV*16384
+// SUMM: meta.ws_cp_M = 3*NS*HV*16384
+// SCAN: kernel = gdn_cp_scan_f16
+// SCAN: shared_bytes = 225280
+// SCAN: param = h0:ptr<f32>
+// SCAN: param = cp_h:ptr<f32>
+// SCAN: meta.grid = 8,HV,N
+// SCAN: meta.order = 2
+// SCAN: meta.path = cp
+// SCAN: meta.ws_cp_h = NS*HV*16384
+// REPLAY: kernel = gdn_cp_replay_f16
+// REPLAY: shared_bytes = 113152
+// REPLAY: param = cp_h:ptr<f32>
+// REPLAY: param = o:ptr<f16>
+// REPLAY: param = ht:ptr<f32>
+// REPLAY: meta.grid = 8,HV,NS
+// REPLAY: meta.order = 3
+// REPLAY: meta.path = cp
 
 // PTX: .target sm_90a
 // PTX: .entry gdn_chunk_prep_f16

@@ -64,22 +64,14 @@ std::string whereDeclared(const GdnSequence &seq, GdnTensorId id) {
 //===----------------------------------------------------------------------===//
 
 Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
-                          const RunOptions &options) {
+                          const RunOptions &options, int64_t numSMs) {
   options_ = &options;
-  GDN_RUN_TRY(buildGdnSequence(manifests, sequence_));
-  const GdnSequence &seq = sequence_;
+  GdnPaths paths;
+  GDN_RUN_TRY(splitGdnPaths(manifests, paths));
   auto usage = [](const std::string &problem) {
     return Status::badInput(problem + " (see gdn-run --help)");
   };
 
-  if (!options.dtype.empty()) {
-    DType wanted = options.dtype == "bf16" ? DType::BF16 : DType::F16;
-    if (wanted != seq.dtype)
-      return Status::badInput(
-          "--dtype " + options.dtype + " does not match the kernels: o is " +
-          ParamType{true, seq.dtype}.str() + " in " +
-          whereDeclared(seq, GdnTensorId::O));
-  }
   if (options.check == CheckMode::Sample)
     return usage("--check sample is not supported by gdn_prefill (use full "
                  "or none)");
@@ -96,21 +88,15 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
                  "from DIR/h0.npy when present");
   if (!load_ && options.has("--layout") && options.saveDir.empty())
     return usage("--layout applies to the .npy files of --load and --save");
+  if (options.cp == "off" && options.has("--cp-chunks"))
+    return usage("--cp-chunks sets the segment size of the cp path; it "
+                 "cannot be combined with --cp off");
 
+  // The problem's shape (the path may depend on it).
   GdnProblem p;
-  p.dtype = seq.dtype;
-  p.gType = seq.gType;
-  p.betaType = seq.betaType;
-  p.cuType = seq.cuType;
   if (load_) {
     GDN_RUN_TRY(inspectGdnInputs(options.loadDir, layout_,
                                  options.dtype == "bf16", p, loadPlan_));
-    if (loadPlan_.q16 && loadPlan_.qDtype != seq.dtype)
-      return Status::badInput(
-          loadPlan_.dir + "/q.npy: error: holds " +
-          dtypeName(loadPlan_.qDtype) + " but the kernels take " +
-          dtypeName(seq.dtype) + " (o in " +
-          whereDeclared(seq, GdnTensorId::O) + ")");
     const struct {
       const char *option;
       const char *name;
@@ -152,14 +138,76 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   if (!refError.empty())
     return Status::badInput("bad GDN problem: " + refError);
 
+  // The path: --cp, the manifests offered and, for auto, the cost model.
+  GdnPathChoice choice;
+  choice.numSMs = numSMs;
+  choice.chunksGiven = options.cpChunks > 0;
+  const GdnCpShape cpShape = gdnCpShape(p.deviceCuSeqlens(), p.HV);
+  const int64_t chunks = choice.chunksGiven
+                             ? options.cpChunks
+                             : gdnCpSegmentChunks(cpShape, numSMs,
+                                                  /*split=*/options.cp == "on");
+  if (options.cp == "on" || options.cp == "off") {
+    choice.path = options.cp == "on" ? GdnPath::Cp : GdnPath::Direct;
+    choice.how = "--cp " + options.cp;
+  } else if (paths.untagged()) {
+    choice.how = "auto: no meta.path";
+  } else if (!paths.offers(GdnPath::Cp)) {
+    choice.how = "auto: no cp manifests";
+  } else if (!paths.offers(GdnPath::Direct)) {
+    choice.path = GdnPath::Cp;
+    choice.how = "auto: no direct manifests";
+  } else {
+    choice.how = "auto";
+    choice.modeled = true;
+    choice.estimate =
+        gdnCpEstimate(cpShape, chunks, numSMs);
+    choice.path = choice.estimate.useCp ? GdnPath::Cp : GdnPath::Direct;
+  }
+  if (choice.path == GdnPath::Direct && choice.chunksGiven && !choice.modeled)
+    return usage("--cp-chunks sets the segment size of the cp path, but the "
+                 "direct path runs (" +
+                 choice.how + ")");
+  std::vector<const Manifest *> selected;
+  Status picked = selectGdnPath(paths, choice.path, selected, choice.ignored);
+  if (!picked.ok())
+    return Status::badInput(choice.how + ": " + picked.message());
+  p.cpChunks = choice.path == GdnPath::Cp ? chunks : 0;
+  if (choice.path == GdnPath::Cp) {
+    choice.segmentChunks = chunks;
+    choice.segments = p.cpSegments().numSegments();
+  }
+
+  GDN_RUN_TRY(buildGdnSequence(selected, sequence_));
+  const GdnSequence &seq = sequence_;
+  if (!options.dtype.empty()) {
+    DType wanted = options.dtype == "bf16" ? DType::BF16 : DType::F16;
+    if (wanted != seq.dtype)
+      return Status::badInput(
+          "--dtype " + options.dtype + " does not match the kernels: o is " +
+          ParamType{true, seq.dtype}.str() + " in " +
+          whereDeclared(seq, GdnTensorId::O));
+  }
+  if (load_ && loadPlan_.q16 && loadPlan_.qDtype != seq.dtype)
+    return Status::badInput(
+        loadPlan_.dir + "/q.npy: error: holds " + dtypeName(loadPlan_.qDtype) +
+        " but the kernels take " + dtypeName(seq.dtype) + " (o in " +
+        whereDeclared(seq, GdnTensorId::O) + ")");
+  p.dtype = seq.dtype;
+  p.gType = seq.gType;
+  p.betaType = seq.betaType;
+  p.cuType = seq.cuType;
+
   if (p.hasH0 && !seq.uses(GdnTensorId::H0))
     return Status::badInput(
         std::string(load_ ? "the loaded inputs include h0.npy"
                           : "--h0 asks for an initial state") +
         ", but no kernel of the sequence takes parameter h0");
-  if (p.varlen() && !seq.uses(GdnTensorId::CuSeqlens))
+  if (p.varlen() && !seq.uses(GdnTensorId::CuSeqlens) &&
+      !seq.uses(GdnTensorId::CpBounds))
     return Status::badInput("varlen inputs (cu_seqlens), but no kernel of the "
-                            "sequence takes parameter cu_seqlens");
+                            "sequence takes parameter cu_seqlens (or "
+                            "cp_bounds)");
   GDN_RUN_TRY(evaluateGdnSequence(p.scalars(), sequence_));
 
   if (!options.saveDir.empty()) {
@@ -182,6 +230,7 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   rtol_ = options.rtolSet ? options.rtol
                           : (p.dtype == DType::F16 ? 2e-3 : 8e-3);
   problem_ = p;
+  choice_ = std::move(choice);
   return Status::success();
 }
 
@@ -189,6 +238,7 @@ void GdnDriver::describe(GdnResult &result) const {
   result.shape = problem_.shapeText();
   result.dtype = dtypeName(problem_.dtype);
   result.family = load_ ? "npy" : gdnFamilyName(family_);
+  result.path = gdnPathText(choice_);
   if (problem_.hasH0 && !load_)
     result.family += "+h0";
   result.mode = options_->check;
@@ -322,14 +372,43 @@ Status GdnDriver::runChecked(CudaSession &session,
   // Device buffers: the GDN tensors the kernels take, then the workspaces.
   std::array<DeviceBuffer, kGdnTensorCount> tensors;
   const size_t dsize = dtypeSize(p.dtype);
-  const std::vector<int64_t> cu = p.deviceCuSeqlens();
-  std::vector<unsigned char> cuBytes(cu.size() * dtypeSize(p.cuType));
-  for (size_t i = 0; i < cu.size(); ++i) {
-    if (p.cuType == DType::I32) {
-      int32_t v = static_cast<int32_t>(cu[i]);
-      std::memcpy(cuBytes.data() + 4 * i, &v, 4);
-    } else {
-      std::memcpy(cuBytes.data() + 8 * i, &cu[i], 8);
+  // The index tensors (cu_seqlens, the CP segmentation of GdnCp.h) in the
+  // element type the kernels declare: uploaded once, never poisoned.
+  const GdnCpSegments segments = p.cpSegments();
+  std::array<std::vector<unsigned char>, kGdnTensorCount> indexBytes;
+  for (int t = 0; t < kGdnTensorCount; ++t) {
+    GdnTensorId id = static_cast<GdnTensorId>(t);
+    if (!sequence_.uses(id) || !gdnIsIndexTensor(id))
+      continue;
+    std::vector<int64_t> cu;
+    const std::vector<int64_t> *values = &cu;
+    switch (id) {
+    case GdnTensorId::CpBounds:
+      values = &segments.bounds;
+      break;
+    case GdnTensorId::CpSeq:
+      values = &segments.seq;
+      break;
+    case GdnTensorId::CpLast:
+      values = &segments.last;
+      break;
+    case GdnTensorId::CpSegStart:
+      values = &segments.segStart;
+      break;
+    default:
+      cu = p.deviceCuSeqlens();
+      break;
+    }
+    const DType type = sequence_.typeOf(id);
+    std::vector<unsigned char> &bytes = indexBytes[t];
+    bytes.resize(values->size() * dtypeSize(type));
+    for (size_t i = 0; i < values->size(); ++i) {
+      if (type == DType::I32) {
+        int32_t v = static_cast<int32_t>((*values)[i]);
+        std::memcpy(bytes.data() + 4 * i, &v, 4);
+      } else {
+        std::memcpy(bytes.data() + 8 * i, &(*values)[i], 8);
+      }
     }
   }
   for (int t = 0; t < kGdnTensorCount; ++t) {
@@ -361,7 +440,11 @@ Status GdnDriver::runChecked(CudaSession &session,
         bytes = 16; // a valid dummy; has_h0 = 0
       break;
     case GdnTensorId::CuSeqlens:
-      host = &cuBytes;
+    case GdnTensorId::CpBounds:
+    case GdnTensorId::CpSeq:
+    case GdnTensorId::CpLast:
+    case GdnTensorId::CpSegStart:
+      host = &indexBytes[t];
       break;
     case GdnTensorId::O:
       bytes = static_cast<size_t>(p.vCount()) * dsize;
@@ -694,6 +777,27 @@ Status GdnDriver::save(const std::vector<unsigned char> &o,
 // Report
 //===----------------------------------------------------------------------===//
 
+std::string gdnPathText(const GdnPathChoice &c) {
+  std::string text = std::string(gdnPathName(c.path)) + " (" + c.how + ")";
+  if (c.path == GdnPath::Cp)
+    text += ", " + std::to_string(c.segments) + " segment" +
+            (c.segments == 1 ? "" : "s") + " of " +
+            std::to_string(c.segmentChunks) + " chunk" +
+            (c.segmentChunks == 1 ? "" : "s") +
+            (c.chunksGiven ? " (--cp-chunks)" : "");
+  if (c.modeled) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "; model: cp %.0f vs direct %.0f chunk steps (%lld "
+                  "chunks/segment, %lld SMs)",
+                  c.estimate.cp, c.estimate.direct,
+                  static_cast<long long>(c.estimate.segmentChunks),
+                  static_cast<long long>(c.numSMs));
+    text += buf;
+  }
+  return text;
+}
+
 std::vector<std::string> gdnTableHeader() {
   return {"op",     "shape",     "dtype",   "family", "check",  "o_rel",
           "ht_rel", "median_ms", "TFLOP/s", "GB/s",   "xfloor", "result"};
@@ -732,6 +836,8 @@ std::vector<std::string> gdnTableRow(const GdnResult &r) {
 
 std::vector<std::string> gdnDetailLines(const GdnResult &r) {
   std::vector<std::string> lines;
+  if (!r.path.empty())
+    lines.push_back("path: " + r.path);
   if (r.compared) {
     for (const auto &[name, s] :
          {std::pair<const char *, const ErrorStats &>{"o ", r.o},

@@ -2,7 +2,9 @@
 //
 // meta.op = gdn_prefill: the manifests given together form one Gated
 // DeltaNet prefill forward (GDN.md §1), several kernels run in meta.order
-// with parameters bound by name (GdnSequence.h). One check:
+// with parameters bound by name (GdnSequence.h). Of manifests tagged with
+// meta.path, --cp on|off|auto picks the direct or the context-parallel path
+// (auto: the cost model of GdnCp.h on the problem's shape). One check:
 //
 //   1. inputs: a seeded family (GdnInputs.h) or --load DIR (.npy);
 //   2. one run of the whole sequence with o, ht and every workspace
@@ -27,6 +29,7 @@
 #define GDN_TOOLS_GDN_RUN_GDNDRIVER_H
 
 #include "CudaSession.h"
+#include "GdnCp.h"
 #include "GdnInputs.h"
 #include "GdnProblem.h"
 #include "GdnSequence.h"
@@ -48,6 +51,7 @@ struct GdnResult {
   std::string shape;  ///< GdnProblem::shapeText()
   std::string dtype;  ///< "f16" / "bf16"
   std::string family; ///< family name ("+h0" with an initial state), "npy"
+  std::string path;   ///< gdnPathText() of the chosen path; "" unknown
   CheckMode mode = CheckMode::Full;
   double rtol = 0;
   bool compared = false;
@@ -66,13 +70,37 @@ struct GdnResult {
   double xfloor() const;
 };
 
+/// Which path runs and why.
+struct GdnPathChoice {
+  GdnPath path = GdnPath::Direct;
+  /// How it was chosen: "--cp on", "--cp off", "auto" (the cost model),
+  /// "auto: no cp manifests", "auto: no direct manifests", "auto: no
+  /// meta.path".
+  std::string how;
+  bool modeled = false;    ///< the cost model decided (estimate is set)
+  GdnCpEstimate estimate;  ///< when modeled
+  int64_t segmentChunks = 0; ///< cp: m (chunks per segment)
+  bool chunksGiven = false;  ///< cp: m from --cp-chunks, not the rule
+  int64_t segments = 0;      ///< cp: NS
+  int64_t numSMs = 0;        ///< the P of the rule and the model
+  std::vector<std::string> ignored; ///< the other path's manifests
+};
+
+/// "cp (auto), 32 segments of 32 chunks; model: ..." (the text after
+/// "path: " in the report).
+std::string gdnPathText(const GdnPathChoice &choice);
+
 /// The gdn_prefill check.
 class GdnDriver {
 public:
-  /// Validates the manifests as one sequence, the options and (with --load)
-  /// the .npy headers, without a GPU. BadInput naming the problem.
+  /// Picks the path's manifests (--cp, meta.path) and validates them as one
+  /// sequence, the options and (with --load) the .npy headers, without a
+  /// GPU. `numSMs` is the P of the CP segment size rule and the cost model
+  /// (the device's SM count once known). BadInput naming the problem. May
+  /// be called again (e.g. with the device's SM count).
   Status prepare(const std::vector<const Manifest *> &manifests,
-                 const RunOptions &options);
+                 const RunOptions &options,
+                 int64_t numSMs = kGdnDefaultSmCount);
 
   /// Runs the check; `images` maps each manifest's ptxPath to its contents.
   void run(CudaSession &session,
@@ -83,6 +111,13 @@ public:
   const GdnProblem &problem() const { return problem_; }
   const GdnSequence &sequence() const { return sequence_; }
   double rtol() const { return rtol_; }
+  const GdnPathChoice &pathChoice() const { return choice_; }
+  /// True when the SM count passed to prepare() took part in the choice of
+  /// path or segment size (prepare again with the device's count).
+  bool dependsOnSmCount() const {
+    return choice_.modeled ||
+           (choice_.path == GdnPath::Cp && !choice_.chunksGiven);
+  }
   /// Fills the report fields that are known before the run.
   void describe(GdnResult &result) const;
 
@@ -102,6 +137,7 @@ private:
   const RunOptions *options_ = nullptr;
   GdnSequence sequence_;
   GdnProblem problem_;
+  GdnPathChoice choice_;
   GdnFamily family_ = GdnFamily::Weak;
   GdnLayout layout_ = GdnLayout::BTHD;
   bool load_ = false;
@@ -115,7 +151,8 @@ private:
 /// o_rel, ht_rel, median_ms, TFLOP/s, GB/s, xfloor, result).
 std::vector<std::string> gdnTableHeader();
 std::vector<std::string> gdnTableRow(const GdnResult &result);
-/// Lines printed above the table: errors of o and ht, determinism, timing.
+/// Lines printed above the table: the path, errors of o and ht,
+/// determinism, timing.
 std::vector<std::string> gdnDetailLines(const GdnResult &result);
 
 } // namespace gdn::run

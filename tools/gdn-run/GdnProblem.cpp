@@ -28,6 +28,10 @@ std::vector<int64_t> GdnProblem::deviceCuSeqlens() const {
   return cu;
 }
 
+GdnCpSegments GdnProblem::cpSegments() const {
+  return gdnCpSegments(deviceCuSeqlens(), cpChunks);
+}
+
 ExprVariables GdnProblem::scalars() const {
   return {{"B", B},
           {"T", T},
@@ -37,6 +41,7 @@ ExprVariables GdnProblem::scalars() const {
           {"DV", DV},
           {"N", numSequences()},
           {"NT", totalChunks()},
+          {"NS", cpSegments().numSegments()},
           {"has_h0", hasH0 ? 1 : 0},
           {"varlen", varlen() ? 1 : 0}};
 }

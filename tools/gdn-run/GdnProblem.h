@@ -5,13 +5,15 @@
 // kernels are compiled for), the 16-bit input dtype, optional initial state
 // and packed varlen boundaries. From it follow the named scalars that kernel
 // parameters, grid and workspace expressions use (B, T, H, HV, DK, DV, N,
-// NT, has_h0, varlen), and the roofline floor of GDN.md §5.
+// NT, NS, has_h0, varlen), the CP segmentation (GdnCp.h) and the roofline
+// floor of GDN.md §5.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GDN_TOOLS_GDN_RUN_GDNPROBLEM_H
 #define GDN_TOOLS_GDN_RUN_GDNPROBLEM_H
 
+#include "GdnCp.h"
 #include "GridExpr.h"
 #include "Manifest.h"
 
@@ -37,6 +39,9 @@ struct GdnProblem {
   bool hasH0 = false;           ///< an initial state is given
   std::vector<int64_t> cuSeqlens; ///< packed varlen boundaries; empty: none
   double scale = 0;             ///< output scale, f32-representable
+  /// Chunks per CP segment (m) when the CP path runs; 0 for the direct
+  /// path, whose view is one segment per sequence (NS = N).
+  int64_t cpChunks = 0;
 
   bool varlen() const { return !cuSeqlens.empty(); }
   /// Number of sequences N.
@@ -51,7 +56,10 @@ struct GdnProblem {
   /// What the kernels get as cu_seqlens: the varlen boundaries, or
   /// {0, T, 2T, ..., B*T}.
   std::vector<int64_t> deviceCuSeqlens() const;
-  /// The named integer scalars (B, T, H, HV, DK, DV, N, NT, has_h0, varlen).
+  /// The CP segments of deviceCuSeqlens() with m = cpChunks (GdnCp.h).
+  GdnCpSegments cpSegments() const;
+  /// The named integer scalars (B, T, H, HV, DK, DV, N, NT, NS, has_h0,
+  /// varlen); NS = cpSegments().numSegments().
   ExprVariables scalars() const;
   /// "BxTxH/HV", with ":N<n>" appended for varlen, e.g. "1x4096x16/32:N6".
   std::string shapeText() const;

@@ -11,13 +11,28 @@ namespace gdn::run {
 
 const char *gdnTensorName(GdnTensorId id) {
   static const char *const names[kGdnTensorCount] = {
-      "q", "k", "v", "o", "g", "beta", "h0", "ht", "cu_seqlens"};
+      "q",  "k",          "v",         "o",      "g",       "beta",        "h0",
+      "ht", "cu_seqlens", "cp_bounds", "cp_seq", "cp_last", "cp_seg_start"};
   return names[static_cast<int>(id)];
+}
+
+bool gdnIsIndexTensor(GdnTensorId id) {
+  switch (id) {
+  case GdnTensorId::CuSeqlens:
+  case GdnTensorId::CpBounds:
+  case GdnTensorId::CpSeq:
+  case GdnTensorId::CpLast:
+  case GdnTensorId::CpSegStart:
+    return true;
+  default:
+    return false;
+  }
 }
 
 const char *gdnScalarName(GdnScalarId id) {
   static const char *const names[kGdnScalarCount] = {
-      "B", "T", "H", "HV", "DK", "DV", "N", "NT", "has_h0", "varlen", "scale"};
+      "B", "T",  "H",  "HV",     "DK",     "DV",
+      "N", "NT", "NS", "has_h0", "varlen", "scale"};
   return names[static_cast<int>(id)];
 }
 
@@ -88,6 +103,10 @@ Status checkTensorType(const Manifest &m, const Param &p, GdnTensorId id) {
     expected = "ptr<f32>";
     break;
   case GdnTensorId::CuSeqlens:
+  case GdnTensorId::CpBounds:
+  case GdnTensorId::CpSeq:
+  case GdnTensorId::CpLast:
+  case GdnTensorId::CpSegStart:
     ok = ok && (t.elem == DType::I32 || t.elem == DType::I64);
     expected = "ptr<i32> or ptr<i64>";
     break;
@@ -171,6 +190,68 @@ Status selectGdnManifests(const std::vector<const Manifest *> &manifests,
     else
       selected.push_back(m);
   }
+  return Status::success();
+}
+
+bool GdnSequence::usesCpTensors() const {
+  return uses(GdnTensorId::CpBounds) || uses(GdnTensorId::CpSeq) ||
+         uses(GdnTensorId::CpLast) || uses(GdnTensorId::CpSegStart);
+}
+
+const char *gdnPathName(GdnPath path) {
+  return path == GdnPath::Cp ? "cp" : "direct";
+}
+
+Status splitGdnPaths(const std::vector<const Manifest *> &manifests,
+                     GdnPaths &out) {
+  GdnPaths paths;
+  paths.all = manifests;
+  for (const Manifest *m : manifests) {
+    const MetaEntry *path = m->findMeta("path");
+    if (!path) {
+      paths.direct.push_back(m);
+      paths.cp.push_back(m);
+    } else if (path->value == "direct") {
+      paths.direct.push_back(m);
+      paths.directTagged = true;
+    } else if (path->value == "cp") {
+      paths.cp.push_back(m);
+      paths.cpTagged = true;
+    } else {
+      return error(*m, path->line,
+                   "meta.path = " + path->value +
+                       ": expected direct or cp (or no meta.path for a "
+                       "kernel of both paths)");
+    }
+  }
+  out = std::move(paths);
+  return Status::success();
+}
+
+Status selectGdnPath(const GdnPaths &paths, GdnPath path,
+                     std::vector<const Manifest *> &selected,
+                     std::vector<std::string> &ignored) {
+  selected.clear();
+  ignored.clear();
+  const char *name = gdnPathName(path);
+  if (!paths.offers(path)) {
+    std::string list;
+    for (const Manifest *m : paths.all) {
+      const MetaEntry *e = m->findMeta("path");
+      list += (list.empty() ? "" : ", ") + m->path +
+              (e ? " (meta.path = " + e->value + ")" : "");
+    }
+    return Status::badInput(
+        std::string("no manifest for the ") + name + " path (meta.path = " +
+        name + ") among " + (list.empty() ? "(none)" : list) +
+        (paths.untagged() ? "; none has meta.path, so they all form the "
+                            "direct path"
+                          : ""));
+  }
+  selected = path == GdnPath::Cp ? paths.cp : paths.direct;
+  for (const Manifest *m : paths.all)
+    if (std::find(selected.begin(), selected.end(), m) == selected.end())
+      ignored.push_back(m->path);
   return Status::success();
 }
 
@@ -364,6 +445,8 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
                      dtypeName(seq.dtype) + ")");
   }
   typeOf(GdnTensorId::CuSeqlens, seq.cuType);
+  for (int t = 0; t < kGdnTensorCount; ++t)
+    typeOf(static_cast<GdnTensorId>(t), seq.tensorTypes[t]);
   out = std::move(seq);
   return Status::success();
 }
@@ -402,16 +485,36 @@ Status evaluateGdnSequence(const ExprVariables &scalars, GdnSequence &seq) {
                          " does not fit the i32 parameter (declare it i64)");
     }
   }
-  const int64_t maxCu = scalars.at("B") * scalars.at("T");
-  if (seq.cuType == DType::I32 && maxCu > INT32_MAX) {
-    for (const GdnStage &stage : seq.stages)
-      for (const GdnArg &arg : stage.args)
-        if (arg.kind == GdnArg::Tensor &&
-            arg.index == static_cast<int>(GdnTensorId::CuSeqlens))
-          return error(*stage.manifest, arg.param->line,
-                       "cu_seqlens entries up to B*T = " +
-                           std::to_string(maxCu) +
-                           " do not fit ptr<i32> (declare it ptr<i64>)");
+  // Index tensors declared ptr<i32> must hold their largest entry.
+  for (const GdnStage &stage : seq.stages) {
+    for (const GdnArg &arg : stage.args) {
+      if (arg.kind != GdnArg::Tensor ||
+          !gdnIsIndexTensor(static_cast<GdnTensorId>(arg.index)) ||
+          arg.param->type.elem != DType::I32)
+        continue;
+      const char *what = "B*T";
+      int64_t largest = scalars.at("B") * scalars.at("T");
+      switch (static_cast<GdnTensorId>(arg.index)) {
+      case GdnTensorId::CpSeq:
+        what = "N";
+        largest = scalars.at("N");
+        break;
+      case GdnTensorId::CpSegStart:
+        what = "NS";
+        largest = scalars.at("NS");
+        break;
+      case GdnTensorId::CpLast:
+        largest = 1;
+        break;
+      default:
+        break;
+      }
+      if (largest > INT32_MAX)
+        return error(*stage.manifest, arg.param->line,
+                     arg.param->name + " entries up to " + what + " = " +
+                         std::to_string(largest) +
+                         " do not fit ptr<i32> (declare it ptr<i64>)");
+    }
   }
 
   const int64_t kMaxWorkspaceBytes = int64_t(1) << 40;

@@ -10,6 +10,14 @@
 //   meta.order = <int>                        required, unique: launch order
 //   meta.grid  = <expr>, <expr>, <expr>       required, see GridExpr.h
 //   meta.ws_X  = <expr>                       element count of workspace X
+//   meta.path  = direct | cp                  optional, see below
+//
+// meta.path: the prefill runs either directly (one block walks a whole
+// sequence) or context-parallel (GdnCp.h: segment summaries, correction
+// scan, replay). A manifest with meta.path belongs to that path only, one
+// without it to both (e.g. the shared prep kernel); when no manifest has
+// meta.path, all of them form the direct path. selectGdnPath picks a path's
+// manifests before buildGdnSequence.
 //
 // Parameters (`param = name:type`):
 //   q, k        ptr<f16|bf16>  [B,T,H,DK]    all 16-bit tensors share one
@@ -18,14 +26,24 @@
 //   beta        ptr<dtype> or ptr<f32>       [B,T,HV]
 //   h0, ht      ptr<f32>       [N,HV,DK,DV]  initial / final state
 //   cu_seqlens  ptr<i32|i64>   [N+1]
-//   B T H HV DK DV N NT has_h0 varlen        i32 or i64 scalars
+//   cp_bounds   ptr<i32|i64>   [NS+1]       CP segmentation (GdnCp.h):
+//   cp_seq      ptr<i32|i64>   [NS]         segment s covers packed tokens
+//   cp_last     ptr<i32|i64>   [NS]         [cp_bounds[s], cp_bounds[s+1])
+//   cp_seg_start ptr<i32|i64>  [N+1]        of sequence cp_seq[s]; cp_last[s]
+//                                           = 1 for the last segment of a
+//                                           sequence; sequence n has segments
+//                                           cp_seg_start[n] .. [n+1]-1
+//   B T H HV DK DV N NT NS has_h0 varlen     i32 or i64 scalars (NS: number
+//                                           of CP segments; N on the direct
+//                                           path, one segment per sequence)
 //   scale                                    f32 scalar
 //   any other ptr<...> X: a workspace. Some manifest at or before X's first
 //   user in launch order must declare meta.ws_X; one buffer per name is
 //   shared by the whole sequence and holds ws_X elements of the widest
 //   element type any kernel declares for X.
-// Scalars are passed by value, so each manifest picks i32 or i64 for
-// itself. A tensor declared with two different types across the sequence,
+// cu_seqlens and the cp_* tensors are computed on the host and uploaded
+// once per problem (not poisoned, not timed). Scalars are passed by value,
+// so each manifest picks i32 or i64 for itself. A tensor declared with two different types across the sequence,
 // any other scalar name, a workspace no kernel takes, and a sequence in
 // which no kernel takes o or ht are errors.
 //
@@ -48,14 +66,21 @@ namespace gdn::run {
 constexpr const char *kGdnOpName = "gdn_prefill";
 
 /// Tensors of the GDN kernel ABI.
-enum class GdnTensorId { Q, K, V, O, G, Beta, H0, Ht, CuSeqlens };
-constexpr int kGdnTensorCount = 9;
+enum class GdnTensorId {
+  Q, K, V, O, G, Beta, H0, Ht, CuSeqlens,
+  CpBounds, CpSeq, CpLast, CpSegStart
+};
+constexpr int kGdnTensorCount = 13;
+/// True for the host-computed int tensors (cu_seqlens, cp_*).
+bool gdnIsIndexTensor(GdnTensorId id);
 /// The parameter name of `id` ("q", "cu_seqlens", ...).
 const char *gdnTensorName(GdnTensorId id);
 
 /// Scalars of the GDN kernel ABI.
-enum class GdnScalarId { B, T, H, HV, DK, DV, N, NT, HasH0, Varlen, Scale };
-constexpr int kGdnScalarCount = 11;
+enum class GdnScalarId {
+  B, T, H, HV, DK, DV, N, NT, NS, HasH0, Varlen, Scale
+};
+constexpr int kGdnScalarCount = 12;
 /// The parameter name of `id` ("B", "has_h0", "scale", ...).
 const char *gdnScalarName(GdnScalarId id);
 
@@ -99,11 +124,54 @@ struct GdnSequence {
   DType betaType = DType::F16; ///< beta (dtype unless a manifest says f32)
   DType cuType = DType::I32;   ///< cu_seqlens
   std::array<bool, kGdnTensorCount> usesTensor{}; ///< taken by some kernel
+  /// The element type of each tensor some kernel takes.
+  std::array<DType, kGdnTensorCount> tensorTypes{};
 
   bool uses(GdnTensorId id) const {
     return usesTensor[static_cast<int>(id)];
   }
+  DType typeOf(GdnTensorId id) const {
+    return tensorTypes[static_cast<int>(id)];
+  }
+  /// True when some kernel takes a cp_* tensor.
+  bool usesCpTensors() const;
 };
+
+/// The two ways of running the prefill (meta.path).
+enum class GdnPath { Direct, Cp };
+/// "direct" or "cp".
+const char *gdnPathName(GdnPath path);
+
+/// A set of manifests split by meta.path.
+struct GdnPaths {
+  /// The manifests of each path (both include the untagged ones), in the
+  /// order given.
+  std::vector<const Manifest *> direct, cp;
+  /// Some manifest says meta.path = direct / cp.
+  bool directTagged = false, cpTagged = false;
+  /// All manifests, for messages.
+  std::vector<const Manifest *> all;
+
+  /// No manifest has meta.path (then all form the direct path).
+  bool untagged() const { return !directTagged && !cpTagged; }
+  /// True when `path` has its own manifests (the direct path also when no
+  /// manifest is tagged).
+  bool offers(GdnPath path) const {
+    return path == GdnPath::Cp ? cpTagged : directTagged || untagged();
+  }
+};
+
+/// Splits `manifests` by meta.path. BadInput "manifest:line: error: ..."
+/// for a value other than direct or cp.
+Status splitGdnPaths(const std::vector<const Manifest *> &manifests,
+                     GdnPaths &out);
+
+/// The manifests of `path` (untagged ones included); `ignored` lists the
+/// paths of the other path's manifests. BadInput "no manifest for the cp
+/// path (meta.path = cp) among ..." when `path` is not offered.
+Status selectGdnPath(const GdnPaths &paths, GdnPath path,
+                     std::vector<const Manifest *> &selected,
+                     std::vector<std::string> &ignored);
 
 /// The 16-bit dtype of a manifest's q, k, v or o parameter (the first one
 /// declared); false when it declares none of them.
@@ -127,8 +195,9 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
 
 /// Evaluates grids and workspace sizes for the problem `scalars` (see
 /// GdnProblem::scalars) and checks launch limits and that every integer
-/// scalar parameter declared i32 fits in 32 bits (cu_seqlens too, whose
-/// largest entry is B*T).
+/// scalar parameter declared i32 fits in 32 bits (the index tensors too:
+/// cu_seqlens and cp_bounds hold up to B*T, cp_seq up to N, cp_seg_start up
+/// to NS).
 Status evaluateGdnSequence(const ExprVariables &scalars, GdnSequence &seq);
 
 } // namespace gdn::run

@@ -101,10 +101,10 @@ const std::vector<std::string> &gemmOnlyOptions() {
 
 const std::vector<std::string> &gdnOnlyOptions() {
   static const std::vector<std::string> names = {
-      "--B",     "--T",          "--H",           "--HV",
-      "--dtype", "--family",     "--scale",       "--h0",
-      "--cu-seqlens", "--determinism", "--load", "--save",
-      "--layout"};
+      "--B",          "--T",           "--H",      "--HV",
+      "--dtype",      "--family",      "--scale",  "--h0",
+      "--cu-seqlens", "--determinism", "--load",   "--save",
+      "--layout",     "--cp",          "--cp-chunks"};
   return names;
 }
 
@@ -221,6 +221,15 @@ Status parseCommandLine(const std::vector<std::string> &args,
         return usageError("--layout: expected bthd or bhtd, got '" + value +
                           "'");
       o.layout = value;
+    } else if (name == "--cp") {
+      GDN_RUN_TRY(takeValue());
+      if (value != "on" && value != "off" && value != "auto")
+        return usageError("--cp: expected on, off or auto, got '" + value +
+                          "'");
+      o.cp = value;
+    } else if (name == "--cp-chunks") {
+      GDN_RUN_TRY(takeValue());
+      GDN_RUN_TRY(parseIntOption(name, value, 1, INT32_MAX, o.cpChunks));
     } else if (name == "--cu-seqlens") {
       GDN_RUN_TRY(takeValue());
       GDN_RUN_TRY(parseIntList(name, value, o.cuSeqlens));
@@ -327,6 +336,18 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
   --layout bthd|bhtd   layout of the .npy files: bthd (default) [B,T,H,D] and
                        [B,T,HV]; bhtd [B,H,T,D] and [B,HV,T] (transposed to
                        BTHD on load, back on save). h0/ht: [N,HV,DK,DV].
+  --cp on|off|auto     the path: off runs the manifests with meta.path =
+                       direct or none, on those with meta.path = cp or none
+                       (intra-card context parallelism: each sequence cut
+                       into segments that are summarized, scanned and
+                       replayed); auto (default) asks a cost model (GdnCp.h)
+                       when both paths are given, else takes the one given.
+                       Manifests without any meta.path form the direct path.
+                       The choice is printed as "path: ...".
+  --cp-chunks M        chunks of 64 tokens per CP segment (M >= 1; default
+                       the power of two >= 4 that the cost model finds fastest);
+                       only with the cp path (with auto: also the M the
+                       cost model assumes)
 
 output: a table with one row per check and a last line "N passed, M failed".
   gemm: kernel, shape, check, rel_l2, max_abs, median_ms, min_ms, TFLOP/s.

@@ -44,6 +44,8 @@ struct RunOptions {
   int determinism = 2;           ///< --determinism: extra bit-exact runs
   std::string loadDir, saveDir;  ///< --load, --save
   std::string layout = "bthd";   ///< --layout bthd|bhtd
+  std::string cp = "auto";       ///< --cp on|off|auto: the CP path
+  int64_t cpChunks = 0;          ///< --cp-chunks: chunks per segment; 0: rule
 
   /// Every option given, as spelled without a value ("--family", "-v").
   std::set<std::string> given;

@@ -6,9 +6,11 @@
 # Runs `gdn-run --op gdn_prefill --check none --iters 30` with every
 # *.manifest in KERNEL_DIR whose meta.op is gdn_prefill, on the anchor shapes
 # of GDN.md §6 (f16, input family weak, HV = H; extra options such as
-# --dtype bf16 or --warmup 20 are passed on and override these; of a
-# directory holding both builds, --dtype picks the manifests of one dtype),
-# and prints one table with our
+# --dtype bf16, --warmup 20 or --cp off are passed on and override these; of
+# a directory holding both builds, --dtype picks the manifests of one dtype,
+# of one holding both paths, --cp on|off|auto the path), and prints one
+# table with the path gdn-run took (direct, or cp/M for segments of M
+# chunks), our
 # median time next to the FLA time we measured (GDN.md §6.4, fp16, CUDA
 # graph) and the TileOps PR #1596 time (GDN.md §6.1; a different harness,
 # see GDN.md §6.3 before comparing).
@@ -114,9 +116,9 @@ echo "gdn-run: $gdn_run"
 echo "kernels: ${manifests[*]}"
 [[ ${#extra[@]} -gt 0 ]] && echo "options: ${extra[*]}"
 echo
-fmt='%-16s %-6s %10s %10s %9s %7s %9s %7s %8s %8s %10s %8s\n'
-table=$(printf "$fmt" shape dtype median_ms min_ms TFLOP/s GB/s floor_ms \
-  xfloor FLA_ms FLA/ours TileOps_ms TO/ours)
+fmt='%-16s %-6s %-7s %10s %10s %9s %7s %9s %7s %8s %8s %10s %8s\n'
+table=$(printf "$fmt" shape dtype path median_ms min_ms TFLOP/s GB/s \
+  floor_ms xfloor FLA_ms FLA/ours TileOps_ms TO/ours)
 status=0
 for entry in "${shapes[@]}"; do
   read -r B T H fla tileops <<<"$entry"
@@ -131,10 +133,15 @@ for entry in "${shapes[@]}"; do
     echo "bench-gdn.sh: no GPU (gdn-run exit 77)" >&2
     exit 77
   fi
-  median=- minms=- tflops=- gbps=- floor=- xfloor=- dtype=-
+  median=- minms=- tflops=- gbps=- floor=- xfloor=- dtype=- path=-
   row_found=0
   while IFS= read -r line; do
-    if [[ $line =~ ^time:\ median\ ([0-9.]+)\ ms,\ min\ ([0-9.]+)\ ms.*floor\ ([0-9.]+)\ ms ]]; then
+    if [[ $line =~ ^path:\ (direct|cp) ]]; then
+      path=${BASH_REMATCH[1]}
+      if [[ $path == cp && $line =~ of\ ([0-9]+)\ chunk ]]; then
+        path=cp/${BASH_REMATCH[1]}
+      fi
+    elif [[ $line =~ ^time:\ median\ ([0-9.]+)\ ms,\ min\ ([0-9.]+)\ ms.*floor\ ([0-9.]+)\ ms ]]; then
       minms=${BASH_REMATCH[2]}
       floor=${BASH_REMATCH[3]}
     elif [[ $line == gdn_prefill\ * ]]; then
@@ -147,11 +154,11 @@ for entry in "${shapes[@]}"; do
     status=1
     echo "bench-gdn.sh: $label: gdn-run exited with $rc:" >&2
     echo "$log" >&2
-    table+=$'\n'$(printf "$fmt" "$label" "$dtype" "ERROR(rc=$rc)" - - - - - \
-      "$fla" - "$tileops" -)
+    table+=$'\n'$(printf "$fmt" "$label" "$dtype" "$path" "ERROR(rc=$rc)" - - \
+      - - - "$fla" - "$tileops" -)
     continue
   fi
-  table+=$'\n'$(printf "$fmt" "$label" "$dtype" "$median" "$minms" \
+  table+=$'\n'$(printf "$fmt" "$label" "$dtype" "$path" "$median" "$minms" \
     "$tflops" "$gbps" "$floor" "$xfloor" "$fla" "$(ratio "$fla" "$median")" \
     "$tileops" "$(ratio "$tileops" "$median")")
 done

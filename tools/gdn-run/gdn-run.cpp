@@ -209,6 +209,8 @@ int runGdnPrefill(const RunOptions &options,
   }
   const std::vector<const Manifest *> &manifests = selected;
   GdnDriver gdn;
+  // The direct or the CP path (--cp, meta.path) is chosen here, for 132 SMs
+  // until the device is open.
   s = gdn.prepare(manifests, options);
   if (!s.ok()) {
     printError(s);
@@ -216,10 +218,25 @@ int runGdnPrefill(const RunOptions &options,
                          "nothing was run\n");
     return exitCode(s.code());
   }
-  std::map<std::string, std::string> images;
-  if (!readImages(manifests, images))
-    return exitCode(ExitCode::BadInput);
-  if (options.verbose) {
+  auto stageManifests = [&gdn]() {
+    std::vector<const Manifest *> list;
+    for (const GdnStage &stage : gdn.sequence().stages)
+      list.push_back(stage.manifest);
+    return list;
+  };
+  auto describeSequence = [&gdn, &options]() {
+    if (!options.verbose)
+      return;
+    const GdnPathChoice &choice = gdn.pathChoice();
+    std::fprintf(stderr, "gdn-run: gdn_prefill: path: %s\n",
+                 gdnPathText(choice).c_str());
+    if (!choice.ignored.empty()) {
+      std::string list;
+      for (const std::string &path : choice.ignored)
+        list += " " + path;
+      std::fprintf(stderr, "gdn-run: gdn_prefill: not on this path:%s\n",
+                   list.c_str());
+    }
     for (const GdnStage &stage : gdn.sequence().stages)
       std::fprintf(stderr,
                    "gdn-run: gdn_prefill: stage %lld '%s': %s, grid "
@@ -229,13 +246,37 @@ int runGdnPrefill(const RunOptions &options,
                    stage.grid.z, stage.manifest->block[0],
                    stage.manifest->block[1], stage.manifest->block[2],
                    stage.manifest->sharedBytes);
-  }
+  };
+  std::map<std::string, std::string> images;
+  if (!readImages(stageManifests(), images))
+    return exitCode(ExitCode::BadInput);
+  describeSequence();
 
   CudaDriver driver;
   CudaSession session(driver);
   int rc = openSession(session, options);
   if (rc >= 0)
     return rc;
+  // When the SM count took part in choosing the path or the segment size,
+  // choose again with the device's.
+  const int64_t sms = session.device().smCount;
+  if (sms > 0 && sms != gdn.pathChoice().numSMs && gdn.dependsOnSmCount()) {
+    s = gdn.prepare(manifests, options, sms);
+    if (!s.ok()) {
+      printError(s);
+      std::fprintf(stderr, "gdn-run: the gdn_prefill sequence was rejected "
+                           "for the device's %lld SMs; nothing was run\n",
+                   static_cast<long long>(sms));
+      return exitCode(s.code());
+    }
+    if (!readImages(stageManifests(), images))
+      return exitCode(ExitCode::BadInput);
+    if (options.verbose)
+      std::fprintf(stderr, "gdn-run: gdn_prefill: chosen again for the "
+                           "device's %lld SMs:\n",
+                   static_cast<long long>(sms));
+    describeSequence();
+  }
 
   GdnResult result;
   gdn.run(session, images, result);

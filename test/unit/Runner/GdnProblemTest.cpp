@@ -95,7 +95,14 @@ TEST(GdnProblemTest, Scalars) {
   EXPECT_EQ(s.at("NT"), 3 * 16);
   EXPECT_EQ(s.at("has_h0"), 1);
   EXPECT_EQ(s.at("varlen"), 0);
-  EXPECT_EQ(s.size(), 10u);
+  EXPECT_EQ(s.at("NS"), 3); // direct path: one segment per sequence
+  EXPECT_EQ(s.size(), 11u);
+  // CP: 16 chunks per sequence in segments of 5 chunks -> 4 each.
+  p.cpChunks = 5;
+  EXPECT_EQ(p.scalars().at("NS"), 12);
+  EXPECT_EQ(p.cpSegments().bounds,
+            (std::vector<int64_t>{0, 320, 640, 960, 1000, 1320, 1640, 1960,
+                                  2000, 2320, 2640, 2960, 3000}));
   EXPECT_EQ(p.deviceCuSeqlens(), (std::vector<int64_t>{0, 1000, 2000, 3000}));
   EXPECT_EQ(p.shapeText(), "3x1000x4/8");
 
@@ -733,6 +740,177 @@ TEST(GdnDriverTest, PrepareLoadsShapesFromNpy) {
   }
   EXPECT_CONTAINS(prepareError({"--load", dir.path, "--layout", "bhtd"}, bf),
                   "/q.npy: error: holds f16 but the kernels take bf16");
+}
+
+namespace {
+
+/// kFwdManifest as the direct path's kernel, and a CP replay kernel taking
+/// the segmentation (one per segment and value head).
+std::string directManifest() {
+  return std::string(kFwdManifest) + "meta.path = direct\n";
+}
+
+std::string cpManifest() {
+  std::string text(kFwdManifest);
+  text.replace(text.find("kernel = gdn_fwd"), 16, "kernel = gdn_cp");
+  text.replace(text.find("param = scale:f32\n"), 18,
+               "param = scale:f32\nparam = cp_bounds:ptr<i32>\n"
+               "param = cp_seq:ptr<i32>\nparam = cp_last:ptr<i32>\n"
+               "param = cp_seg_start:ptr<i32>\nparam = NS:i32\n");
+  text.replace(text.find("meta.grid = N, HV, 1"), 20,
+               "meta.grid = NS, HV, 1\nmeta.path = cp");
+  return text;
+}
+
+/// Several manifests (named after their kernels) prepared together.
+struct PathFixture {
+  std::vector<std::unique_ptr<Manifest>> manifests;
+  RunOptions options;
+  GdnDriver driver;
+
+  Status prepare(std::vector<std::string> args,
+                 const std::vector<std::string> &texts,
+                 int64_t numSMs = kGdnDefaultSmCount) {
+    std::vector<const Manifest *> ptrs;
+    for (size_t i = 0; i < texts.size(); ++i) {
+      manifests.push_back(std::make_unique<Manifest>());
+      Status s = parseManifest(texts[i], "m" + std::to_string(i) + ".manifest",
+                               *manifests.back());
+      if (!s.ok())
+        return s;
+      ptrs.push_back(manifests.back().get());
+    }
+    Status s = parseCommandLine(args, options);
+    if (!s.ok())
+      return s;
+    return driver.prepare(ptrs, options, numSMs);
+  }
+  std::string pathText() const { return gdnPathText(driver.pathChoice()); }
+};
+
+std::string pathError(std::vector<std::string> args,
+                      const std::vector<std::string> &texts) {
+  PathFixture f;
+  Status s = f.prepare(std::move(args), texts);
+  EXPECT_EQ(s.code(), ExitCode::BadInput) << s.message();
+  return s.message();
+}
+
+} // namespace
+
+TEST(GdnDriverTest, PathWithoutMetaPath) {
+  // An old kernel directory: everything is the direct path.
+  PathFixture f;
+  Status s = f.prepare({"--T", "131072", "--H", "1"}, {kFwdManifest});
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(f.driver.pathChoice().path, GdnPath::Direct);
+  EXPECT_EQ(f.pathText(), "direct (auto: no meta.path)");
+  EXPECT_FALSE(f.driver.dependsOnSmCount());
+  EXPECT_EQ(f.driver.problem().cpChunks, 0);
+  GdnResult r;
+  f.driver.describe(r);
+  EXPECT_EQ(r.path, "direct (auto: no meta.path)");
+  EXPECT_EQ(gdnDetailLines(r).at(0), "path: direct (auto: no meta.path)");
+  EXPECT_EQ(f.driver.problem().scalars().at("NS"), 1);
+
+  EXPECT_CONTAINS(pathError({"--cp", "on"}, {kFwdManifest}),
+                  "--cp on: no manifest for the cp path (meta.path = cp) "
+                  "among m0.manifest; none has meta.path, so they all form "
+                  "the direct path");
+  EXPECT_CONTAINS(pathError({"--cp-chunks", "8"}, {kFwdManifest}),
+                  "--cp-chunks sets the segment size of the cp path, but the "
+                  "direct path runs (auto: no meta.path)");
+  EXPECT_CONTAINS(pathError({"--cp", "off", "--cp-chunks", "8"},
+                            {directManifest(), cpManifest()}),
+                  "--cp-chunks sets the segment size of the cp path; it "
+                  "cannot be combined with --cp off");
+  std::string both = std::string(kFwdManifest) + "meta.path = both\n";
+  EXPECT_CONTAINS(pathError({}, {both}),
+                  "m0.manifest:24: error: meta.path = both: expected direct "
+                  "or cp");
+}
+
+TEST(GdnDriverTest, PathChoice) {
+  const std::vector<std::string> both = {directManifest(), cpManifest()};
+  // 4K tokens, 16 heads: the model keeps the direct path.
+  PathFixture f;
+  Status s = f.prepare({}, both);
+  ASSERT_TRUE(s.ok()) << s.message();
+  const GdnPathChoice &c = f.driver.pathChoice();
+  EXPECT_EQ(c.path, GdnPath::Direct);
+  EXPECT_TRUE(c.modeled);
+  EXPECT_FALSE(c.estimate.useCp);
+  EXPECT_TRUE(f.driver.dependsOnSmCount());
+  EXPECT_EQ(c.ignored, std::vector<std::string>{"m1.manifest"});
+  EXPECT_EQ(f.driver.sequence().stages[0].manifest->kernel, "gdn_fwd");
+  EXPECT_EQ(f.pathText(), "direct (auto); model: cp 70 vs direct 64 chunk "
+                         "steps (64 chunks/segment, 132 SMs)");
+
+  // 128K tokens, one head: CP in segments of 64 chunks.
+  PathFixture g;
+  s = g.prepare({"--T", "131072", "--H", "1"}, both);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(g.driver.pathChoice().path, GdnPath::Cp);
+  EXPECT_EQ(g.driver.pathChoice().segmentChunks, 64);
+  EXPECT_EQ(g.driver.pathChoice().segments, 32);
+  EXPECT_EQ(g.driver.problem().cpChunks, 64);
+  EXPECT_EQ(g.driver.sequence().stages[0].manifest->kernel, "gdn_cp");
+  EXPECT_EQ(g.driver.sequence().stages[0].grid.x, 32u); // NS
+  EXPECT_EQ(g.pathText(), "cp (auto), 32 segments of 64 chunks; model: cp "
+                          "280 vs direct 2048 chunk steps (64 chunks/segment, "
+                          "132 SMs)");
+  // Prepared again for a device of 264 SMs: the work terms halve, so the
+  // segments get no longer.
+  s = g.driver.prepare({g.manifests[0].get(), g.manifests[1].get()},
+                       g.options, 264);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_LE(g.driver.pathChoice().segmentChunks, 64);
+  EXPECT_EQ(g.driver.pathChoice().path, GdnPath::Cp);
+  EXPECT_EQ(g.driver.pathChoice().numSMs, 264);
+
+  // Forced either way; --cp-chunks sets m.
+  PathFixture h;
+  s = h.prepare({"--cp", "on", "--cp-chunks", "8", "--B", "2", "--T", "1000"},
+                both);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(h.pathText(), "cp (--cp on), 4 segments of 8 chunks "
+                          "(--cp-chunks)");
+  EXPECT_FALSE(h.driver.dependsOnSmCount());
+  EXPECT_EQ(h.driver.problem().scalars().at("NS"), 4);
+  PathFixture i;
+  s = i.prepare({"--cp", "on", "--T", "1000"}, both);
+  ASSERT_TRUE(s.ok()) << s.message();
+  // --cp on cuts the sequence even where the model would not.
+  EXPECT_EQ(i.pathText(), "cp (--cp on), 2 segments of 8 chunks");
+  EXPECT_TRUE(i.driver.dependsOnSmCount()); // m from the rule
+  PathFixture j;
+  s = j.prepare({"--cp", "off", "--T", "131072", "--H", "1"}, both);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(j.pathText(), "direct (--cp off)");
+  EXPECT_EQ(j.driver.problem().scalars().at("NS"), 1);
+  // --cp-chunks with auto feeds the model.
+  PathFixture k;
+  s = k.prepare({"--cp-chunks", "1024", "--T", "131072", "--H", "1"}, both);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(k.driver.pathChoice().path, GdnPath::Direct);
+  EXPECT_CONTAINS(k.pathText(), "(1024 chunks/segment, 132 SMs)");
+
+  // One path offered: auto takes it; the other is an error when forced.
+  PathFixture l;
+  s = l.prepare({}, {cpManifest()});
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(l.pathText(), "cp (auto: no direct manifests), 1 segment of 64 "
+                          "chunks");
+  PathFixture m;
+  s = m.prepare({"--T", "131072", "--H", "1"}, {directManifest()});
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(m.pathText(), "direct (auto: no cp manifests)");
+  EXPECT_CONTAINS(pathError({"--cp", "on"}, {directManifest()}),
+                  "--cp on: no manifest for the cp path (meta.path = cp) "
+                  "among m0.manifest (meta.path = direct)");
+  EXPECT_CONTAINS(pathError({"--cp", "off"}, {cpManifest()}),
+                  "--cp off: no manifest for the direct path (meta.path = "
+                  "direct) among m0.manifest (meta.path = cp)");
 }
 
 TEST(GdnDriverTest, ReportRow) {

@@ -235,8 +235,8 @@ TEST(GdnSequenceTest, RejectsBadParameters) {
       buildError({cumsumManifest(), solveManifest(),
                   fwdManifest("param = chunk:i32\n")}),
       "m2.manifest:23: error: unknown scalar parameter 'chunk' (gdn_prefill "
-      "binds parameters by name; scalars: B, T, H, HV, DK, DV, N, NT, has_h0, "
-      "varlen, scale)");
+      "binds parameters by name; scalars: B, T, H, HV, DK, DV, N, NT, NS, "
+      "has_h0, varlen, scale)");
   EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(),
                               fwdManifest("param = NT:ptr<i32>\n")}),
                   "parameter NT is a scalar of the kernel ABI but is "
@@ -285,7 +285,8 @@ TEST(GdnSequenceTest, RejectsBadWorkspaces) {
   EXPECT_CONTAINS(buildError({noSize, solveManifest(), fwdManifest()}),
                   "m0.manifest:9: error: parameter gamma of stage 'cumsum' is a "
                   "workspace (not one of the GDN tensors q, k, v, o, g, beta, "
-                  "h0, ht, cu_seqlens), but no meta.ws_gamma (its element "
+                  "h0, ht, cu_seqlens, cp_bounds, cp_seq, cp_last, "
+                  "cp_seg_start), but no meta.ws_gamma (its element "
                   "count) is declared in this manifest or an earlier one");
   // Declared only by a later kernel.
   EXPECT_CONTAINS(buildError({noSize, solveManifest(),
@@ -440,4 +441,246 @@ TEST(GdnSequenceTest, SelectsOneDtype) {
   ASSERT_TRUE(selectGdnManifests(f16, "bf16", selected, ignored).ok());
   EXPECT_EQ(selected, f16);
   EXPECT_TRUE(ignored.empty());
+}
+
+namespace {
+
+/// The kernels of a CP path: summaries of the non-final segments, then the
+/// scan and replay (both tagged meta.path = cp).
+std::string cpSummaryManifest(const std::string &extra = "") {
+  return header("gdn_cp_summary") +
+         "param = k:ptr<f16>\n"
+         "param = v:ptr<f16>\n"
+         "param = gamma:ptr<f32>\n"
+         "param = A:ptr<f16>\n"
+         "param = cp_bounds:ptr<i32>\n"
+         "param = cp_seq:ptr<i32>\n"
+         "param = cp_last:ptr<i32>\n"
+         "param = sums:ptr<f32>\n"
+         "param = NS:i32\n"
+         "meta.stage = cp_summary\n"
+         "meta.order = 30\n"
+         "meta.path = cp\n"
+         "meta.grid = 16, HV, NS\n"
+         "meta.ws_sums = NS*HV*16384\n" +
+         extra;
+}
+
+std::string cpReplayManifest(const std::string &extra = "") {
+  return header("gdn_cp_replay") +
+         "param = q:ptr<f16>\n"
+         "param = k:ptr<f16>\n"
+         "param = v:ptr<f16>\n"
+         "param = gamma:ptr<f32>\n"
+         "param = A:ptr<f16>\n"
+         "param = beta:ptr<f16>\n"
+         "param = sums:ptr<f32>\n"
+         "param = h0:ptr<f32>\n"
+         "param = ht:ptr<f32>\n"
+         "param = o:ptr<f16>\n"
+         "param = cp_bounds:ptr<i32>\n"
+         "param = cp_seg_start:ptr<i64>\n"
+         "param = scale:f32\n"
+         "param = NS:i64\n"
+         "param = N:i32\n"
+         "meta.stage = cp_replay\n"
+         "meta.order = 40\n"
+         "meta.path = cp\n"
+         "meta.grid = 8, HV, NS\n" +
+         extra;
+}
+
+std::string tagged(std::string text, const std::string &path) {
+  return text + "meta.path = " + path + "\n";
+}
+
+/// Parses texts as m0.manifest, m1.manifest, ... without building.
+struct Parsed {
+  std::vector<std::unique_ptr<Manifest>> owned;
+  std::vector<const Manifest *> all;
+
+  explicit Parsed(const std::vector<std::string> &texts, size_t first = 0) {
+    for (size_t i = 0; i < texts.size(); ++i) {
+      owned.push_back(std::make_unique<Manifest>());
+      Status s = parseManifest(texts[i],
+                               "m" + std::to_string(first + i) + ".manifest",
+                               *owned.back());
+      EXPECT_TRUE(s.ok()) << s.message();
+      all.push_back(owned.back().get());
+    }
+  }
+};
+
+} // namespace
+
+TEST(GdnSequenceTest, BindsCpNames) {
+  Fixture f;
+  Status s = f.build({cumsumManifest(), solveManifest(), cpSummaryManifest(),
+                      cpReplayManifest()});
+  ASSERT_TRUE(s.ok()) << s.message();
+  const GdnSequence &seq = f.seq;
+  EXPECT_TRUE(seq.usesCpTensors());
+  EXPECT_TRUE(seq.uses(GdnTensorId::CpBounds));
+  EXPECT_TRUE(seq.uses(GdnTensorId::CpSeq));
+  EXPECT_TRUE(seq.uses(GdnTensorId::CpLast));
+  EXPECT_TRUE(seq.uses(GdnTensorId::CpSegStart));
+  EXPECT_EQ(seq.typeOf(GdnTensorId::CpBounds), DType::I32);
+  EXPECT_EQ(seq.typeOf(GdnTensorId::CpSegStart), DType::I64);
+  EXPECT_TRUE(gdnIsIndexTensor(GdnTensorId::CpSeq));
+  EXPECT_TRUE(gdnIsIndexTensor(GdnTensorId::CuSeqlens));
+  EXPECT_FALSE(gdnIsIndexTensor(GdnTensorId::H0));
+  EXPECT_STREQ(gdnTensorName(GdnTensorId::CpSegStart), "cp_seg_start");
+  EXPECT_STREQ(gdnScalarName(GdnScalarId::NS), "NS");
+
+  const GdnStage &sum = seq.stages[2];
+  ASSERT_EQ(sum.args.size(), 9u);
+  EXPECT_EQ(sum.args[4].kind, GdnArg::Tensor);
+  EXPECT_EQ(sum.args[4].index, static_cast<int>(GdnTensorId::CpBounds));
+  EXPECT_EQ(sum.args[5].index, static_cast<int>(GdnTensorId::CpSeq));
+  EXPECT_EQ(sum.args[6].index, static_cast<int>(GdnTensorId::CpLast));
+  EXPECT_EQ(sum.args[7].kind, GdnArg::Workspace);
+  EXPECT_EQ(sum.args[8].kind, GdnArg::Scalar);
+  EXPECT_EQ(sum.args[8].index, static_cast<int>(GdnScalarId::NS));
+  EXPECT_EQ(seq.stages[3].args[11].index,
+            static_cast<int>(GdnTensorId::CpSegStart));
+
+  // NS reaches grids and workspace sizes: B = 2, T = 1000 (16 chunks each)
+  // in segments of 4 chunks -> NS = 8.
+  GdnProblem p;
+  p.B = 2;
+  p.T = 1000;
+  p.H = 16;
+  p.HV = 32;
+  p.cpChunks = 4;
+  s = evaluateGdnSequence(p.scalars(), f.seq);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(seq.stages[2].grid.x, 16u);
+  EXPECT_EQ(seq.stages[2].grid.y, 32u);
+  EXPECT_EQ(seq.stages[2].grid.z, 8u);
+  EXPECT_EQ(seq.stages[3].grid.z, 8u);
+  ASSERT_EQ(seq.workspaces.size(), 3u);
+  EXPECT_EQ(seq.workspaces[2].name, "sums");
+  EXPECT_EQ(seq.workspaces[2].elements, 8 * 32 * 16384);
+
+  // Bad types and i32 overflow.
+  std::string f32Bounds = cpSummaryManifest();
+  f32Bounds.replace(f32Bounds.find("cp_bounds:ptr<i32>"), 18,
+                    "cp_bounds:ptr<f32>");
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(), f32Bounds,
+                              cpReplayManifest()}),
+                  "m2.manifest:12: error: gdn_prefill parameter cp_bounds "
+                  "must be ptr<i32> or ptr<i64>, got ptr<f32>");
+  std::string i64Bounds = cpReplayManifest();
+  i64Bounds.replace(i64Bounds.find("cp_bounds:ptr<i32>"), 18,
+                    "cp_bounds:ptr<i64>");
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(),
+                              cpSummaryManifest(), i64Bounds}),
+                  "parameter cp_bounds is ptr<i64> here but ptr<i32> in "
+                  "m2.manifest:12");
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(),
+                              cpSummaryManifest("meta.ws_NS = 1\n"),
+                              cpReplayManifest()}),
+                  "meta.ws_NS: NS is a GDN tensor or scalar");
+  std::string small = cpSummaryManifest();
+  small.replace(small.find("meta.grid = 16, HV, NS"), 22,
+                "meta.grid = 1, 1, 1");
+  std::string cumsum1 = cumsumManifest();
+  cumsum1.replace(cumsum1.find("meta.grid = NT, HV, 1"), 21,
+                  "meta.grid = 1, 1, 1");
+  cumsum1.replace(cumsum1.find("param = T:i32"), 13, "param = T:i64");
+  cumsum1.replace(cumsum1.find("cu_seqlens:ptr<i32>"), 19,
+                  "cu_seqlens:ptr<i64>");
+  std::string solve1 = solveManifest();
+  solve1.replace(solve1.find("meta.grid = cdiv(NT, 2), HV, 1"), 30,
+                 "meta.grid = 1, 1, 1");
+  std::string replay1 = cpReplayManifest();
+  replay1.replace(replay1.find("meta.grid = 8, HV, NS"), 21,
+                  "meta.grid = 1, 1, 1");
+  GdnProblem big;
+  big.B = 1;
+  big.T = 3000000000LL;
+  big.H = 1;
+  big.HV = 1;
+  EXPECT_CONTAINS(evalError({cumsum1, solve1, small, replay1}, big.scalars()),
+                  "m2.manifest:12: error: cp_bounds entries up to B*T = "
+                  "3000000000 do not fit ptr<i32> (declare it ptr<i64>)");
+}
+
+TEST(GdnSequenceTest, SelectsPath) {
+  // m0 cumsum and m1 solve (both paths), m2 direct fwd, m3-m4 cp.
+  Parsed p({cumsumManifest(), solveManifest(), tagged(fwdManifest(), "direct"),
+            cpSummaryManifest(), cpReplayManifest()});
+  const std::vector<const Manifest *> &all = p.all;
+  GdnPaths paths;
+  ASSERT_TRUE(splitGdnPaths(all, paths).ok());
+  EXPECT_TRUE(paths.directTagged);
+  EXPECT_TRUE(paths.cpTagged);
+  EXPECT_FALSE(paths.untagged());
+  EXPECT_TRUE(paths.offers(GdnPath::Direct));
+  EXPECT_TRUE(paths.offers(GdnPath::Cp));
+  std::vector<const Manifest *> selected;
+  std::vector<std::string> ignored;
+  ASSERT_TRUE(selectGdnPath(paths, GdnPath::Direct, selected, ignored).ok());
+  EXPECT_EQ(selected, (std::vector<const Manifest *>{all[0], all[1], all[2]}));
+  EXPECT_EQ(ignored, (std::vector<std::string>{"m3.manifest", "m4.manifest"}));
+  GdnSequence seq;
+  ASSERT_TRUE(buildGdnSequence(selected, seq).ok());
+  EXPECT_FALSE(seq.usesCpTensors());
+  ASSERT_TRUE(selectGdnPath(paths, GdnPath::Cp, selected, ignored).ok());
+  EXPECT_EQ(selected,
+            (std::vector<const Manifest *>{all[0], all[1], all[3], all[4]}));
+  EXPECT_EQ(ignored, std::vector<std::string>{"m2.manifest"});
+  Status s = buildGdnSequence(selected, seq);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(seq.usesCpTensors());
+  EXPECT_STREQ(gdnPathName(GdnPath::Cp), "cp");
+  EXPECT_STREQ(gdnPathName(GdnPath::Direct), "direct");
+
+  // Only the direct path tagged: cp is not offered.
+  std::vector<const Manifest *> direct = {all[0], all[1], all[2]};
+  ASSERT_TRUE(splitGdnPaths(direct, paths).ok());
+  EXPECT_FALSE(paths.offers(GdnPath::Cp));
+  s = selectGdnPath(paths, GdnPath::Cp, selected, ignored);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_EQ(s.message(), "no manifest for the cp path (meta.path = cp) among "
+                         "m0.manifest, m1.manifest, m2.manifest (meta.path = "
+                         "direct)");
+  // Only cp tagged: direct is not offered.
+  std::vector<const Manifest *> cp = {all[0], all[3], all[4]};
+  ASSERT_TRUE(splitGdnPaths(cp, paths).ok());
+  EXPECT_FALSE(paths.offers(GdnPath::Direct));
+  EXPECT_CONTAINS(selectGdnPath(paths, GdnPath::Direct, selected, ignored)
+                      .message(),
+                  "no manifest for the direct path (meta.path = direct) "
+                  "among m0.manifest, m3.manifest (meta.path = cp), "
+                  "m4.manifest (meta.path = cp)");
+
+  // No meta.path anywhere (an old kernel directory): all direct.
+  std::vector<const Manifest *> old = {all[0], all[1]};
+  Parsed untaggedFwd({fwdManifest()}, 5);
+  old.push_back(untaggedFwd.all[0]);
+  ASSERT_TRUE(splitGdnPaths(old, paths).ok());
+  EXPECT_TRUE(paths.untagged());
+  EXPECT_TRUE(paths.offers(GdnPath::Direct));
+  EXPECT_FALSE(paths.offers(GdnPath::Cp));
+  ASSERT_TRUE(selectGdnPath(paths, GdnPath::Direct, selected, ignored).ok());
+  EXPECT_EQ(selected, old);
+  EXPECT_TRUE(ignored.empty());
+  EXPECT_CONTAINS(selectGdnPath(paths, GdnPath::Cp, selected, ignored)
+                      .message(),
+                  "no manifest for the cp path (meta.path = cp) among "
+                  "m0.manifest, m1.manifest, m5.manifest; none has meta.path, "
+                  "so they all form the direct path");
+
+  // Values other than direct and cp.
+  Parsed bad({cumsumManifest(), tagged(fwdManifest(), "both")});
+  s = splitGdnPaths(bad.all, paths);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(), "m1.manifest:26: error: meta.path = both: "
+                               "expected direct or cp");
+  // A tagged manifest is still an ordinary manifest to buildGdnSequence.
+  Fixture g;
+  s = g.build({cumsumManifest(), solveManifest(),
+               tagged(fwdManifest(), "direct")});
+  EXPECT_TRUE(s.ok()) << s.message();
 }

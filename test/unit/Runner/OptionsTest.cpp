@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace gdn::run;
 
 namespace {
@@ -140,6 +142,46 @@ TEST(OptionsTest, GdnPrefillOptions) {
     EXPECT_CONTAINS(usageText(), name);
   for (const std::string &name : gemmOnlyOptions())
     EXPECT_CONTAINS(usageText(), name);
+}
+
+TEST(OptionsTest, CpOptions) {
+  RunOptions d;
+  ASSERT_TRUE(parse({"a.manifest"}, d).ok());
+  EXPECT_EQ(d.cp, "auto");
+  EXPECT_EQ(d.cpChunks, 0);
+  for (const char *mode : {"on", "off", "auto"}) {
+    RunOptions o;
+    ASSERT_TRUE(parse({"--cp", mode}, o).ok());
+    EXPECT_EQ(o.cp, mode);
+    EXPECT_TRUE(o.has("--cp"));
+  }
+  RunOptions o;
+  ASSERT_TRUE(parse({"--cp=on", "--cp-chunks=8"}, o).ok());
+  EXPECT_EQ(o.cp, "on");
+  EXPECT_EQ(o.cpChunks, 8);
+  EXPECT_TRUE(o.has("--cp-chunks"));
+  ASSERT_TRUE(parse({"--cp-chunks", "1"}, o).ok());
+  EXPECT_EQ(o.cpChunks, 1);
+
+  EXPECT_CONTAINS(parseError({"--cp", "maybe"}),
+                  "--cp: expected on, off or auto, got 'maybe' (see gdn-run "
+                  "--help)");
+  EXPECT_CONTAINS(parseError({"--cp", "ON"}), "got 'ON'");
+  EXPECT_CONTAINS(parseError({"--cp"}), "--cp needs a value");
+  EXPECT_CONTAINS(parseError({"--cp-chunks", "0"}),
+                  "--cp-chunks 0 is out of range [1, 2147483647]");
+  EXPECT_CONTAINS(parseError({"--cp-chunks", "-4"}),
+                  "--cp-chunks -4 is out of range");
+  EXPECT_CONTAINS(parseError({"--cp-chunks", "four"}),
+                  "--cp-chunks: expected an integer, got 'four'");
+  EXPECT_CONTAINS(parseError({"--cp-chunks"}), "--cp-chunks needs a value");
+  // gdn_prefill only, and documented.
+  const std::vector<std::string> &gdn = gdnOnlyOptions();
+  EXPECT_NE(std::find(gdn.begin(), gdn.end(), "--cp"), gdn.end());
+  EXPECT_NE(std::find(gdn.begin(), gdn.end(), "--cp-chunks"), gdn.end());
+  EXPECT_CONTAINS(usageText(), "--cp on|off|auto");
+  EXPECT_CONTAINS(usageText(), "--cp-chunks M");
+  EXPECT_CONTAINS(usageText(), "meta.path");
 }
 
 TEST(OptionsTest, UsageDocumentsExitCodes) {

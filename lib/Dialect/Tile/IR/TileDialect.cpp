@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
 using namespace mlir::gdn::tile;
@@ -16,12 +17,32 @@ using namespace mlir::gdn::tile;
 #include "gdn/Dialect/Tile/IR/TileDialect.cpp.inc"
 #include "gdn/Dialect/Tile/IR/TileEnums.cpp.inc"
 
+namespace {
+/// Tile ops may be inlined anywhere: they have no symbol or region
+/// invariants tied to their enclosing function. A kernel's body can thus be
+/// written once as a private function and specialized per entry point by
+/// `inline` + `canonicalize` (the GDN forward kernels do this).
+struct TileInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Operation *, bool) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void TileDialect::initialize() {
   registerTypesAndAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "gdn/Dialect/Tile/IR/TileOps.cpp.inc"
       >();
+  addInterfaces<TileInlinerInterface>();
 }
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,

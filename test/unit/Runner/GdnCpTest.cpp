@@ -1,0 +1,266 @@
+//===- GdnCpTest.cpp - CP segmentation, segment size rule, cost model -----===//
+//
+// The host side of the context-parallel path (GdnCp.h): the segments passed
+// to the kernels as cp_bounds / cp_seq / cp_last / cp_seg_start (checked
+// against the fp64 oracle's cpSegments too), FlashQLA's segment size rule,
+// and the cost model behind --cp auto.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GdnCp.h"
+#include "GdnProblem.h"
+
+#include "gdn/Reference/GdnReference.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+using namespace gdn::run;
+
+namespace {
+
+using V = std::vector<int64_t>;
+
+/// Checks the invariants every segmentation must satisfy.
+void expectConsistent(const V &cu, const GdnCpSegments &s) {
+  const int64_t N = static_cast<int64_t>(cu.size()) - 1;
+  const int64_t NS = s.numSegments();
+  ASSERT_EQ(static_cast<int64_t>(s.bounds.size()), NS + 1);
+  ASSERT_EQ(static_cast<int64_t>(s.last.size()), NS);
+  ASSERT_EQ(static_cast<int64_t>(s.segStart.size()), N + 1);
+  EXPECT_EQ(s.bounds.front(), 0);
+  EXPECT_EQ(s.bounds.back(), cu.back());
+  EXPECT_EQ(s.segStart.front(), 0);
+  EXPECT_EQ(s.segStart.back(), NS);
+  for (int64_t n = 0; n < N; ++n) {
+    const int64_t first = s.segStart[n], end = s.segStart[n + 1];
+    ASSERT_GE(end - first, 1) << "sequence " << n << " has no segment";
+    EXPECT_EQ(s.bounds[first], cu[n]);
+    EXPECT_EQ(s.bounds[end], cu[n + 1]);
+    for (int64_t seg = first; seg < end; ++seg) {
+      EXPECT_EQ(s.seq[seg], n);
+      EXPECT_EQ(s.last[seg], seg + 1 == end ? 1 : 0);
+      EXPECT_LE(s.bounds[seg], s.bounds[seg + 1]);
+      if (seg + 1 < end) { // full segments start every m chunks
+        EXPECT_EQ(s.bounds[seg + 1] - s.bounds[seg],
+                  s.segmentChunks * kGdnChunk);
+      }
+    }
+  }
+}
+
+/// The oracle's segments of the same packed problem.
+void expectMatchesOracle(const V &cu, int64_t m, const GdnCpSegments &s) {
+  gdn::ref::GdnShape shape{1, cu.back(), 1, 1, 128, 128};
+  gdn::ref::GdnOptions opts;
+  opts.cuSeqlens = cu;
+  std::vector<gdn::ref::CpSegment> ref;
+  ASSERT_EQ("", gdn::ref::cpSegments(shape, opts, kGdnChunk, m, ref));
+  ASSERT_EQ(static_cast<int64_t>(ref.size()), s.numSegments());
+  for (size_t i = 0; i < ref.size(); ++i) {
+    EXPECT_EQ(ref[i].seq, s.seq[i]) << "segment " << i;
+    EXPECT_EQ(ref[i].begin, s.bounds[i]) << "segment " << i;
+    EXPECT_EQ(ref[i].end, s.bounds[i + 1]) << "segment " << i;
+    EXPECT_EQ(ref[i].lastOfSequence, s.last[i] == 1) << "segment " << i;
+  }
+}
+
+} // namespace
+
+TEST(GdnCpTest, OneSequence) {
+  // 1000 tokens = 16 chunks (the last partial), m = 4: 4 segments.
+  GdnCpSegments s = gdnCpSegments({0, 1000}, 4);
+  EXPECT_EQ(s.segmentChunks, 4);
+  EXPECT_EQ(s.bounds, (V{0, 256, 512, 768, 1000}));
+  EXPECT_EQ(s.seq, (V{0, 0, 0, 0}));
+  EXPECT_EQ(s.last, (V{0, 0, 0, 1}));
+  EXPECT_EQ(s.segStart, (V{0, 4}));
+  EXPECT_EQ(s.maxSegmentsPerSequence(), 4);
+  // 1025 tokens = 17 chunks: the last segment holds one token.
+  s = gdnCpSegments({0, 1025}, 4);
+  EXPECT_EQ(s.bounds, (V{0, 256, 512, 768, 1024, 1025}));
+  // m = 3 does not divide 16 chunks: 3 + 3 + 3 + 3 + 3 + 1.
+  s = gdnCpSegments({0, 1024}, 3);
+  EXPECT_EQ(s.bounds, (V{0, 192, 384, 576, 768, 960, 1024}));
+  // Exactly two segments.
+  s = gdnCpSegments({0, 512}, 4);
+  EXPECT_EQ(s.bounds, (V{0, 256, 512}));
+  EXPECT_EQ(s.last, (V{0, 1}));
+  // m = 1: one segment per chunk.
+  s = gdnCpSegments({0, 130}, 1);
+  EXPECT_EQ(s.bounds, (V{0, 64, 128, 130}));
+}
+
+TEST(GdnCpTest, SegmentLargerThanTheSequence) {
+  GdnCpSegments s = gdnCpSegments({0, 100}, 64);
+  EXPECT_EQ(s.bounds, (V{0, 100}));
+  EXPECT_EQ(s.last, (V{1}));
+  EXPECT_EQ(s.segStart, (V{0, 1}));
+  // m exactly the sequence's chunk count.
+  s = gdnCpSegments({0, 256}, 4);
+  EXPECT_EQ(s.bounds, (V{0, 256}));
+  // Huge m does not overflow.
+  s = gdnCpSegments({0, 1 << 20}, int64_t(1) << 40);
+  EXPECT_EQ(s.bounds, (V{0, 1 << 20}));
+}
+
+TEST(GdnCpTest, EmptyAndShortSequences) {
+  // Sequences of 0, 1, 0, 64, 65 and 1 tokens.
+  const V cu = {0, 0, 1, 1, 65, 130, 131};
+  GdnCpSegments s = gdnCpSegments(cu, 1);
+  EXPECT_EQ(s.bounds, (V{0, 0, 1, 1, 65, 129, 130, 131}));
+  EXPECT_EQ(s.seq, (V{0, 1, 2, 3, 4, 4, 5}));
+  EXPECT_EQ(s.last, (V{1, 1, 1, 1, 0, 1, 1}));
+  EXPECT_EQ(s.segStart, (V{0, 1, 2, 3, 4, 6, 7}));
+  expectConsistent(cu, s);
+  expectMatchesOracle(cu, 1, s);
+  // Only empty sequences.
+  s = gdnCpSegments({0, 0, 0}, 4);
+  EXPECT_EQ(s.bounds, (V{0, 0, 0}));
+  EXPECT_EQ(s.seq, (V{0, 1}));
+  EXPECT_EQ(s.segStart, (V{0, 1, 2}));
+}
+
+TEST(GdnCpTest, SeveralSequences) {
+  // The FlashQLA varlen example: 7, 7, 5, 16, 7, 25 chunks.
+  const V cu = {0, 410, 841, 1135, 2126, 2512, 4096};
+  for (int64_t m : {1, 2, 3, 4, 7, 8, 16, 25, 26, 1000}) {
+    SCOPED_TRACE("m = " + std::to_string(m));
+    GdnCpSegments s = gdnCpSegments(cu, m);
+    expectConsistent(cu, s);
+    expectMatchesOracle(cu, m, s);
+  }
+  GdnCpSegments s = gdnCpSegments(cu, 8);
+  EXPECT_EQ(s.bounds,
+            (V{0, 410, 841, 1135, 1647, 2126, 2512, 3024, 3536, 4048, 4096}));
+  EXPECT_EQ(s.seq, (V{0, 1, 2, 3, 3, 4, 5, 5, 5, 5}));
+  EXPECT_EQ(s.segStart, (V{0, 1, 2, 3, 5, 6, 10}));
+  EXPECT_EQ(s.maxSegmentsPerSequence(), 4);
+}
+
+TEST(GdnCpTest, WholeSequencesForTheDirectPath) {
+  const V cu = {0, 410, 410, 4096};
+  for (int64_t m : {0, -1}) {
+    GdnCpSegments s = gdnCpSegments(cu, m);
+    EXPECT_EQ(s.segmentChunks, 0);
+    EXPECT_EQ(s.bounds, cu);
+    EXPECT_EQ(s.seq, (V{0, 1, 2}));
+    EXPECT_EQ(s.last, (V{1, 1, 1}));
+    EXPECT_EQ(s.segStart, (V{0, 1, 2, 3}));
+  }
+}
+
+TEST(GdnCpTest, EqualLengthBatchIsPacked) {
+  GdnProblem p;
+  p.B = 3;
+  p.T = 300; // 5 chunks each
+  p.cpChunks = 2;
+  GdnCpSegments s = p.cpSegments();
+  EXPECT_EQ(s.bounds, (V{0, 128, 256, 300, 428, 556, 600, 728, 856, 900}));
+  EXPECT_EQ(s.seq, (V{0, 0, 0, 1, 1, 1, 2, 2, 2}));
+  EXPECT_EQ(s.segStart, (V{0, 3, 6, 9}));
+  expectConsistent(p.deviceCuSeqlens(), s);
+  EXPECT_EQ(p.scalars().at("NS"), 9);
+  p.cpChunks = 0;
+  EXPECT_EQ(p.scalars().at("NS"), 3);
+}
+
+TEST(GdnCpTest, CostModel) {
+  auto shape = [](int64_t HV, V chunks) {
+    GdnCpShape s;
+    s.HV = HV;
+    s.seqChunks = std::move(chunks);
+    return s;
+  };
+  const double rf = kGdnCpForwardBlocksPerSm;
+  // 128K tokens, HV 1, m = 16 (the measured H200 point, docs/perf-notes.md
+  // v7): direct walks 2048 chunks; CP = summary (work-bound), 128 scan
+  // steps and the replay (work-bound).
+  GdnCpEstimate e = gdnCpEstimate(shape(1, {2048}), 16);
+  EXPECT_DOUBLE_EQ(e.direct, 2048);
+  const double fwd = 8.0 * 2048 / (132 * rf);
+  const double summ = kGdnCpSummaryCost * 16 * 127 * 16 / 132.0;
+  EXPECT_DOUBLE_EQ(e.cp, summ + kGdnCpScanCost * 128 + fwd + kGdnCpLaunchCost);
+  EXPECT_EQ(e.segments, 128);
+  EXPECT_EQ(e.segmentChunks, 16);
+  EXPECT_TRUE(e.useCp);
+  EXPECT_TRUE(gdnUseCp(shape(1, {2048}), 16));
+
+  // 32K tokens, HV 16: the direct walk (512 steps) beats the summaries
+  // and the replay at any segment size.
+  for (int64_t m : {4, 8, 16, 32, 64, 128, 256}) {
+    e = gdnCpEstimate(shape(16, {512}), m);
+    EXPECT_DOUBLE_EQ(e.direct, 512);
+    EXPECT_FALSE(e.useCp) << "m = " << m;
+  }
+  // 128K tokens, HV 16 and 32, and 8 x 4K: direct.
+  EXPECT_FALSE(gdnUseCp(shape(16, {2048}), gdnCpSegmentChunks(shape(16, {2048}))));
+  EXPECT_FALSE(gdnUseCp(shape(32, {2048}), gdnCpSegmentChunks(shape(32, {2048}))));
+  EXPECT_FALSE(gdnUseCp(shape(16, V(8, 64)), gdnCpSegmentChunks(shape(16, V(8, 64)))));
+
+  // Critical-path bound: one segment of 1024 chunks each way, 2 scan steps.
+  e = gdnCpEstimate(shape(1, {2048}), 1024);
+  EXPECT_DOUBLE_EQ(e.cp, 1024 + 2 * kGdnCpScanCost + 1024 + kGdnCpLaunchCost);
+  EXPECT_FALSE(e.useCp);
+
+  // Nothing split (m beyond every sequence): no summaries, one scan step.
+  e = gdnCpEstimate(shape(2, {10, 20}), 64);
+  EXPECT_EQ(e.segments, 2);
+  EXPECT_DOUBLE_EQ(e.direct, 20);
+  EXPECT_DOUBLE_EQ(e.cp, kGdnCpScanCost + 20 + kGdnCpLaunchCost);
+  EXPECT_FALSE(e.useCp);
+
+  // One long sequence among short ones, few heads: CP.
+  V mixed(20, 2);
+  mixed.push_back(4096);
+  EXPECT_TRUE(gdnUseCp(shape(2, mixed), gdnCpSegmentChunks(shape(2, mixed))));
+
+  // Empty problems and sequences do not divide by zero.
+  e = gdnCpEstimate(shape(4, {0, 0}), 4);
+  EXPECT_DOUBLE_EQ(e.direct, 0);
+  EXPECT_EQ(e.segments, 2);
+  EXPECT_FALSE(e.useCp);
+  e = gdnCpEstimate(shape(4, {}), 4);
+  EXPECT_FALSE(e.useCp);
+}
+
+TEST(GdnCpTest, SegmentSizeMinimizesTheModel) {
+  auto shape = [](int64_t HV, V chunks) {
+    GdnCpShape s;
+    s.HV = HV;
+    s.seqChunks = std::move(chunks);
+    return s;
+  };
+  for (int64_t hv : {1, 2, 4, 16, 32})
+    for (int64_t nc : {1, 7, 64, 500, 2048, 100000}) {
+      GdnCpShape sh = shape(hv, {nc});
+      const int64_t m = gdnCpSegmentChunks(sh);
+      EXPECT_GE(m, 1);
+      EXPECT_EQ(m & (m - 1), 0) << "a power of two";
+      const double best = gdnCpEstimate(sh, m).cp;
+      // --cp on: the best size that still cuts the sequence.
+      const int64_t ms = gdnCpSegmentChunks(sh, 132, /*split=*/true);
+      EXPECT_TRUE(ms < nc || (nc == 1 && ms == 1)) << ms << " vs " << nc;
+      for (int64_t other = 1; other <= (int64_t(1) << 20); other *= 2)
+        EXPECT_LE(best, gdnCpEstimate(sh, other).cp)
+            << "HV " << hv << ", " << nc << " chunks, m " << m << " vs "
+            << other;
+    }
+  // 128K tokens, HV 1: longer segments than FlashQLA's 16 (our scan step
+  // costs two chunk steps).
+  EXPECT_EQ(gdnCpSegmentChunks(shape(1, {2048})), 64);
+  // 32K tokens, HV 16: not cutting is best; --cp on cuts anyway.
+  EXPECT_EQ(gdnCpSegmentChunks(shape(16, {512})), 512);
+  EXPECT_LT(gdnCpSegmentChunks(shape(16, {512}), 132, true), 512);
+  // More SMs: the work terms shrink, so segments get shorter or stay.
+  EXPECT_LE(gdnCpSegmentChunks(shape(4, {2048}), 528),
+            gdnCpSegmentChunks(shape(4, {2048}), 132));
+}
+
+TEST(GdnCpTest, Shape) {
+  // gdnCpShape counts partial chunks.
+  GdnCpShape s = gdnCpShape({0, 0, 1, 65, 4096}, 8);
+  EXPECT_EQ(s.HV, 8);
+  EXPECT_EQ(s.seqChunks, (V{0, 1, 1, 63}));
+}

@@ -1,0 +1,112 @@
+//===- GdnCp.cpp - context-parallel segments and shape rule ---------------===//
+
+#include "GdnCp.h"
+
+#include "GdnProblem.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gdn::run {
+
+int64_t GdnCpSegments::maxSegmentsPerSequence() const {
+  int64_t most = 0;
+  for (size_t n = 1; n < segStart.size(); ++n)
+    most = std::max(most, segStart[n] - segStart[n - 1]);
+  return most;
+}
+
+GdnCpSegments gdnCpSegments(const std::vector<int64_t> &cuSeqlens,
+                            int64_t segmentChunks) {
+  GdnCpSegments out;
+  out.segmentChunks = std::max<int64_t>(segmentChunks, 0);
+  out.segStart.push_back(0);
+  for (size_t n = 0; n + 1 < cuSeqlens.size(); ++n) {
+    const int64_t bos = cuSeqlens[n], eos = std::max(cuSeqlens[n + 1], bos);
+    const int64_t chunks = (eos - bos + kGdnChunk - 1) / kGdnChunk;
+    // Segments of m chunks; m beyond the sequence (or <= 0) means one.
+    const int64_t m = segmentChunks > 0 && segmentChunks < chunks
+                          ? segmentChunks
+                          : std::max<int64_t>(chunks, 1);
+    const int64_t count = std::max<int64_t>(1, (chunks + m - 1) / m);
+    for (int64_t k = 0; k < count; ++k) {
+      out.bounds.push_back(bos + k * m * kGdnChunk);
+      out.seq.push_back(static_cast<int64_t>(n));
+      out.last.push_back(k + 1 == count ? 1 : 0);
+    }
+    out.segStart.push_back(out.numSegments());
+  }
+  out.bounds.push_back(cuSeqlens.empty() ? 0 : cuSeqlens.back());
+  return out;
+}
+
+GdnCpShape gdnCpShape(const std::vector<int64_t> &cuSeqlens, int64_t HV) {
+  GdnCpShape shape;
+  shape.HV = HV;
+  for (size_t n = 0; n + 1 < cuSeqlens.size(); ++n)
+    shape.seqChunks.push_back(
+        (std::max<int64_t>(cuSeqlens[n + 1] - cuSeqlens[n], 0) + kGdnChunk -
+         1) /
+        kGdnChunk);
+  return shape;
+}
+
+GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
+                            int64_t numSMs) {
+  GdnCpEstimate e;
+  const int64_t m = std::max<int64_t>(segmentChunks, 1);
+  const double hv = static_cast<double>(std::max<int64_t>(shape.HV, 1));
+  const double sms = static_cast<double>(std::max<int64_t>(numSMs, 1));
+  double sumChunks = 0, summaryChunks = 0;
+  int64_t maxChunks = 0, maxSegments = 0;
+  for (int64_t nc : shape.seqChunks) {
+    nc = std::max<int64_t>(nc, 0);
+    const int64_t segs = std::max<int64_t>(1, (nc + m - 1) / m);
+    sumChunks += static_cast<double>(nc);
+    summaryChunks += static_cast<double>((segs - 1) * m);
+    maxChunks = std::max(maxChunks, nc);
+    maxSegments = std::max(maxSegments, segs);
+    e.segments += segs;
+  }
+  e.segmentChunks = m;
+
+  const double forwardWork =
+      8 * hv * sumChunks / (sms * kGdnCpForwardBlocksPerSm);
+  e.direct = std::max(static_cast<double>(maxChunks), forwardWork);
+  const double summary =
+      maxSegments > 1
+          ? std::max(static_cast<double>(m),
+                     kGdnCpSummaryCost * 16 * hv * summaryChunks / sms)
+          : 0.0;
+  const double scan = kGdnCpScanCost * static_cast<double>(maxSegments);
+  const double replay =
+      std::max(static_cast<double>(std::min(m, maxChunks)), forwardWork);
+  e.cp = summary + scan + replay + kGdnCpLaunchCost;
+  e.useCp = e.cp < kGdnCpMargin * e.direct;
+  return e;
+}
+
+int64_t gdnCpSegmentChunks(const GdnCpShape &shape, int64_t numSMs,
+                           bool split) {
+  int64_t maxChunks = 0;
+  for (int64_t nc : shape.seqChunks)
+    maxChunks = std::max(maxChunks, nc);
+  int64_t best = 1;
+  double bestCost = gdnCpEstimate(shape, best, numSMs).cp;
+  for (int64_t m = 2; m <= (int64_t(1) << 20); m *= 2) {
+    if (split && m >= maxChunks)
+      break;
+    double cost = gdnCpEstimate(shape, m, numSMs).cp;
+    if (cost < bestCost) {
+      best = m;
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
+bool gdnUseCp(const GdnCpShape &shape, int64_t segmentChunks, int64_t numSMs) {
+  return gdnCpEstimate(shape, segmentChunks, numSMs).useCp;
+}
+
+} // namespace gdn::run
