@@ -1,33 +1,45 @@
-// The GDN prefill kernels (kernels/gdn_prefill/gdn_prefill.mlir.in) through
-// each pass and the whole pipeline, for both input types.
-// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in > %t.f16.mlir
-// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT
-// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline))' | FileCheck %s --check-prefix=PIPE
-// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory))' | FileCheck %s --check-prefix=PLAN
-// RUN: gdn-opt %t.f16.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory,tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
+// The GDN prefill kernels (kernels/gdn_prefill/gdn_prefill.mlir.in: prep
+// and CP scan; gdn_forward.mlir.in: the chunk loop and its direct, CP
+// summary and CP replay kernels, per value-column variant) through each pass
+// and the whole pipeline, for both input types.
+// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in > %t.prep.mlir
+// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv16 > %t.fwd.mlir
+// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv64 > %t.fwd64.mlir
+// RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT-PREP
+// RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT
+// RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline))' | FileCheck %s --check-prefix=PIPE
+// RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory))' | FileCheck %s --check-prefix=PLAN-PREP
+// RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory))' | FileCheck %s --check-prefix=PLAN
+// RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory,tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
 // RUN: rm -rf %t.out && mkdir -p %t.out
-// RUN: gdn-opt %t.f16.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
+// RUN: gdn-opt %t.prep.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
+// RUN: gdn-opt %t.fwd.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
+// RUN: gdn-opt %t.fwd64.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PREP --input-file=%t.out/gdn_chunk_prep_f16.manifest
 // RUN: FileCheck %s --check-prefix=FWD --input-file=%t.out/gdn_chunk_fwd_f16.manifest
+// RUN: FileCheck %s --check-prefix=FWD64 --input-file=%t.out/gdn_chunk_fwd_bv64_f16.manifest
 // RUN: FileCheck %s --check-prefix=SUMM --input-file=%t.out/gdn_cp_summary_f16.manifest
+// RUN: FileCheck %s --check-prefix=SUMM64 --input-file=%t.out/gdn_cp_summary_bv64_f16.manifest
 // RUN: FileCheck %s --check-prefix=SCAN --input-file=%t.out/gdn_cp_scan_f16.manifest
 // RUN: FileCheck %s --check-prefix=REPLAY --input-file=%t.out/gdn_cp_replay_f16.manifest
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.out/gdn_prefill_f16.ptx
-// RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in > %t.bf16.mlir
-// RUN: gdn-opt %t.bf16.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTXFWD --input-file=%t.out/gdn_forward_f16.ptx
+// RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
+// RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTXBF --input-file=%t.out/gdn_prefill_bf16.ptx
+// RUN: FileCheck %s --check-prefix=PTXBFFWD --input-file=%t.out/gdn_forward_bf16.ptx
 
 // Thread distribution: the prep kernel runs its gemms on wgmma, so its
 // chunk-local matrices get the wgmma grid [4, 1]; in the forward kernel the
 // [128 x 16] state and the [64 x 16] value tiles get 4x1 mma.sync grids
 // (16-wide N per warp); fragments outside gemms are blocked; gemm operands
 // are swizzled.
-// LAYOUT-LABEL: func.func @gdn_chunk_prep_f16
-// LAYOUT: tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
-// LAYOUT: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
-// LAYOUT: tile.alloc : !tile.buffer<64x64xf32, shared>
-// LAYOUT-NEXT: tile.reduce add
-// LAYOUT: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>>
+// LAYOUT-PREP-LABEL: func.func @gdn_chunk_prep_f16
+// LAYOUT-PREP: tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+// LAYOUT-PREP: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+// LAYOUT-PREP: tile.alloc : !tile.buffer<64x64xf32, shared>
+// LAYOUT-PREP-NEXT: tile.reduce add
+// LAYOUT-PREP: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>>
 // LAYOUT-LABEL: func.func @gdn_chunk_fwd_f16
 // LAYOUT: tile.alloc : !tile.buffer<128x16xf32, fragment, #tile.mma<warps = [4, 1]>>
 // LAYOUT: tile.alloc : !tile.buffer<64x16xf32, fragment, #tile.mma<warps = [4, 1]>>
@@ -44,8 +56,8 @@
 // PIPE: tile.async_commit
 
 // The shared-memory plan: sizes recorded on the kernels.
-// PLAN-LABEL: func.func @gdn_chunk_prep_f16
-// PLAN-SAME: tile.shared_memory_bytes = 49280
+// PLAN-PREP-LABEL: func.func @gdn_chunk_prep_f16
+// PLAN-PREP-SAME: tile.shared_memory_bytes = 49280
 // PLAN-LABEL: func.func @gdn_chunk_fwd_f16
 // PLAN-SAME: tile.shared_memory_bytes = 113152
 // PLAN: tile.alloc {offset = 0 : i64} : !tile.buffer<2x64x128xf16, shared, #tile.swizzle<128>>
@@ -71,6 +83,16 @@
 // FWD: meta.grid = 8,HV,N
 // FWD: meta.order = 1
 // FWD: meta.path = direct
+// The block_v 64 variant: 8 warps, 2 blocks per head, 64-wide tiles.
+// FWD64: kernel = gdn_chunk_fwd_bv64_f16
+// FWD64: block = 256,1,1
+// FWD64: shared_bytes = 156160
+// FWD64: meta.block_v = 64
+// FWD64: meta.grid = 2,HV,N
+// FWD64: meta.path = direct
+// SUMM64: kernel = gdn_cp_summary_bv64_f16
+// SUMM64: block = 128,1,1
+// SUMM64: meta.grid = 4,HV,NS
 
 // The CP path: the summary runs the shared chunk loop without O (no q, P,
 // o parameters, no Q/P buffers: 62 KB of shared memory instead of 113 KB);
@@ -94,6 +116,7 @@
 // SCAN: shared_bytes = 225280
 // SCAN: param = h0:ptr<f32>
 // SCAN: param = cp_h:ptr<f32>
+// SCAN-NOT: meta.block_v
 // SCAN: meta.grid = 8,HV,N
 // SCAN: meta.order = 2
 // SCAN: meta.path = cp
@@ -110,8 +133,10 @@
 // PTX: .target sm_90a
 // PTX: .entry gdn_chunk_prep_f16
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
-// PTX: .entry gdn_chunk_fwd_f16
-// PTX: cp.async.cg.shared.global
-// PTX: ex2.approx.ftz.f32
+// PTX: .entry gdn_cp_scan_f16
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTXFWD: .entry gdn_chunk_fwd_f16
+// PTXFWD: cp.async.cg.shared.global
+// PTXFWD: ex2.approx.ftz.f32
 // PTXBF: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
-// PTXBF: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// PTXBFFWD: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace gdn::run {
 
@@ -51,9 +52,25 @@ GdnCpShape gdnCpShape(const std::vector<int64_t> &cuSeqlens, int64_t HV) {
   return shape;
 }
 
+const GdnBlockVCost &gdnBlockVCost(int64_t blockV) {
+  if (blockV <= 0)
+    blockV = kGdnDefaultBlockV;
+  const GdnBlockVCost *best = &kGdnBlockVCosts[0];
+  for (const GdnBlockVCost &c : kGdnBlockVCosts) {
+    // Strictly nearer only: the smaller block_v wins ties (ascending table).
+    if (std::llabs(c.blockV - blockV) < std::llabs(best->blockV - blockV))
+      best = &c;
+  }
+  return *best;
+}
+
 GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
-                            int64_t numSMs) {
+                            int64_t numSMs, int64_t blockV) {
   GdnCpEstimate e;
+  const GdnBlockVCost &c = gdnBlockVCost(blockV);
+  e.blockV = blockV > 0 ? blockV : kGdnDefaultBlockV;
+  const double tiles = static_cast<double>(
+      std::max<int64_t>(1, (kGdnHeadDim + e.blockV - 1) / e.blockV));
   const int64_t m = std::max<int64_t>(segmentChunks, 1);
   const double hv = static_cast<double>(std::max<int64_t>(shape.HV, 1));
   const double sms = static_cast<double>(std::max<int64_t>(numSMs, 1));
@@ -70,33 +87,34 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
   }
   e.segmentChunks = m;
 
+  // Forward chunk steps per SM when the work, not one block's walk, bounds.
   const double forwardWork =
-      8 * hv * sumChunks / (sms * kGdnCpForwardBlocksPerSm);
-  e.direct = std::max(static_cast<double>(maxChunks), forwardWork);
-  const double summary =
-      maxSegments > 1
-          ? std::max(static_cast<double>(m),
-                     kGdnCpSummaryCost * 16 * hv * summaryChunks / sms)
-          : 0.0;
-  const double scan = kGdnCpScanCost * static_cast<double>(maxSegments);
-  const double replay =
-      std::max(static_cast<double>(std::min(m, maxChunks)), forwardWork);
-  e.cp = summary + scan + replay + kGdnCpLaunchCost;
+      tiles * hv * sumChunks / (sms * c.forwardBlocksPerSm);
+  e.direct =
+      c.forwardUs * std::max(static_cast<double>(maxChunks), forwardWork);
+  e.summary = maxSegments > 1
+                  ? std::max(static_cast<double>(m) * c.summaryLatencyUs,
+                             c.summaryUs * 2 * tiles * hv * summaryChunks / sms)
+                  : 0.0;
+  e.scan = kGdnCpScanUs * static_cast<double>(maxSegments);
+  e.replay = c.forwardUs *
+             std::max(static_cast<double>(std::min(m, maxChunks)), forwardWork);
+  e.cp = e.summary + e.scan + e.replay + kGdnCpLaunchUs;
   e.useCp = e.cp < kGdnCpMargin * e.direct;
   return e;
 }
 
-int64_t gdnCpSegmentChunks(const GdnCpShape &shape, int64_t numSMs,
-                           bool split) {
+int64_t gdnCpSegmentChunks(const GdnCpShape &shape, int64_t numSMs, bool split,
+                           int64_t blockV) {
   int64_t maxChunks = 0;
   for (int64_t nc : shape.seqChunks)
     maxChunks = std::max(maxChunks, nc);
   int64_t best = 1;
-  double bestCost = gdnCpEstimate(shape, best, numSMs).cp;
+  double bestCost = gdnCpEstimate(shape, best, numSMs, blockV).cp;
   for (int64_t m = 2; m <= (int64_t(1) << 20); m *= 2) {
     if (split && m >= maxChunks)
       break;
-    double cost = gdnCpEstimate(shape, m, numSMs).cp;
+    double cost = gdnCpEstimate(shape, m, numSMs, blockV).cp;
     if (cost < bestCost) {
       best = m;
       bestCost = cost;
@@ -105,8 +123,9 @@ int64_t gdnCpSegmentChunks(const GdnCpShape &shape, int64_t numSMs,
   return best;
 }
 
-bool gdnUseCp(const GdnCpShape &shape, int64_t segmentChunks, int64_t numSMs) {
-  return gdnCpEstimate(shape, segmentChunks, numSMs).useCp;
+bool gdnUseCp(const GdnCpShape &shape, int64_t segmentChunks, int64_t numSMs,
+              int64_t blockV) {
+  return gdnCpEstimate(shape, segmentChunks, numSMs, blockV).useCp;
 }
 
 } // namespace gdn::run

@@ -14,8 +14,9 @@
 //                        cp_seg_start[n] .. cp_seg_start[n+1]-1
 //
 // plus the scalar NS. This file holds the pure host functions: the
-// segmentation and the cost model that `--cp auto` uses to choose between
-// the direct and the CP path and that sets the segment size.
+// segmentation and the cost model (in microseconds, per kernel variant
+// meta.block_v) that `--cp auto` uses to choose between the direct and the
+// CP path, that picks the variant and that sets the segment size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,65 +65,119 @@ struct GdnCpShape {
 /// The GdnCpShape of packed sequences `cuSeqlens` with HV value heads.
 GdnCpShape gdnCpShape(const std::vector<int64_t> &cuSeqlens, int64_t HV);
 
-/// Constants of the cost model (gdnCpEstimate), in units of one forward
-/// chunk step: one block of the forward kernel processing one 64-token chunk
-/// for 16 value columns, 1.43 us on the H200 (gdn_chunk_fwd at 128K tokens,
-/// HV 1: 2.94 ms for 2048 dependent steps). Calibrated on the H200 on
-/// 2026-11-29 from per-kernel times (docs/perf-notes.md, v7):
-/// Forward chunk steps one SM completes per unit when it holds several
-/// blocks (replay at 128K, HV 16: 4096 blocks x 64 chunks in 2.28 ms).
-constexpr double kGdnCpForwardBlocksPerSm = 1.25;
-/// Throughput cost of one summary chunk step (one 16-column tile of the
-/// [B | M] columns, no O) per SM (summaries at 128K, HV 16: 507,904 tile
-/// steps in 2.61 ms).
-constexpr double kGdnCpSummaryCost = 0.47;
-/// Cost of one correction-scan step (h = M h + B for one segment; 2.8 us).
-constexpr double kGdnCpScanCost = 2.0;
-/// The two extra launches of the CP path.
-constexpr double kGdnCpLaunchCost = 4.0;
+/// The forward-type kernels (the direct forward, the CP summary and replay)
+/// come in variants by meta.block_v, the value columns one block owns
+/// (GdnSequence.h): a block walks its sequence (or segment) for a
+/// 128 x block_v slice of the state, so the kernel has tiles = 128 / block_v
+/// blocks per sequence and value head. Wider blocks do more per chunk step
+/// (a longer critical path) but launch fewer blocks (less total work when
+/// the SMs are full). The cost model works in
+/// microseconds with these constants per block_v, calibrated on the H200 on
+/// 2026-11-29 from per-kernel times (f16, weak decay; docs/perf-notes.md):
+struct GdnBlockVCost {
+  int64_t blockV = 0;
+  /// t_fwd: one block of the forward (or replay) kernel doing one 64-token
+  /// chunk step, when the chunk steps of one block are the critical path.
+  double forwardUs = 0;
+  /// R: forward chunk steps one SM completes per t_fwd when it holds
+  /// several blocks (latency hidden by the other blocks).
+  double forwardBlocksPerSm = 0;
+  /// t_sum: throughput cost of one summary tile-chunk step per SM (one
+  /// block_v-column tile of the [B | M] columns, no O).
+  double summaryUs = 0;
+  /// t_sum_lat: latency of one summary chunk step of one block.
+  double summaryLatencyUs = 0;
+};
+
+/// The table, ascending block_v.
+///   block_v 16 (gdn_chunk_fwd_f16, grid 8,HV,N; gdn_cp_summary/replay):
+///     t_fwd 1.43 us: the direct forward at 128K tokens, HV 1 (2.94 ms for
+///       2048 dependent chunk steps);
+///     R 1.25: the replay at 128K, HV 16 (4096 blocks x 64 chunks in
+///       2.28 ms);
+///     t_sum 0.68 us: the summaries at 128K, HV 16 (507,904 tile chunk
+///       steps in 2.61 ms on 132 SMs);
+///     t_sum_lat 1.43 us: as one forward chunk step (same loop, no O).
+///   block_v 64 (gdn_chunk_fwd_bv64_f16, grid 2,HV,N; the _bv64 summary
+///   and replay):
+///     t_fwd 2.74 us: the direct forward at 128K tokens, HV 16 (5.61 ms for
+///       2048 dependent chunk steps: critical-path bound);
+///     R 1.0: the direct forward at 8 x 4K, HV 16 (0.36 ms for 256 blocks
+///       x 64 chunk steps on 132 SMs: work bound);
+///     t_sum 1.50 us, t_sum_lat 1.9 us: the per-kernel times of the
+///       block_v 64 summary kernel (throughput and one block's walk).
+/// Measured direct totals (ms) the model reproduces within ~10%
+/// (GdnCpTest.CalibrationPoints): 128K HV16 3.04 / 5.61 (block_v 16 / 64),
+/// 128K HV32 4.56 / 5.65, 32K HV16 0.77 / 1.41, 8 x 4K HV16 0.59 / 0.36.
+constexpr GdnBlockVCost kGdnBlockVCosts[] = {
+    {16, 1.43, 1.25, 0.68, 1.43},
+    {64, 2.74, 1.0, 1.50, 1.9},
+};
+
+/// The block_v the cost model assumes for a path without variants (no
+/// meta.block_v): the kernels before variants walked 16 columns per block.
+constexpr int64_t kGdnDefaultBlockV = 16;
+
+/// The constants of `blockV`: its table entry, else the entry with the
+/// nearest block_v (the smaller one on ties); blockV <= 0 means
+/// kGdnDefaultBlockV.
+const GdnBlockVCost &gdnBlockVCost(int64_t blockV);
+
+/// One correction-scan step (h = M h + B for one segment), us.
+constexpr double kGdnCpScanUs = 3.0;
+/// The launches of the two extra kernels of the CP path, us.
+constexpr double kGdnCpLaunchUs = 6.0;
 /// CP is used only when it is estimated faster than this fraction of the
 /// direct time (margin for the model's error).
 constexpr double kGdnCpMargin = 0.8;
 
-/// The cost model's estimate, in units of one forward chunk step.
+/// The cost model's estimate for one block_v, in microseconds.
 struct GdnCpEstimate {
+  int64_t blockV = kGdnDefaultBlockV; ///< the variant modeled
   double direct = 0; ///< time of the direct path
   double cp = 0;     ///< time of the CP path with segmentChunks
+  double summary = 0, scan = 0, replay = 0; ///< cp's terms (cp adds launch)
   int64_t segmentChunks = 0;
   int64_t segments = 0; ///< NS
   bool useCp = false;   ///< cp < kGdnCpMargin * direct
 };
 
-/// The cost model of `--cp auto`, with P = numSMs, nc_n the chunks of
-/// sequence n, m = segmentChunks and s_n = max(1, ceil(nc_n / m)) segments
-/// of sequence n. Each kernel takes the larger of its critical path (one
-/// block's serial walk) and its work spread over the SMs; kernels add up:
-///   direct  = max(max_n nc_n, 8*HV*sum_n nc_n / (P * Rf))
-///   summary = max(m, Csum * 16*HV*sum_n (s_n - 1)*m / P)   (0 if no s_n > 1)
-///   scan    = Cscan * max_n s_n
-///   replay  = max(min(m, max_n nc_n), 8*HV*sum_n nc_n / (P * Rf))
-///   cp      = summary + scan + replay + Claunch
-/// (Rf = kGdnCpForwardBlocksPerSm, Csum = kGdnCpSummaryCost, Cscan =
-/// kGdnCpScanCost, Claunch = kGdnCpLaunchCost; the prep kernel is common to
-/// both paths). CP is chosen iff cp < kGdnCpMargin * direct.
+/// The cost model, with P = numSMs, nc_n the chunks of sequence n, m =
+/// segmentChunks, s_n = max(1, ceil(nc_n / m)) segments of sequence n,
+/// tiles = ceil(128 / block_v) and the constants of gdnBlockVCost(blockV).
+/// Each kernel takes the larger of its critical path (one block's serial
+/// walk) and its work spread over the SMs; kernels add up:
+///   direct  = t_fwd * max(max_n nc_n, tiles*HV*sum_n nc_n / (P*R))
+///   summary = max(m * t_sum_lat, t_sum * 2*tiles*HV*sum_n (s_n - 1)*m / P)
+///             (0 if no s_n > 1)
+///   scan    = t_scan * max_n s_n
+///   replay  = t_fwd * max(min(m, max_n nc_n), tiles*HV*sum_n nc_n / (P*R))
+///   cp      = summary + scan + replay + t_launch
+/// (t_scan = kGdnCpScanUs, t_launch = kGdnCpLaunchUs; the prep kernel is
+/// common to both paths and left out). useCp compares the two paths at the
+/// same block_v; gdn-run compares each path's best variant (GdnDriver.h).
 GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
-                            int64_t numSMs = kGdnDefaultSmCount);
+                            int64_t numSMs = kGdnDefaultSmCount,
+                            int64_t blockV = kGdnDefaultBlockV);
 
-/// The segment size of the CP path: the power of two m in [1, 2^20] whose
-/// gdnCpEstimate is lowest (the smallest such m on ties); with `split`, only
-/// sizes that cut the longest sequence (m < max_n nc_n; 1 when it has one
-/// chunk), for `--cp on`, which asks for the CP path itself. It balances
-/// the scan, which grows with the number of segments, against the critical
-/// path of the summaries and the replay, which grows with m. (FlashQLA's
-/// rule, m = 2^round(log2(3 sqrt(HV Nc / P))), assumes a much cheaper scan
-/// than ours: at 128K tokens and HV 1 it gives m = 16 and a 0.36 ms scan.)
+/// The segment size of the CP path in variant `blockV`: the power of two m
+/// in [1, 2^20] whose gdnCpEstimate(...).cp is lowest (the smallest such m
+/// on ties); with `split`, only sizes that cut the longest sequence (m <
+/// max_n nc_n; 1 when it has one chunk), for `--cp on`, which asks for the
+/// CP path itself. It balances the scan, which grows with the number of
+/// segments, against the critical path of the summaries and the replay,
+/// which grows with m. (FlashQLA's rule, m = 2^round(log2(3 sqrt(HV Nc /
+/// P))), assumes a much cheaper scan than ours: at 128K tokens and HV 1 it
+/// gives m = 16 and a 0.36 ms scan.)
 int64_t gdnCpSegmentChunks(const GdnCpShape &shape,
                            int64_t numSMs = kGdnDefaultSmCount,
-                           bool split = false);
+                           bool split = false,
+                           int64_t blockV = kGdnDefaultBlockV);
 
 /// gdnCpEstimate(...).useCp: true when the CP path is expected to pay.
 bool gdnUseCp(const GdnCpShape &shape, int64_t segmentChunks,
-              int64_t numSMs = kGdnDefaultSmCount);
+              int64_t numSMs = kGdnDefaultSmCount,
+              int64_t blockV = kGdnDefaultBlockV);
 
 } // namespace gdn::run
 

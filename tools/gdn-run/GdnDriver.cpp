@@ -138,15 +138,54 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   if (!refError.empty())
     return Status::badInput("bad GDN problem: " + refError);
 
-  // The path: --cp, the manifests offered and, for auto, the cost model.
+  // The path and its variant: --cp, --block-v, the manifests offered and,
+  // where they leave a choice, the cost model (GdnPathChoice).
   GdnPathChoice choice;
   choice.numSMs = numSMs;
   choice.chunksGiven = options.cpChunks > 0;
+  choice.blockVGiven = options.blockV > 0;
   const GdnCpShape cpShape = gdnCpShape(p.deviceCuSeqlens(), p.HV);
-  const int64_t chunks = choice.chunksGiven
-                             ? options.cpChunks
-                             : gdnCpSegmentChunks(cpShape, numSMs,
-                                                  /*split=*/options.cp == "on");
+  // The candidate variants of `path` (the one forced, else all; {0} for a
+  // path without variants), each estimated, cp at its segment size.
+  auto estimatePath = [&](GdnPath path) {
+    std::vector<int64_t> values = paths.variants(path);
+    if (choice.blockVGiven)
+      values = {options.blockV};
+    else if (values.empty())
+      values = {0};
+    std::vector<GdnVariantEstimate> list;
+    for (int64_t v : values) {
+      GdnVariantEstimate e;
+      e.path = path;
+      e.blockV = v;
+      const int64_t modelV = v > 0 ? v : kGdnDefaultBlockV;
+      if (path == GdnPath::Cp) {
+        e.segmentChunks =
+            choice.chunksGiven
+                ? options.cpChunks
+                : gdnCpSegmentChunks(cpShape, numSMs,
+                                     /*split=*/options.cp == "on", modelV);
+        e.us = gdnCpEstimate(cpShape, e.segmentChunks, numSMs, modelV).cp;
+      } else {
+        e.us = gdnCpEstimate(cpShape, 1, numSMs, modelV).direct;
+      }
+      list.push_back(e);
+    }
+    return list;
+  };
+  // The fastest of a path's estimates (the first, smallest block_v, on ties).
+  auto fastest = [](const std::vector<GdnVariantEstimate> &list) {
+    size_t best = 0;
+    for (size_t i = 1; i < list.size(); ++i)
+      if (list[i].us < list[best].us)
+        best = i;
+    return best;
+  };
+  auto variantsText = [&](GdnPath path) {
+    return std::string(gdnPathName(path)) +
+           ": meta.block_v = " + gdnBlockVList(paths.variants(path));
+  };
+  const std::string forced = "--block-v " + std::to_string(options.blockV);
   if (options.cp == "on" || options.cp == "off") {
     choice.path = options.cp == "on" ? GdnPath::Cp : GdnPath::Direct;
     choice.how = "--cp " + options.cp;
@@ -157,24 +196,66 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   } else if (!paths.offers(GdnPath::Direct)) {
     choice.path = GdnPath::Cp;
     choice.how = "auto: no direct manifests";
+  } else if (choice.blockVGiven &&
+             paths.offersVariant(GdnPath::Direct, options.blockV) !=
+                 paths.offersVariant(GdnPath::Cp, options.blockV)) {
+    choice.path = paths.offersVariant(GdnPath::Cp, options.blockV)
+                      ? GdnPath::Cp
+                      : GdnPath::Direct;
+    choice.how = "auto: block_v " + std::to_string(options.blockV) +
+                 " only on the " + gdnPathName(choice.path) + " path";
+  } else if (choice.blockVGiven &&
+             !paths.offersVariant(GdnPath::Direct, options.blockV)) {
+    return Status::badInput(forced + ": neither path offers it (" +
+                            variantsText(GdnPath::Direct) + "; " +
+                            variantsText(GdnPath::Cp) + ")");
   } else {
     choice.how = "auto";
     choice.modeled = true;
-    choice.estimate =
-        gdnCpEstimate(cpShape, chunks, numSMs);
-    choice.path = choice.estimate.useCp ? GdnPath::Cp : GdnPath::Direct;
   }
+  // A forced variant the path lacks (a path not offered at all is reported
+  // by selectGdnPath below).
+  if (choice.blockVGiven && paths.offers(choice.path) &&
+      !paths.offersVariant(choice.path, options.blockV)) {
+    const std::vector<int64_t> &offered = paths.variants(choice.path);
+    return Status::badInput(
+        forced + ": the " + gdnPathName(choice.path) + " path (" + choice.how +
+        ") " +
+        (offered.empty() ? std::string("has no variants (none of its "
+                                       "manifests has meta.block_v)")
+                         : "offers meta.block_v = " + gdnBlockVList(offered)));
+  }
+  GdnVariantEstimate picked;
+  if (choice.modeled) {
+    std::vector<GdnVariantEstimate> direct = estimatePath(GdnPath::Direct);
+    std::vector<GdnVariantEstimate> cp = estimatePath(GdnPath::Cp);
+    const GdnVariantEstimate &bestDirect = direct[fastest(direct)];
+    const GdnVariantEstimate &bestCp = cp[fastest(cp)];
+    const bool useCp = bestCp.us < kGdnCpMargin * bestDirect.us;
+    choice.path = useCp ? GdnPath::Cp : GdnPath::Direct;
+    picked = useCp ? bestCp : bestDirect;
+    choice.other = useCp ? bestDirect : bestCp;
+    choice.estimates = useCp ? cp : direct;
+  } else {
+    std::vector<GdnVariantEstimate> list = estimatePath(choice.path);
+    picked = list[fastest(list)];
+    if (list.size() > 1)
+      choice.estimates = std::move(list);
+  }
+  choice.variantModeled = choice.estimates.size() > 1;
+  choice.blockV = picked.blockV;
   if (choice.path == GdnPath::Direct && choice.chunksGiven && !choice.modeled)
     return usage("--cp-chunks sets the segment size of the cp path, but the "
                  "direct path runs (" +
                  choice.how + ")");
   std::vector<const Manifest *> selected;
-  Status picked = selectGdnPath(paths, choice.path, selected, choice.ignored);
-  if (!picked.ok())
-    return Status::badInput(choice.how + ": " + picked.message());
-  p.cpChunks = choice.path == GdnPath::Cp ? chunks : 0;
+  Status chosen = selectGdnPath(paths, choice.path, selected, choice.ignored,
+                                choice.blockV);
+  if (!chosen.ok())
+    return Status::badInput(choice.how + ": " + chosen.message());
+  p.cpChunks = choice.path == GdnPath::Cp ? picked.segmentChunks : 0;
   if (choice.path == GdnPath::Cp) {
-    choice.segmentChunks = chunks;
+    choice.segmentChunks = picked.segmentChunks;
     choice.segments = p.cpSegments().numSegments();
   }
 
@@ -777,25 +858,49 @@ Status GdnDriver::save(const std::vector<unsigned char> &o,
 // Report
 //===----------------------------------------------------------------------===//
 
+const GdnVariantEstimate *GdnPathChoice::chosen() const {
+  for (const GdnVariantEstimate &e : estimates)
+    if (e.path == path && e.blockV == blockV)
+      return &e;
+  return nullptr;
+}
+
 std::string gdnPathText(const GdnPathChoice &c) {
+  auto us = [](double v) { return format("%.0f us", v); };
+  auto plural = [](int64_t n, const char *word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+  };
   std::string text = std::string(gdnPathName(c.path)) + " (" + c.how + ")";
+  if (c.blockV > 0)
+    text += ", block_v " + std::to_string(c.blockV) +
+            (c.blockVGiven ? " (--block-v)" : "");
   if (c.path == GdnPath::Cp)
-    text += ", " + std::to_string(c.segments) + " segment" +
-            (c.segments == 1 ? "" : "s") + " of " +
-            std::to_string(c.segmentChunks) + " chunk" +
-            (c.segmentChunks == 1 ? "" : "s") +
+    text += ", " + plural(c.segments, "segment") + " of " +
+            plural(c.segmentChunks, "chunk") +
             (c.chunksGiven ? " (--cp-chunks)" : "");
+  const GdnVariantEstimate *chosen = c.chosen();
+  if (!chosen)
+    return text;
+  text += std::string("; model: ") + gdnPathName(c.path) + " " + us(chosen->us);
+  std::string others;
+  for (const GdnVariantEstimate &e : c.estimates)
+    if (&e != chosen)
+      others += (others.empty() ? "" : ", ") + std::string("block_v ") +
+                std::to_string(e.blockV) + ": " + us(e.us);
+  if (!others.empty())
+    text += " (" + others + ")";
   if (c.modeled) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf,
-                  "; model: cp %.0f vs direct %.0f chunk steps (%lld "
-                  "chunks/segment, %lld SMs)",
-                  c.estimate.cp, c.estimate.direct,
-                  static_cast<long long>(c.estimate.segmentChunks),
-                  static_cast<long long>(c.numSMs));
-    text += buf;
+    const GdnVariantEstimate &o = c.other;
+    std::string detail;
+    if (o.blockV > 0)
+      detail = "block_v " + std::to_string(o.blockV);
+    if (o.path == GdnPath::Cp)
+      detail += (detail.empty() ? "" : ", ") + std::to_string(o.segmentChunks) +
+                " chunks/segment";
+    text += ", " + std::string(gdnPathName(o.path)) + " " + us(o.us) +
+            (detail.empty() ? "" : " (" + detail + ")");
   }
-  return text;
+  return text + ", " + std::to_string(c.numSMs) + " SMs";
 }
 
 std::vector<std::string> gdnTableHeader() {

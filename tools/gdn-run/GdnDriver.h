@@ -4,7 +4,9 @@
 // DeltaNet prefill forward (GDN.md §1), several kernels run in meta.order
 // with parameters bound by name (GdnSequence.h). Of manifests tagged with
 // meta.path, --cp on|off|auto picks the direct or the context-parallel path
-// (auto: the cost model of GdnCp.h on the problem's shape). One check:
+// (auto: the cost model of GdnCp.h on the problem's shape), and of a path's
+// variants (meta.block_v) --block-v or the cost model picks one
+// (GdnPathChoice). One check:
 //
 //   1. inputs: a seeded family (GdnInputs.h) or --load DIR (.npy);
 //   2. one run of the whole sequence with o, ht and every workspace
@@ -70,30 +72,68 @@ struct GdnResult {
   double xfloor() const;
 };
 
-/// Which path runs and why.
+/// The cost model's estimate of one path in one variant (GdnCp.h).
+struct GdnVariantEstimate {
+  GdnPath path = GdnPath::Direct;
+  int64_t blockV = 0;        ///< meta.block_v; 0: the path has no variants
+  double us = 0;             ///< estimated time of the path, microseconds
+  int64_t segmentChunks = 0; ///< cp: the m modeled
+};
+
+/// Which path and variant run, and why.
+///
+/// The path: --cp on|off, or with auto the only path offered, else the
+/// cost model: each path's best variant (cp at its best segment size), CP
+/// iff its time < kGdnCpMargin x the direct time. The variant, when the
+/// path has several (meta.block_v): --block-v, else the one the cost model
+/// finds fastest (the smallest block_v on ties); a path without variants
+/// is modeled as block_v kGdnDefaultBlockV. With --block-v and auto, a path
+/// that does not offer that block_v is no candidate.
 struct GdnPathChoice {
   GdnPath path = GdnPath::Direct;
-  /// How it was chosen: "--cp on", "--cp off", "auto" (the cost model),
-  /// "auto: no cp manifests", "auto: no direct manifests", "auto: no
-  /// meta.path".
+  /// How the path was chosen: "--cp on", "--cp off", "auto" (the cost
+  /// model), "auto: no cp manifests", "auto: no direct manifests", "auto:
+  /// no meta.path", "auto: block_v 64 only on the cp path".
   std::string how;
-  bool modeled = false;    ///< the cost model decided (estimate is set)
-  GdnCpEstimate estimate;  ///< when modeled
+  bool modeled = false;        ///< the cost model chose the path
+  bool variantModeled = false; ///< the cost model chose among variants
+  int64_t blockV = 0;          ///< the variant's meta.block_v; 0: none
+  bool blockVGiven = false;    ///< from --block-v
+  /// The estimates the model compared: the chosen path's variants
+  /// (ascending block_v, the chosen one among them); empty when the model
+  /// chose nothing. `other`: the other path's best, when `modeled`.
+  std::vector<GdnVariantEstimate> estimates;
+  GdnVariantEstimate other;
   int64_t segmentChunks = 0; ///< cp: m (chunks per segment)
   bool chunksGiven = false;  ///< cp: m from --cp-chunks, not the rule
   int64_t segments = 0;      ///< cp: NS
   int64_t numSMs = 0;        ///< the P of the rule and the model
-  std::vector<std::string> ignored; ///< the other path's manifests
+  /// The manifests of the other path and of the other variants.
+  std::vector<std::string> ignored;
+
+  /// The estimate of the chosen variant (null when the model chose
+  /// nothing).
+  const GdnVariantEstimate *chosen() const;
 };
 
-/// "cp (auto), 32 segments of 32 chunks; model: ..." (the text after
-/// "path: " in the report).
+/// The text after "path: " in the report, one line (wrapped here):
+///   direct (auto), block_v 64; model: direct 340 us (block_v 16: 568 us),
+///     cp 349 us (block_v 64, 64 chunks/segment), 132 SMs
+///   cp (auto), block_v 64, 64 segments of 32 chunks; model: cp 377 us
+///     (block_v 16: 408 us), direct 2929 us (block_v 16), 132 SMs
+///   direct (--cp off), block_v 16 (--block-v)
+///   cp (--cp on), 2 segments of 8 chunks
+///   direct (auto: no meta.path)
+/// "; model: ..." only when the model chose the path or the variant: the
+/// chosen path's time, in parentheses its other variants', then the other
+/// path's best.
 std::string gdnPathText(const GdnPathChoice &choice);
 
 /// The gdn_prefill check.
 class GdnDriver {
 public:
-  /// Picks the path's manifests (--cp, meta.path) and validates them as one
+  /// Picks the manifests of a path and variant (--cp, meta.path,
+  /// --block-v, meta.block_v; GdnPathChoice) and validates them as one
   /// sequence, the options and (with --load) the .npy headers, without a
   /// GPU. `numSMs` is the P of the CP segment size rule and the cost model
   /// (the device's SM count once known). BadInput naming the problem. May
@@ -115,7 +155,7 @@ public:
   /// True when the SM count passed to prepare() took part in the choice of
   /// path or segment size (prepare again with the device's count).
   bool dependsOnSmCount() const {
-    return choice_.modeled ||
+    return choice_.modeled || choice_.variantModeled ||
            (choice_.path == GdnPath::Cp && !choice_.chunksGiven);
   }
   /// Fills the report fields that are known before the run.

@@ -202,6 +202,18 @@ const char *gdnPathName(GdnPath path) {
   return path == GdnPath::Cp ? "cp" : "direct";
 }
 
+bool GdnPaths::offersVariant(GdnPath path, int64_t value) const {
+  const std::vector<int64_t> &v = variants(path);
+  return std::find(v.begin(), v.end(), value) != v.end();
+}
+
+std::string gdnBlockVList(const std::vector<int64_t> &values) {
+  std::string list;
+  for (int64_t v : values)
+    list += (list.empty() ? "" : ", ") + std::to_string(v);
+  return list.empty() ? "none" : list;
+}
+
 Status splitGdnPaths(const std::vector<const Manifest *> &manifests,
                      GdnPaths &out) {
   GdnPaths paths;
@@ -223,14 +235,39 @@ Status splitGdnPaths(const std::vector<const Manifest *> &manifests,
                        ": expected direct or cp (or no meta.path for a "
                        "kernel of both paths)");
     }
+    int64_t blockV = 0;
+    if (const MetaEntry *e = m->findMeta("block_v")) {
+      if (!parseInt64(e->value, blockV) || blockV <= 0)
+        return error(*m, e->line,
+                     "meta.block_v = " + e->value +
+                         ": expected a positive integer (the value columns "
+                         "one block owns)");
+    }
+    paths.blockV.push_back(blockV);
   }
+  // The variants: block_v of each path's own manifests (every manifest's
+  // when none is tagged: they all form the direct path).
+  for (size_t i = 0; i < manifests.size(); ++i) {
+    if (!paths.blockV[i])
+      continue;
+    const MetaEntry *path = manifests[i]->findMeta("path");
+    std::vector<int64_t> *variants =
+        !path ? (paths.untagged() ? &paths.directVariants : nullptr)
+        : path->value == "cp" ? &paths.cpVariants
+                              : &paths.directVariants;
+    if (variants && std::find(variants->begin(), variants->end(),
+                              paths.blockV[i]) == variants->end())
+      variants->push_back(paths.blockV[i]);
+  }
+  std::sort(paths.directVariants.begin(), paths.directVariants.end());
+  std::sort(paths.cpVariants.begin(), paths.cpVariants.end());
   out = std::move(paths);
   return Status::success();
 }
 
 Status selectGdnPath(const GdnPaths &paths, GdnPath path,
                      std::vector<const Manifest *> &selected,
-                     std::vector<std::string> &ignored) {
+                     std::vector<std::string> &ignored, int64_t blockV) {
   selected.clear();
   ignored.clear();
   const char *name = gdnPathName(path);
@@ -248,7 +285,30 @@ Status selectGdnPath(const GdnPaths &paths, GdnPath path,
                             "direct path"
                           : ""));
   }
-  selected = path == GdnPath::Cp ? paths.cp : paths.direct;
+  const std::vector<int64_t> &variants = paths.variants(path);
+  if (variants.empty() && blockV != 0)
+    return Status::badInput(
+        std::string("the ") + name +
+        " path has no variant with meta.block_v = " + std::to_string(blockV) +
+        " (none of its manifests has meta.block_v)");
+  if (!variants.empty() && !paths.offersVariant(path, blockV))
+    return Status::badInput(
+        std::string("the ") + name + " path has " +
+        (blockV ? "no variant with meta.block_v = " + std::to_string(blockV)
+                : std::string("variants: choose one")) +
+        " (offered: meta.block_v = " + gdnBlockVList(variants) + ")");
+  const std::vector<const Manifest *> &own =
+      path == GdnPath::Cp ? paths.cp : paths.direct;
+  for (size_t i = 0; i < paths.all.size(); ++i) {
+    const Manifest *m = paths.all[i];
+    if (std::find(own.begin(), own.end(), m) == own.end())
+      continue;
+    // Common manifests (no meta.path) belong to every variant, unless they
+    // are the path's own (no manifest tagged).
+    const bool common = !m->findMeta("path") && !paths.untagged();
+    if (common || !paths.blockV[i] || paths.blockV[i] == blockV)
+      selected.push_back(m);
+  }
   for (const Manifest *m : paths.all)
     if (std::find(selected.begin(), selected.end(), m) == selected.end())
       ignored.push_back(m->path);

@@ -11,13 +11,25 @@
 //   meta.grid  = <expr>, <expr>, <expr>       required, see GridExpr.h
 //   meta.ws_X  = <expr>                       element count of workspace X
 //   meta.path  = direct | cp                  optional, see below
+//   meta.block_v = <int>                      optional, see below
 //
 // meta.path: the prefill runs either directly (one block walks a whole
 // sequence) or context-parallel (GdnCp.h: segment summaries, correction
 // scan, replay). A manifest with meta.path belongs to that path only, one
 // without it to both (e.g. the shared prep kernel); when no manifest has
-// meta.path, all of them form the direct path. selectGdnPath picks a path's
-// manifests before buildGdnSequence.
+// meta.path, all of them form the direct path.
+//
+// meta.block_v (> 0): the value columns one block owns. A kernel directory
+// may hold the forward-type kernels of a path in several variants that
+// differ in block_v (e.g. gdn_chunk_fwd_f16 with block_v 16 and
+// gdn_chunk_fwd_bv64_f16 with block_v 64, same meta.order). The variants of
+// a path are the distinct meta.block_v values among the path's own
+// manifests (meta.path equal to the path; all manifests when none has
+// meta.path); a path without any meta.block_v has one variant. Variant V of
+// path P runs the manifests without meta.path (whatever their block_v) and
+// those of P whose meta.block_v is absent or V (e.g. the cp scan, which has
+// no block_v, in every cp variant). selectGdnPath picks the manifests of a
+// path and variant before buildGdnSequence.
 //
 // Parameters (`param = name:type`):
 //   q, k        ptr<f16|bf16>  [B,T,H,DK]    all 16-bit tensors share one
@@ -43,9 +55,9 @@
 //   element type any kernel declares for X.
 // cu_seqlens and the cp_* tensors are computed on the host and uploaded
 // once per problem (not poisoned, not timed). Scalars are passed by value,
-// so each manifest picks i32 or i64 for itself. A tensor declared with two different types across the sequence,
-// any other scalar name, a workspace no kernel takes, and a sequence in
-// which no kernel takes o or ht are errors.
+// so each manifest picks i32 or i64 for itself. A tensor declared with two
+// different types across the sequence, any other scalar name, a workspace no
+// kernel takes, and a sequence in which no kernel takes o or ht are errors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -142,15 +154,20 @@ enum class GdnPath { Direct, Cp };
 /// "direct" or "cp".
 const char *gdnPathName(GdnPath path);
 
-/// A set of manifests split by meta.path.
+/// A set of manifests split by meta.path and meta.block_v.
 struct GdnPaths {
-  /// The manifests of each path (both include the untagged ones), in the
-  /// order given.
+  /// The manifests of each path, all variants (both include the untagged
+  /// ones), in the order given.
   std::vector<const Manifest *> direct, cp;
   /// Some manifest says meta.path = direct / cp.
   bool directTagged = false, cpTagged = false;
   /// All manifests, for messages.
   std::vector<const Manifest *> all;
+  /// meta.block_v of each manifest of `all` (0: none), in the same order.
+  std::vector<int64_t> blockV;
+  /// The variants of each path: the distinct meta.block_v of its own
+  /// manifests, ascending; empty when none has one (a single variant).
+  std::vector<int64_t> directVariants, cpVariants;
 
   /// No manifest has meta.path (then all form the direct path).
   bool untagged() const { return !directTagged && !cpTagged; }
@@ -159,19 +176,33 @@ struct GdnPaths {
   bool offers(GdnPath path) const {
     return path == GdnPath::Cp ? cpTagged : directTagged || untagged();
   }
+  /// directVariants or cpVariants.
+  const std::vector<int64_t> &variants(GdnPath path) const {
+    return path == GdnPath::Cp ? cpVariants : directVariants;
+  }
+  /// True when `path` has a variant with meta.block_v = `blockV`.
+  bool offersVariant(GdnPath path, int64_t blockV) const;
 };
 
-/// Splits `manifests` by meta.path. BadInput "manifest:line: error: ..."
-/// for a value other than direct or cp.
+/// "16, 64": a list of block_v values for messages ("none" when empty).
+std::string gdnBlockVList(const std::vector<int64_t> &values);
+
+/// Splits `manifests` by meta.path and collects the meta.block_v variants.
+/// BadInput "manifest:line: error: ..." for a meta.path other than direct
+/// or cp, and for a meta.block_v that is not a positive integer.
 Status splitGdnPaths(const std::vector<const Manifest *> &manifests,
                      GdnPaths &out);
 
-/// The manifests of `path` (untagged ones included); `ignored` lists the
-/// paths of the other path's manifests. BadInput "no manifest for the cp
-/// path (meta.path = cp) among ..." when `path` is not offered.
+/// The manifests of `path` in the variant with meta.block_v = `blockV`
+/// (untagged ones included); `ignored` lists the paths of the other path's
+/// manifests and of the other variants'. `blockV` must be one of
+/// paths.variants(path), or 0 when the path has a single variant. BadInput
+/// "no manifest for the cp path (meta.path = cp) among ..." when `path` is
+/// not offered, "the cp path has no variant with meta.block_v = 32
+/// (offered: meta.block_v = 16, 64)" for a wrong `blockV`.
 Status selectGdnPath(const GdnPaths &paths, GdnPath path,
                      std::vector<const Manifest *> &selected,
-                     std::vector<std::string> &ignored);
+                     std::vector<std::string> &ignored, int64_t blockV = 0);
 
 /// The 16-bit dtype of a manifest's q, k, v or o parameter (the first one
 /// declared); false when it declares none of them.

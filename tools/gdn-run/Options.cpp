@@ -101,10 +101,10 @@ const std::vector<std::string> &gemmOnlyOptions() {
 
 const std::vector<std::string> &gdnOnlyOptions() {
   static const std::vector<std::string> names = {
-      "--B",          "--T",           "--H",      "--HV",
-      "--dtype",      "--family",      "--scale",  "--h0",
-      "--cu-seqlens", "--determinism", "--load",   "--save",
-      "--layout",     "--cp",          "--cp-chunks"};
+      "--B",          "--T",           "--H",         "--HV",
+      "--dtype",      "--family",      "--scale",     "--h0",
+      "--cu-seqlens", "--determinism", "--load",      "--save",
+      "--layout",     "--cp",          "--cp-chunks", "--block-v"};
   return names;
 }
 
@@ -230,6 +230,9 @@ Status parseCommandLine(const std::vector<std::string> &args,
     } else if (name == "--cp-chunks") {
       GDN_RUN_TRY(takeValue());
       GDN_RUN_TRY(parseIntOption(name, value, 1, INT32_MAX, o.cpChunks));
+    } else if (name == "--block-v") {
+      GDN_RUN_TRY(takeValue());
+      GDN_RUN_TRY(parseIntOption(name, value, 1, INT32_MAX, o.blockV));
     } else if (name == "--cu-seqlens") {
       GDN_RUN_TRY(takeValue());
       GDN_RUN_TRY(parseIntList(name, value, o.cuSeqlens));
@@ -238,8 +241,7 @@ Status parseCommandLine(const std::vector<std::string> &args,
       int64_t v;
       GDN_RUN_TRY(parseIntOption(name, value, 0, 1000000, v));
       o.determinism = static_cast<int>(v);
-    } else if (name == "--warmup" || name == "--iters" ||
-               name == "--device") {
+    } else if (name == "--warmup" || name == "--iters" || name == "--device") {
       GDN_RUN_TRY(takeValue());
       int64_t v;
       GDN_RUN_TRY(parseIntOption(name, value, 0, 1000000, v));
@@ -345,9 +347,16 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                        Manifests without any meta.path form the direct path.
                        The choice is printed as "path: ...".
   --cp-chunks M        chunks of 64 tokens per CP segment (M >= 1; default
-                       the power of two >= 4 that the cost model finds fastest);
+                       the power of two that the cost model finds fastest);
                        only with the cp path (with auto: also the M the
                        cost model assumes)
+  --block-v N          the variant of the forward kernels: those with
+                       meta.block_v = N (value columns per block). A path
+                       whose manifests have several meta.block_v runs one
+                       of them, by default the one the cost model (GdnCp.h)
+                       finds fastest, also under --cp on|off; the chosen
+                       path must offer N (with auto, a path that does not is
+                       not considered). Printed in "path: ..." as block_v N.
 
 output: a table with one row per check and a last line "N passed, M failed".
   gemm: kernel, shape, check, rel_l2, max_abs, median_ms, min_ms, TFLOP/s.

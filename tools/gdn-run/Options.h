@@ -46,6 +46,7 @@ struct RunOptions {
   std::string layout = "bthd";   ///< --layout bthd|bhtd
   std::string cp = "auto";       ///< --cp on|off|auto: the CP path
   int64_t cpChunks = 0;          ///< --cp-chunks: chunks per segment; 0: rule
+  int64_t blockV = 0;            ///< --block-v: the variant; 0: cost model
 
   /// Every option given, as spelled without a value ("--family", "-v").
   std::set<std::string> given;

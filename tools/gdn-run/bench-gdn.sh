@@ -8,12 +8,13 @@
 # of GDN.md §6 (f16, input family weak, HV = H; extra options such as
 # --dtype bf16, --warmup 20 or --cp off are passed on and override these; of
 # a directory holding both builds, --dtype picks the manifests of one dtype,
-# of one holding both paths, --cp on|off|auto the path), and prints one
-# table with the path gdn-run took (direct, or cp/M for segments of M
-# chunks), our
-# median time next to the FLA time we measured (GDN.md §6.4, fp16, CUDA
-# graph) and the TileOps PR #1596 time (GDN.md §6.1; a different harness,
-# see GDN.md §6.3 before comparing).
+# of one holding both paths, --cp on|off|auto the path, of one holding
+# several forward variants, --block-v N the variant), and prints one table
+# with the path gdn-run took (direct/BV, or cp/BVxM for the variant of
+# meta.block_v BV in segments of M chunks; just direct, or cp/xM, when the
+# kernels have no meta.block_v), our median time next to the FLA time we
+# measured (GDN.md §6.4, fp16, CUDA graph) and the TileOps PR #1596 time
+# (GDN.md §6.1; a different harness, see GDN.md §6.3 before comparing).
 #
 # gdn-run is taken from --gdn-run, else $GDN_RUN, else PATH. Needs only bash
 # and coreutils. Exit status: 0 when every shape ran, 77 when gdn-run finds
@@ -116,7 +117,7 @@ echo "gdn-run: $gdn_run"
 echo "kernels: ${manifests[*]}"
 [[ ${#extra[@]} -gt 0 ]] && echo "options: ${extra[*]}"
 echo
-fmt='%-16s %-6s %-7s %10s %10s %9s %7s %9s %7s %8s %8s %10s %8s\n'
+fmt='%-16s %-6s %-10s %10s %10s %9s %7s %9s %7s %8s %8s %10s %8s\n'
 table=$(printf "$fmt" shape dtype path median_ms min_ms TFLOP/s GB/s \
   floor_ms xfloor FLA_ms FLA/ours TileOps_ms TO/ours)
 status=0
@@ -137,9 +138,15 @@ for entry in "${shapes[@]}"; do
   row_found=0
   while IFS= read -r line; do
     if [[ $line =~ ^path:\ (direct|cp) ]]; then
+      # "path: cp (auto), block_v 64, 64 segments of 32 chunks; model: ..."
       path=${BASH_REMATCH[1]}
-      if [[ $path == cp && $line =~ of\ ([0-9]+)\ chunk ]]; then
-        path=cp/${BASH_REMATCH[1]}
+      lead=${line%%; model:*}
+      bv=
+      [[ $lead =~ ,\ block_v\ ([0-9]+) ]] && bv=${BASH_REMATCH[1]}
+      if [[ $path == cp && $lead =~ of\ ([0-9]+)\ chunk ]]; then
+        path=cp/${bv}x${BASH_REMATCH[1]}
+      elif [[ -n $bv ]]; then
+        path=$path/$bv
       fi
     elif [[ $line =~ ^time:\ median\ ([0-9.]+)\ ms,\ min\ ([0-9.]+)\ ms.*floor\ ([0-9.]+)\ ms ]]; then
       minms=${BASH_REMATCH[2]}

@@ -209,8 +209,8 @@ int runGdnPrefill(const RunOptions &options,
   }
   const std::vector<const Manifest *> &manifests = selected;
   GdnDriver gdn;
-  // The direct or the CP path (--cp, meta.path) is chosen here, for 132 SMs
-  // until the device is open.
+  // The direct or the CP path (--cp, meta.path) and its variant (--block-v,
+  // meta.block_v) are chosen here, for 132 SMs until the device is open.
   s = gdn.prepare(manifests, options);
   if (!s.ok()) {
     printError(s);
@@ -234,7 +234,9 @@ int runGdnPrefill(const RunOptions &options,
       std::string list;
       for (const std::string &path : choice.ignored)
         list += " " + path;
-      std::fprintf(stderr, "gdn-run: gdn_prefill: not on this path:%s\n",
+      std::fprintf(stderr,
+                   "gdn-run: gdn_prefill: not on this path or "
+                   "variant:%s\n",
                    list.c_str());
     }
     for (const GdnStage &stage : gdn.sequence().stages)
@@ -257,8 +259,8 @@ int runGdnPrefill(const RunOptions &options,
   int rc = openSession(session, options);
   if (rc >= 0)
     return rc;
-  // When the SM count took part in choosing the path or the segment size,
-  // choose again with the device's.
+  // When the SM count took part in choosing the path, the variant or the
+  // segment size, choose again with the device's.
   const int64_t sms = session.device().smCount;
   if (sms > 0 && sms != gdn.pathChoice().numSMs && gdn.dependsOnSmCount()) {
     s = gdn.prepare(manifests, options, sms);

@@ -2,8 +2,8 @@
 //
 // The host side of the context-parallel path (GdnCp.h): the segments passed
 // to the kernels as cp_bounds / cp_seq / cp_last / cp_seg_start (checked
-// against the fp64 oracle's cpSegments too), FlashQLA's segment size rule,
-// and the cost model behind --cp auto.
+// against the fp64 oracle's cpSegments too), the segment size rule, and
+// the cost model (per meta.block_v variant) behind --cp auto.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 using namespace gdn::run;
@@ -166,96 +167,174 @@ TEST(GdnCpTest, EqualLengthBatchIsPacked) {
   EXPECT_EQ(p.scalars().at("NS"), 3);
 }
 
+namespace {
+
+GdnCpShape cpShape(int64_t HV, V chunks) {
+  GdnCpShape s;
+  s.HV = HV;
+  s.seqChunks = std::move(chunks);
+  return s;
+}
+
+/// The best CP estimate of variant `blockV` (at its best segment size).
+double bestCp(const GdnCpShape &shape, int64_t blockV) {
+  return gdnCpEstimate(shape, gdnCpSegmentChunks(shape, 132, false, blockV),
+                       132, blockV)
+      .cp;
+}
+
+} // namespace
+
+TEST(GdnCpTest, BlockVTable) {
+  EXPECT_EQ(gdnBlockVCost(16).blockV, 16);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(16).forwardUs, 1.43);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(16).forwardBlocksPerSm, 1.25);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(16).summaryUs, 0.68);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(16).summaryLatencyUs, 1.43);
+  EXPECT_EQ(gdnBlockVCost(64).blockV, 64);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(64).forwardUs, 2.74);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(64).forwardBlocksPerSm, 1.0);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(64).summaryUs, 1.50);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(64).summaryLatencyUs, 1.9);
+  // Unknown block_v: the nearest entry, the smaller on ties; <= 0: 16.
+  EXPECT_EQ(gdnBlockVCost(8).blockV, 16);
+  EXPECT_EQ(gdnBlockVCost(32).blockV, 16);
+  EXPECT_EQ(gdnBlockVCost(40).blockV, 16);
+  EXPECT_EQ(gdnBlockVCost(41).blockV, 64);
+  EXPECT_EQ(gdnBlockVCost(128).blockV, 64);
+  EXPECT_EQ(gdnBlockVCost(0).blockV, kGdnDefaultBlockV);
+  // An unknown block_v keeps its own tile count: 128 / 32 = 4 blocks per
+  // head with block_v 16's constants.
+  GdnCpEstimate e = gdnCpEstimate(cpShape(16, V(8, 64)), 64, 132, 32);
+  EXPECT_EQ(e.blockV, 32);
+  EXPECT_DOUBLE_EQ(e.direct,
+                   1.43 * std::max(64.0, 4.0 * 16 * 512 / (132 * 1.25)));
+}
+
+TEST(GdnCpTest, CalibrationPoints) {
+  // Measured direct times on the H200 (f16, ms; 2026-11-29) that the model
+  // reproduces within 10%.
+  const struct {
+    const char *name;
+    int64_t HV;
+    V chunks;
+    double ms16, ms64;
+  } points[] = {{"128K HV16", 16, {2048}, 3.04, 5.61},
+                {"128K HV32", 32, {2048}, 4.56, 5.65},
+                {"32K HV16", 16, {512}, 0.77, 1.41},
+                {"8x4K HV16", 16, V(8, 64), 0.59, 0.36}};
+  for (const auto &pt : points) {
+    SCOPED_TRACE(pt.name);
+    const GdnCpShape sh = cpShape(pt.HV, pt.chunks);
+    const double d16 = gdnCpEstimate(sh, 1, 132, 16).direct * 1e-3;
+    const double d64 = gdnCpEstimate(sh, 1, 132, 64).direct * 1e-3;
+    EXPECT_NEAR(d16, pt.ms16, 0.1 * pt.ms16);
+    EXPECT_NEAR(d64, pt.ms64, 0.1 * pt.ms64);
+    // The faster variant measured is the faster one modeled, and the CP
+    // path (either variant, best segment size) does not pay on any of them.
+    EXPECT_EQ(d16 < d64, pt.ms16 < pt.ms64);
+    const double bestDirect = std::min(d16, d64) * 1e3;
+    EXPECT_FALSE(std::min(bestCp(sh, 16), bestCp(sh, 64)) <
+                 kGdnCpMargin * bestDirect);
+  }
+}
+
 TEST(GdnCpTest, CostModel) {
-  auto shape = [](int64_t HV, V chunks) {
-    GdnCpShape s;
-    s.HV = HV;
-    s.seqChunks = std::move(chunks);
-    return s;
-  };
-  const double rf = kGdnCpForwardBlocksPerSm;
-  // 128K tokens, HV 1, m = 16 (the measured H200 point, docs/perf-notes.md
-  // v7): direct walks 2048 chunks; CP = summary (work-bound), 128 scan
-  // steps and the replay (work-bound).
-  GdnCpEstimate e = gdnCpEstimate(shape(1, {2048}), 16);
-  EXPECT_DOUBLE_EQ(e.direct, 2048);
-  const double fwd = 8.0 * 2048 / (132 * rf);
-  const double summ = kGdnCpSummaryCost * 16 * 127 * 16 / 132.0;
-  EXPECT_DOUBLE_EQ(e.cp, summ + kGdnCpScanCost * 128 + fwd + kGdnCpLaunchCost);
+  // 128K tokens, HV 1, m = 16, block_v 16: direct walks 2048 chunks; CP =
+  // summary (work-bound), 128 scan steps and the replay (work-bound).
+  GdnCpEstimate e = gdnCpEstimate(cpShape(1, {2048}), 16);
+  EXPECT_EQ(e.blockV, 16);
+  EXPECT_DOUBLE_EQ(e.direct, 1.43 * 2048);
+  const double fwd = 8.0 * 2048 / (132 * 1.25);
+  const double summ = 0.68 * 2 * 8 * 127 * 16 / 132.0;
+  EXPECT_DOUBLE_EQ(e.summary, summ);
+  EXPECT_DOUBLE_EQ(e.scan, kGdnCpScanUs * 128);
+  EXPECT_DOUBLE_EQ(e.replay, 1.43 * fwd);
+  EXPECT_DOUBLE_EQ(e.cp,
+                   summ + kGdnCpScanUs * 128 + 1.43 * fwd + kGdnCpLaunchUs);
   EXPECT_EQ(e.segments, 128);
   EXPECT_EQ(e.segmentChunks, 16);
   EXPECT_TRUE(e.useCp);
-  EXPECT_TRUE(gdnUseCp(shape(1, {2048}), 16));
+  EXPECT_TRUE(gdnUseCp(cpShape(1, {2048}), 16));
+  // The same with block_v 64: 2 tiles per head, its own constants.
+  e = gdnCpEstimate(cpShape(1, {2048}), 16, 132, 64);
+  EXPECT_EQ(e.blockV, 64);
+  EXPECT_DOUBLE_EQ(e.direct, 2.74 * 2048);
+  EXPECT_DOUBLE_EQ(e.summary,
+                   std::max(16 * 1.9, 1.5 * 2 * 2 * 127 * 16 / 132.0));
+  EXPECT_DOUBLE_EQ(e.replay, 2.74 * std::max(16.0, 2.0 * 2048 / 132));
+  EXPECT_TRUE(e.useCp);
 
-  // 32K tokens, HV 16: the direct walk (512 steps) beats the summaries
-  // and the replay at any segment size.
+  // 32K tokens, HV 16, block_v 16: the direct walk (512 steps) beats the
+  // summaries and the replay at any segment size.
   for (int64_t m : {4, 8, 16, 32, 64, 128, 256}) {
-    e = gdnCpEstimate(shape(16, {512}), m);
-    EXPECT_DOUBLE_EQ(e.direct, 512);
+    e = gdnCpEstimate(cpShape(16, {512}), m);
+    EXPECT_DOUBLE_EQ(e.direct, 1.43 * 512);
     EXPECT_FALSE(e.useCp) << "m = " << m;
   }
-  // 128K tokens, HV 16 and 32, and 8 x 4K: direct.
-  EXPECT_FALSE(gdnUseCp(shape(16, {2048}), gdnCpSegmentChunks(shape(16, {2048}))));
-  EXPECT_FALSE(gdnUseCp(shape(32, {2048}), gdnCpSegmentChunks(shape(32, {2048}))));
-  EXPECT_FALSE(gdnUseCp(shape(16, V(8, 64)), gdnCpSegmentChunks(shape(16, V(8, 64)))));
 
-  // Critical-path bound: one segment of 1024 chunks each way, 2 scan steps.
-  e = gdnCpEstimate(shape(1, {2048}), 1024);
-  EXPECT_DOUBLE_EQ(e.cp, 1024 + 2 * kGdnCpScanCost + 1024 + kGdnCpLaunchCost);
+  // Critical-path bound: one segment of 1024 chunks each way, 2 scan steps;
+  // the summary's latency term.
+  e = gdnCpEstimate(cpShape(1, {2048}), 1024);
+  EXPECT_DOUBLE_EQ(e.summary, 1024 * 1.43);
+  EXPECT_DOUBLE_EQ(e.cp, 1024 * 1.43 + 2 * kGdnCpScanUs + 1024 * 1.43 +
+                             kGdnCpLaunchUs);
   EXPECT_FALSE(e.useCp);
 
   // Nothing split (m beyond every sequence): no summaries, one scan step.
-  e = gdnCpEstimate(shape(2, {10, 20}), 64);
+  e = gdnCpEstimate(cpShape(2, {10, 20}), 64);
   EXPECT_EQ(e.segments, 2);
-  EXPECT_DOUBLE_EQ(e.direct, 20);
-  EXPECT_DOUBLE_EQ(e.cp, kGdnCpScanCost + 20 + kGdnCpLaunchCost);
+  EXPECT_DOUBLE_EQ(e.direct, 1.43 * 20);
+  EXPECT_DOUBLE_EQ(e.summary, 0);
+  EXPECT_DOUBLE_EQ(e.cp, kGdnCpScanUs + 1.43 * 20 + kGdnCpLaunchUs);
   EXPECT_FALSE(e.useCp);
 
-  // One long sequence among short ones, few heads: CP.
+  // One long sequence among short ones, few heads: CP in either variant.
   V mixed(20, 2);
   mixed.push_back(4096);
-  EXPECT_TRUE(gdnUseCp(shape(2, mixed), gdnCpSegmentChunks(shape(2, mixed))));
+  for (int64_t bv : {16, 64})
+    EXPECT_TRUE(gdnUseCp(cpShape(2, mixed),
+                         gdnCpSegmentChunks(cpShape(2, mixed), 132, false, bv),
+                         132, bv))
+        << "block_v " << bv;
 
   // Empty problems and sequences do not divide by zero.
-  e = gdnCpEstimate(shape(4, {0, 0}), 4);
+  e = gdnCpEstimate(cpShape(4, {0, 0}), 4);
   EXPECT_DOUBLE_EQ(e.direct, 0);
   EXPECT_EQ(e.segments, 2);
   EXPECT_FALSE(e.useCp);
-  e = gdnCpEstimate(shape(4, {}), 4);
+  e = gdnCpEstimate(cpShape(4, {}), 4, 132, 64);
   EXPECT_FALSE(e.useCp);
 }
 
 TEST(GdnCpTest, SegmentSizeMinimizesTheModel) {
-  auto shape = [](int64_t HV, V chunks) {
-    GdnCpShape s;
-    s.HV = HV;
-    s.seqChunks = std::move(chunks);
-    return s;
-  };
-  for (int64_t hv : {1, 2, 4, 16, 32})
-    for (int64_t nc : {1, 7, 64, 500, 2048, 100000}) {
-      GdnCpShape sh = shape(hv, {nc});
-      const int64_t m = gdnCpSegmentChunks(sh);
-      EXPECT_GE(m, 1);
-      EXPECT_EQ(m & (m - 1), 0) << "a power of two";
-      const double best = gdnCpEstimate(sh, m).cp;
-      // --cp on: the best size that still cuts the sequence.
-      const int64_t ms = gdnCpSegmentChunks(sh, 132, /*split=*/true);
-      EXPECT_TRUE(ms < nc || (nc == 1 && ms == 1)) << ms << " vs " << nc;
-      for (int64_t other = 1; other <= (int64_t(1) << 20); other *= 2)
-        EXPECT_LE(best, gdnCpEstimate(sh, other).cp)
-            << "HV " << hv << ", " << nc << " chunks, m " << m << " vs "
-            << other;
-    }
-  // 128K tokens, HV 1: longer segments than FlashQLA's 16 (our scan step
-  // costs two chunk steps).
-  EXPECT_EQ(gdnCpSegmentChunks(shape(1, {2048})), 64);
+  for (int64_t bv : {16, 64})
+    for (int64_t hv : {1, 2, 4, 16, 32})
+      for (int64_t nc : {1, 7, 64, 500, 2048, 100000}) {
+        GdnCpShape sh = cpShape(hv, {nc});
+        const int64_t m = gdnCpSegmentChunks(sh, 132, false, bv);
+        EXPECT_GE(m, 1);
+        EXPECT_EQ(m & (m - 1), 0) << "a power of two";
+        const double best = gdnCpEstimate(sh, m, 132, bv).cp;
+        // --cp on: the best size that still cuts the sequence.
+        const int64_t ms = gdnCpSegmentChunks(sh, 132, /*split=*/true, bv);
+        EXPECT_TRUE(ms < nc || (nc == 1 && ms == 1)) << ms << " vs " << nc;
+        for (int64_t other = 1; other <= (int64_t(1) << 20); other *= 2)
+          EXPECT_LE(best, gdnCpEstimate(sh, other, 132, bv).cp)
+              << "block_v " << bv << ", HV " << hv << ", " << nc
+              << " chunks, m " << m << " vs " << other;
+      }
+  // 128K tokens, HV 1: longer segments than FlashQLA's 16 (a scan step
+  // costs about two forward chunk steps); block_v 64 walks fewer blocks in
+  // the summaries, so shorter segments pay.
+  EXPECT_EQ(gdnCpSegmentChunks(cpShape(1, {2048})), 64);
+  EXPECT_EQ(gdnCpSegmentChunks(cpShape(1, {2048}), 132, false, 64), 32);
   // 32K tokens, HV 16: not cutting is best; --cp on cuts anyway.
-  EXPECT_EQ(gdnCpSegmentChunks(shape(16, {512})), 512);
-  EXPECT_LT(gdnCpSegmentChunks(shape(16, {512}), 132, true), 512);
+  EXPECT_EQ(gdnCpSegmentChunks(cpShape(16, {512})), 512);
+  EXPECT_LT(gdnCpSegmentChunks(cpShape(16, {512}), 132, true), 512);
   // More SMs: the work terms shrink, so segments get shorter or stay.
-  EXPECT_LE(gdnCpSegmentChunks(shape(4, {2048}), 528),
-            gdnCpSegmentChunks(shape(4, {2048}), 132));
+  EXPECT_LE(gdnCpSegmentChunks(cpShape(4, {2048}), 528),
+            gdnCpSegmentChunks(cpShape(4, {2048}), 132));
 }
 
 TEST(GdnCpTest, Shape) {

@@ -839,12 +839,18 @@ TEST(GdnDriverTest, PathChoice) {
   const GdnPathChoice &c = f.driver.pathChoice();
   EXPECT_EQ(c.path, GdnPath::Direct);
   EXPECT_TRUE(c.modeled);
-  EXPECT_FALSE(c.estimate.useCp);
+  EXPECT_FALSE(c.variantModeled);
+  EXPECT_EQ(c.blockV, 0); // no variants: modeled as block_v 16
+  ASSERT_EQ(c.estimates.size(), 1u);
+  ASSERT_NE(c.chosen(), nullptr);
+  EXPECT_DOUBLE_EQ(c.chosen()->us, 1.43 * 64);
+  EXPECT_EQ(c.other.path, GdnPath::Cp);
+  EXPECT_DOUBLE_EQ(c.other.us, 3 + 1.43 * 64 + 6); // one segment: no summary
   EXPECT_TRUE(f.driver.dependsOnSmCount());
   EXPECT_EQ(c.ignored, std::vector<std::string>{"m1.manifest"});
   EXPECT_EQ(f.driver.sequence().stages[0].manifest->kernel, "gdn_fwd");
-  EXPECT_EQ(f.pathText(), "direct (auto); model: cp 70 vs direct 64 chunk "
-                         "steps (64 chunks/segment, 132 SMs)");
+  EXPECT_EQ(f.pathText(), "direct (auto); model: direct 92 us, cp 101 us (64 "
+                          "chunks/segment), 132 SMs");
 
   // 128K tokens, one head: CP in segments of 64 chunks.
   PathFixture g;
@@ -857,8 +863,7 @@ TEST(GdnDriverTest, PathChoice) {
   EXPECT_EQ(g.driver.sequence().stages[0].manifest->kernel, "gdn_cp");
   EXPECT_EQ(g.driver.sequence().stages[0].grid.x, 32u); // NS
   EXPECT_EQ(g.pathText(), "cp (auto), 32 segments of 64 chunks; model: cp "
-                          "280 vs direct 2048 chunk steps (64 chunks/segment, "
-                          "132 SMs)");
+                          "408 us, direct 2929 us, 132 SMs");
   // Prepared again for a device of 264 SMs: the work terms halve, so the
   // segments get no longer.
   s = g.driver.prepare({g.manifests[0].get(), g.manifests[1].get()},
@@ -893,7 +898,8 @@ TEST(GdnDriverTest, PathChoice) {
   s = k.prepare({"--cp-chunks", "1024", "--T", "131072", "--H", "1"}, both);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(k.driver.pathChoice().path, GdnPath::Direct);
-  EXPECT_CONTAINS(k.pathText(), "(1024 chunks/segment, 132 SMs)");
+  EXPECT_EQ(k.pathText(), "direct (auto); model: direct 2929 us, cp 2941 us "
+                          "(1024 chunks/segment), 132 SMs");
 
   // One path offered: auto takes it; the other is an error when forced.
   PathFixture l;
@@ -911,6 +917,232 @@ TEST(GdnDriverTest, PathChoice) {
   EXPECT_CONTAINS(pathError({"--cp", "off"}, {cpManifest()}),
                   "--cp off: no manifest for the direct path (meta.path = "
                   "direct) among m0.manifest (meta.path = cp)");
+}
+
+namespace {
+
+/// A prep kernel common to both paths (no meta.path, no block_v) and a cp
+/// scan without block_v.
+std::string prepManifest() {
+  return "gdn_manifest = 1\nkernel = gdn_prep\nptx = gdn.ptx\n"
+         "target = sm_90a\nblock = 128,1,1\nshared_bytes = 0\n"
+         "param = q:ptr<f16>\nparam = k:ptr<f16>\nparam = T:i32\n"
+         "meta.op = gdn_prefill\nmeta.stage = prep\nmeta.order = -1\n"
+         "meta.grid = NT, HV, 1\n";
+}
+
+std::string scanManifest() {
+  return "gdn_manifest = 1\nkernel = gdn_cp_scan\nptx = gdn.ptx\n"
+         "target = sm_90a\nblock = 128,1,1\nshared_bytes = 0\n"
+         "param = cp_seg_start:ptr<i32>\nparam = NS:i32\nparam = HV:i32\n"
+         "meta.op = gdn_prefill\nmeta.stage = scan\nmeta.order = 1\n"
+         "meta.grid = N, HV, 1\nmeta.path = cp\n";
+}
+
+/// `text` with meta.block_v = `blockV`, its kernel renamed (gdn_fwd ->
+/// gdn_fwd_bv64) when `rename`.
+std::string withBlockV(std::string text, int64_t blockV, bool rename = true) {
+  if (rename)
+    text.replace(text.find("\nptx = "), 1,
+                 "_bv" + std::to_string(blockV) + "\n");
+  return text + "meta.block_v = " + std::to_string(blockV) + "\n";
+}
+
+/// A kernel directory with both forward variants of both paths: m0 prep,
+/// m1 direct 16 (gdn_fwd), m2 direct 64, m3 cp 16 (gdn_cp), m4 cp 64, m5
+/// the cp scan.
+std::vector<std::string> variantManifests() {
+  return {prepManifest(),
+          withBlockV(directManifest(), 16, false),
+          withBlockV(directManifest(), 64),
+          withBlockV(cpManifest(), 16, false),
+          withBlockV(cpManifest(), 64),
+          scanManifest()};
+}
+
+std::vector<std::string> stageKernels(const GdnDriver &driver) {
+  std::vector<std::string> names;
+  for (const GdnStage &stage : driver.sequence().stages)
+    names.push_back(stage.manifest->kernel);
+  return names;
+}
+
+} // namespace
+
+TEST(GdnDriverTest, VariantChoice) {
+  using Names = std::vector<std::string>;
+  const std::vector<std::string> all = variantManifests();
+  // 8 x 4K, HV 16: block_v 64 (fewer blocks; the work bounds).
+  PathFixture f;
+  Status s = f.prepare({"--B", "8", "--T", "4096"}, all);
+  ASSERT_TRUE(s.ok()) << s.message();
+  const GdnPathChoice &c = f.driver.pathChoice();
+  EXPECT_EQ(c.path, GdnPath::Direct);
+  EXPECT_EQ(c.blockV, 64);
+  EXPECT_TRUE(c.modeled);
+  EXPECT_TRUE(c.variantModeled);
+  EXPECT_FALSE(c.blockVGiven);
+  ASSERT_EQ(c.estimates.size(), 2u);
+  EXPECT_EQ(c.estimates[0].blockV, 16);
+  EXPECT_EQ(c.estimates[1].blockV, 64);
+  EXPECT_EQ(c.chosen(), &c.estimates[1]);
+  EXPECT_EQ(c.other.path, GdnPath::Cp);
+  EXPECT_EQ(c.other.blockV, 64);
+  EXPECT_TRUE(f.driver.dependsOnSmCount());
+  EXPECT_EQ(stageKernels(f.driver), (Names{"gdn_prep", "gdn_fwd_bv64"}));
+  EXPECT_EQ(c.ignored, (Names{"m1.manifest", "m3.manifest", "m4.manifest",
+                              "m5.manifest"}));
+  EXPECT_EQ(f.pathText(), "direct (auto), block_v 64; model: direct 340 us "
+                          "(block_v 16: 568 us), cp 349 us (block_v 64, 64 "
+                          "chunks/segment), 132 SMs");
+  GdnResult r;
+  f.driver.describe(r);
+  EXPECT_EQ(gdnDetailLines(r).at(0), "path: " + f.pathText());
+
+  // The B = 1 anchors: block_v 16 (the serial walk bounds), direct.
+  for (const char *H : {"16", "32"}) {
+    PathFixture g;
+    s = g.prepare({"--T", "131072", "--H", H}, all);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(g.driver.pathChoice().path, GdnPath::Direct) << "H " << H;
+    EXPECT_EQ(g.driver.pathChoice().blockV, 16) << "H " << H;
+    EXPECT_EQ(stageKernels(g.driver), (Names{"gdn_prep", "gdn_fwd"}));
+  }
+  PathFixture g;
+  s = g.prepare({"--T", "131072"}, all);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(g.pathText(), "direct (auto), block_v 16; model: direct 2929 us "
+                          "(block_v 64: 5612 us), cp 2538 us (block_v 64, 512 "
+                          "chunks/segment), 132 SMs");
+  PathFixture h;
+  s = h.prepare({"--T", "32768"}, all);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(h.driver.pathChoice().path, GdnPath::Direct);
+  EXPECT_EQ(h.driver.pathChoice().blockV, 16);
+
+  // 128K tokens, one head: CP, block_v 64 in segments of 32 chunks; the
+  // scan (no block_v) runs with it.
+  PathFixture i;
+  s = i.prepare({"--T", "131072", "--H", "1"}, all);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(i.driver.pathChoice().path, GdnPath::Cp);
+  EXPECT_EQ(i.driver.pathChoice().blockV, 64);
+  EXPECT_EQ(i.driver.problem().cpChunks, 32);
+  EXPECT_EQ(stageKernels(i.driver),
+            (Names{"gdn_prep", "gdn_cp_bv64", "gdn_cp_scan"}));
+  EXPECT_EQ(i.driver.pathChoice().ignored,
+            (Names{"m1.manifest", "m2.manifest", "m3.manifest"}));
+  EXPECT_EQ(i.pathText(), "cp (auto), block_v 64, 64 segments of 32 chunks; "
+                          "model: cp 377 us (block_v 16: 408 us), direct "
+                          "2929 us (block_v 16), 132 SMs");
+
+  // --cp off / on: the model still picks the variant.
+  PathFixture j;
+  s = j.prepare({"--cp", "off", "--B", "8", "--T", "4096"}, all);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_FALSE(j.driver.pathChoice().modeled);
+  EXPECT_TRUE(j.driver.pathChoice().variantModeled);
+  EXPECT_TRUE(j.driver.dependsOnSmCount());
+  EXPECT_EQ(j.pathText(), "direct (--cp off), block_v 64; model: direct 340 "
+                          "us (block_v 16: 568 us), 132 SMs");
+  PathFixture k;
+  s = k.prepare({"--cp", "on"}, all);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(k.pathText(), "cp (--cp on), block_v 64, 4 segments of 16 "
+                          "chunks; model: cp 97 us (block_v 16: 129 us), 132 "
+                          "SMs");
+  PathFixture l;
+  s = l.prepare({"--cp", "on", "--cp-chunks", "8", "--T", "1000"}, all);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(l.pathText(), "cp (--cp on), block_v 16, 2 segments of 8 chunks "
+                          "(--cp-chunks); model: cp 41 us (block_v 64: 49 "
+                          "us), 132 SMs");
+  EXPECT_TRUE(l.driver.dependsOnSmCount()); // the variant
+}
+
+TEST(GdnDriverTest, VariantForced) {
+  using Names = std::vector<std::string>;
+  const std::vector<std::string> all = variantManifests();
+  // --block-v with auto: the model compares the paths in that variant.
+  PathFixture f;
+  Status s = f.prepare({"--block-v", "16", "--B", "8", "--T", "4096"}, all);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(f.driver.pathChoice().modeled);
+  EXPECT_FALSE(f.driver.pathChoice().variantModeled);
+  EXPECT_EQ(f.pathText(), "direct (auto), block_v 16 (--block-v); model: "
+                          "direct 568 us, cp 577 us (block_v 16, 64 "
+                          "chunks/segment), 132 SMs");
+  EXPECT_EQ(stageKernels(f.driver), (Names{"gdn_prep", "gdn_fwd"}));
+  // Fully forced: no model, no dependence on the SM count.
+  PathFixture g;
+  s = g.prepare({"--block-v", "64", "--cp", "off", "--T", "131072"}, all);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(g.pathText(), "direct (--cp off), block_v 64 (--block-v)");
+  EXPECT_FALSE(g.driver.dependsOnSmCount());
+  EXPECT_EQ(stageKernels(g.driver), (Names{"gdn_prep", "gdn_fwd_bv64"}));
+  PathFixture h;
+  s = h.prepare(
+      {"--block-v", "16", "--cp", "on", "--cp-chunks", "4", "--T", "1000"},
+      all);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(h.pathText(), "cp (--cp on), block_v 16 (--block-v), 4 segments "
+                          "of 4 chunks (--cp-chunks)");
+  EXPECT_FALSE(h.driver.dependsOnSmCount());
+  EXPECT_EQ(stageKernels(h.driver),
+            (Names{"gdn_prep", "gdn_cp", "gdn_cp_scan"}));
+
+  // A block_v only one path offers decides the path.
+  const std::vector<std::string> directOnly = {
+      prepManifest(), withBlockV(directManifest(), 16, false),
+      withBlockV(directManifest(), 64), cpManifest(), scanManifest()};
+  PathFixture i;
+  s = i.prepare({"--block-v", "64", "--T", "131072", "--H", "1"}, directOnly);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(i.pathText(), "direct (auto: block_v 64 only on the direct "
+                          "path), block_v 64 (--block-v)");
+  // Without --block-v the cp path (one variant) competes with direct's best.
+  PathFixture j;
+  s = j.prepare({"--T", "131072", "--H", "1"}, directOnly);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(j.pathText(), "cp (auto), 32 segments of 64 chunks; model: cp 408 "
+                          "us, direct 2929 us (block_v 16), 132 SMs");
+  EXPECT_EQ(stageKernels(j.driver),
+            (Names{"gdn_prep", "gdn_cp", "gdn_cp_scan"}));
+
+  // Bad --block-v: the offered values are named.
+  EXPECT_CONTAINS(pathError({"--block-v", "32"}, all),
+                  "--block-v 32: neither path offers it (direct: meta.block_v "
+                  "= 16, 64; cp: meta.block_v = 16, 64)");
+  EXPECT_CONTAINS(pathError({"--block-v", "32", "--cp", "on"}, all),
+                  "--block-v 32: the cp path (--cp on) offers meta.block_v = "
+                  "16, 64");
+  EXPECT_CONTAINS(pathError({"--block-v", "64", "--cp", "on"}, directOnly),
+                  "--block-v 64: the cp path (--cp on) has no variants (none "
+                  "of its manifests has meta.block_v)");
+  EXPECT_CONTAINS(pathError({"--block-v", "16"}, {kFwdManifest}),
+                  "--block-v 16: the direct path (auto: no meta.path) has no "
+                  "variants (none of its manifests has meta.block_v)");
+  // A path not offered at all is reported as before.
+  EXPECT_CONTAINS(
+      pathError({"--block-v", "16", "--cp", "on"}, {directManifest()}),
+      "--cp on: no manifest for the cp path (meta.path = cp)");
+  // Bad meta.block_v.
+  EXPECT_CONTAINS(
+      pathError({}, {directManifest() + "meta.block_v = 0\n", cpManifest()}),
+      "m0.manifest:25: error: meta.block_v = 0: expected a "
+      "positive integer");
+  EXPECT_CONTAINS(
+      pathError({}, {directManifest(), cpManifest() + "meta.block_v = x16\n"}),
+      "m1.manifest:30: error: meta.block_v = x16: expected a "
+      "positive integer");
+
+  // Variants without meta.path: the direct path's.
+  PathFixture k;
+  s = k.prepare(
+      {}, {withBlockV(kFwdManifest, 16, false), withBlockV(kFwdManifest, 64)});
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(k.pathText(), "direct (auto: no meta.path), block_v 16; model: "
+                          "direct 92 us (block_v 64: 175 us), 132 SMs");
 }
 
 TEST(GdnDriverTest, ReportRow) {

@@ -684,3 +684,126 @@ TEST(GdnSequenceTest, SelectsPath) {
                tagged(fwdManifest(), "direct")});
   EXPECT_TRUE(s.ok()) << s.message();
 }
+
+namespace {
+
+/// `text` as the variant with meta.block_v = `blockV`, its kernel renamed
+/// (gdn_fwd -> gdn_fwd_bv64) when `rename`.
+std::string withBlockV(std::string text, int64_t blockV, bool rename = true) {
+  if (rename)
+    text.replace(text.find("\nptx = "), 1,
+                 "_bv" + std::to_string(blockV) + "\n");
+  return text + "meta.block_v = " + std::to_string(blockV) + "\n";
+}
+
+std::vector<std::string> kernelsOf(const std::vector<const Manifest *> &ms) {
+  std::vector<std::string> names;
+  for (const Manifest *m : ms)
+    names.push_back(m->kernel);
+  return names;
+}
+
+} // namespace
+
+TEST(GdnSequenceTest, SelectsVariant) {
+  using Names = std::vector<std::string>;
+  // m0 cumsum, m1 solve (both paths, no block_v); m2-m3 direct fwd in
+  // block_v 16 and 64; m4-m5 cp summaries in 16 and 64; m6 the cp replay
+  // without block_v (like the scan: one kernel for every cp variant).
+  Parsed p({cumsumManifest(), solveManifest(),
+            withBlockV(tagged(fwdManifest(), "direct"), 16, false),
+            withBlockV(tagged(fwdManifest(), "direct"), 64),
+            withBlockV(cpSummaryManifest(), 16, false),
+            withBlockV(cpSummaryManifest(), 64), cpReplayManifest()});
+  GdnPaths paths;
+  ASSERT_TRUE(splitGdnPaths(p.all, paths).ok());
+  EXPECT_EQ(paths.directVariants, (std::vector<int64_t>{16, 64}));
+  EXPECT_EQ(paths.cpVariants, (std::vector<int64_t>{16, 64}));
+  EXPECT_EQ(paths.blockV, (std::vector<int64_t>{0, 0, 16, 64, 16, 64, 0}));
+  EXPECT_TRUE(paths.offersVariant(GdnPath::Cp, 64));
+  EXPECT_FALSE(paths.offersVariant(GdnPath::Cp, 32));
+  EXPECT_EQ(gdnBlockVList(paths.cpVariants), "16, 64");
+  EXPECT_EQ(gdnBlockVList({}), "none");
+
+  std::vector<const Manifest *> selected;
+  std::vector<std::string> ignored;
+  ASSERT_TRUE(
+      selectGdnPath(paths, GdnPath::Direct, selected, ignored, 64).ok());
+  EXPECT_EQ(kernelsOf(selected),
+            (Names{"gdn_cumsum", "gdn_solve", "gdn_fwd_bv64"}));
+  EXPECT_EQ(ignored, (Names{"m2.manifest", "m4.manifest", "m5.manifest",
+                            "m6.manifest"}));
+  GdnSequence seq;
+  Status s = buildGdnSequence(selected, seq);
+  EXPECT_TRUE(s.ok()) << s.message();
+  ASSERT_TRUE(
+      selectGdnPath(paths, GdnPath::Direct, selected, ignored, 16).ok());
+  EXPECT_EQ(kernelsOf(selected), (Names{"gdn_cumsum", "gdn_solve", "gdn_fwd"}));
+  // The replay without block_v runs in both cp variants.
+  ASSERT_TRUE(selectGdnPath(paths, GdnPath::Cp, selected, ignored, 64).ok());
+  EXPECT_EQ(kernelsOf(selected),
+            (Names{"gdn_cumsum", "gdn_solve", "gdn_cp_summary_bv64",
+                   "gdn_cp_replay"}));
+  EXPECT_EQ(ignored, (Names{"m2.manifest", "m3.manifest", "m4.manifest"}));
+  s = buildGdnSequence(selected, seq);
+  EXPECT_TRUE(s.ok()) << s.message();
+  ASSERT_TRUE(selectGdnPath(paths, GdnPath::Cp, selected, ignored, 16).ok());
+  EXPECT_EQ(kernelsOf(selected), (Names{"gdn_cumsum", "gdn_solve",
+                                        "gdn_cp_summary", "gdn_cp_replay"}));
+  // Both variants together would repeat meta.order.
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(),
+                              withBlockV(fwdManifest(), 16, false),
+                              withBlockV(fwdManifest(), 64)}),
+                  "meta.order");
+
+  // A variant the path lacks, or none chosen.
+  s = selectGdnPath(paths, GdnPath::Cp, selected, ignored, 32);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_EQ(s.message(), "the cp path has no variant with meta.block_v = 32 "
+                         "(offered: meta.block_v = 16, 64)");
+  EXPECT_EQ(selectGdnPath(paths, GdnPath::Direct, selected, ignored).message(),
+            "the direct path has variants: choose one (offered: "
+            "meta.block_v = 16, 64)");
+
+  // Only the direct path has variants; the cp path is one.
+  Parsed q(
+      {cumsumManifest(), withBlockV(tagged(fwdManifest(), "direct"), 16, false),
+       withBlockV(tagged(fwdManifest(), "direct"), 64), cpReplayManifest()});
+  ASSERT_TRUE(splitGdnPaths(q.all, paths).ok());
+  EXPECT_EQ(paths.directVariants, (std::vector<int64_t>{16, 64}));
+  EXPECT_TRUE(paths.cpVariants.empty());
+  ASSERT_TRUE(selectGdnPath(paths, GdnPath::Cp, selected, ignored).ok());
+  EXPECT_EQ(kernelsOf(selected), (Names{"gdn_cumsum", "gdn_cp_replay"}));
+  EXPECT_EQ(selectGdnPath(paths, GdnPath::Cp, selected, ignored, 64).message(),
+            "the cp path has no variant with meta.block_v = 64 (none of its "
+            "manifests has meta.block_v)");
+
+  // No meta.path anywhere: the variants are the direct path's.
+  Parsed old({cumsumManifest(), withBlockV(fwdManifest(), 16, false),
+              withBlockV(fwdManifest(), 64)});
+  ASSERT_TRUE(splitGdnPaths(old.all, paths).ok());
+  EXPECT_TRUE(paths.untagged());
+  EXPECT_EQ(paths.directVariants, (std::vector<int64_t>{16, 64}));
+  ASSERT_TRUE(
+      selectGdnPath(paths, GdnPath::Direct, selected, ignored, 64).ok());
+  EXPECT_EQ(kernelsOf(selected), (Names{"gdn_cumsum", "gdn_fwd_bv64"}));
+  EXPECT_EQ(ignored, Names{"m1.manifest"});
+
+  // A common manifest's block_v is no variant of either path.
+  Parsed common({withBlockV(cumsumManifest(), 64, false),
+                 tagged(fwdManifest(), "direct"), cpReplayManifest()});
+  ASSERT_TRUE(splitGdnPaths(common.all, paths).ok());
+  EXPECT_TRUE(paths.directVariants.empty());
+  EXPECT_TRUE(paths.cpVariants.empty());
+
+  // meta.block_v must be a positive integer.
+  for (const char *bad : {"0", "-16", "sixteen", "16.5"}) {
+    Parsed b({cumsumManifest(), tagged(fwdManifest(), "direct") +
+                                    "meta.block_v = " + bad + "\n"});
+    s = splitGdnPaths(b.all, paths);
+    EXPECT_EQ(s.code(), ExitCode::BadInput) << bad;
+    EXPECT_CONTAINS(s.message(), "m1.manifest:27: error: meta.block_v = " +
+                                     std::string(bad) +
+                                     ": expected a positive integer");
+  }
+}

@@ -184,6 +184,30 @@ TEST(OptionsTest, CpOptions) {
   EXPECT_CONTAINS(usageText(), "meta.path");
 }
 
+TEST(OptionsTest, BlockV) {
+  RunOptions d;
+  ASSERT_TRUE(parse({"a.manifest"}, d).ok());
+  EXPECT_EQ(d.blockV, 0);
+  RunOptions o;
+  ASSERT_TRUE(parse({"--block-v", "64"}, o).ok());
+  EXPECT_EQ(o.blockV, 64);
+  EXPECT_TRUE(o.has("--block-v"));
+  ASSERT_TRUE(parse({"--block-v=16"}, o).ok());
+  EXPECT_EQ(o.blockV, 16);
+  EXPECT_CONTAINS(parseError({"--block-v", "0"}),
+                  "--block-v 0 is out of range [1, 2147483647]");
+  EXPECT_CONTAINS(parseError({"--block-v", "-16"}),
+                  "--block-v -16 is out of range");
+  EXPECT_CONTAINS(parseError({"--block-v", "wide"}),
+                  "--block-v: expected an integer, got 'wide'");
+  EXPECT_CONTAINS(parseError({"--block-v"}), "--block-v needs a value");
+  // gdn_prefill only, and documented.
+  const std::vector<std::string> &gdn = gdnOnlyOptions();
+  EXPECT_NE(std::find(gdn.begin(), gdn.end(), "--block-v"), gdn.end());
+  EXPECT_CONTAINS(usageText(), "--block-v N");
+  EXPECT_CONTAINS(usageText(), "meta.block_v");
+}
+
 TEST(OptionsTest, UsageDocumentsExitCodes) {
   std::string text = usageText();
   for (const char *needle :
