@@ -129,7 +129,7 @@ constexpr double kGdnCpScanUs = 3.0;
 constexpr double kGdnCpLaunchUs = 6.0;
 /// CP is used only when it is estimated faster than this fraction of the
 /// direct time (margin for the model's error).
-constexpr double kGdnCpMargin = 0.8;
+constexpr double kGdnCpMargin = 0.9;
 
 /// The cost model's estimate for one block_v, in microseconds.
 struct GdnCpEstimate {

@@ -999,26 +999,30 @@ TEST(GdnDriverTest, VariantChoice) {
   f.driver.describe(r);
   EXPECT_EQ(gdnDetailLines(r).at(0), "path: " + f.pathText());
 
-  // The B = 1 anchors: block_v 16 (the serial walk bounds), direct.
-  for (const char *H : {"16", "32"}) {
+  // The B = 1 anchors: 32K and 128K at HV 16 take the CP path in its
+  // block_v 64 variant (4 segments); at HV 32 the direct path, block_v 16.
+  for (const char *T : {"32768", "131072"}) {
     PathFixture g;
-    s = g.prepare({"--T", "131072", "--H", H}, all);
+    s = g.prepare({"--T", T, "--H", "16"}, all);
     ASSERT_TRUE(s.ok()) << s.message();
-    EXPECT_EQ(g.driver.pathChoice().path, GdnPath::Direct) << "H " << H;
-    EXPECT_EQ(g.driver.pathChoice().blockV, 16) << "H " << H;
-    EXPECT_EQ(stageKernels(g.driver), (Names{"gdn_prep", "gdn_fwd"}));
+    EXPECT_EQ(g.driver.pathChoice().path, GdnPath::Cp) << "T " << T;
+    EXPECT_EQ(g.driver.pathChoice().blockV, 64) << "T " << T;
+    EXPECT_EQ(g.driver.pathChoice().segments, 4) << "T " << T;
+    EXPECT_EQ(stageKernels(g.driver),
+              (Names{"gdn_prep", "gdn_cp_bv64", "gdn_cp_scan"}));
   }
   PathFixture g;
   s = g.prepare({"--T", "131072"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(g.pathText(), "direct (auto), block_v 16; model: direct 2929 us "
-                          "(block_v 64: 5612 us), cp 2538 us (block_v 64, 512 "
-                          "chunks/segment), 132 SMs");
+  EXPECT_EQ(g.pathText(), "cp (auto), block_v 64, 4 segments of 512 chunks; "
+                          "model: cp 2538 us (block_v 16: 2938 us), direct "
+                          "2929 us (block_v 16), 132 SMs");
   PathFixture h;
-  s = h.prepare({"--T", "32768"}, all);
+  s = h.prepare({"--T", "131072", "--H", "32"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(h.driver.pathChoice().path, GdnPath::Direct);
   EXPECT_EQ(h.driver.pathChoice().blockV, 16);
+  EXPECT_EQ(stageKernels(h.driver), (Names{"gdn_prep", "gdn_fwd"}));
 
   // 128K tokens, one head: CP, block_v 64 in segments of 32 chunks; the
   // scan (no block_v) runs with it.
