@@ -151,6 +151,15 @@ bool gdnManifestDtype(const Manifest &manifest, DType &out) {
       return true;
     }
   }
+  // Kernels without q/k/v/o (the CP scan) may name their build's dtype.
+  if (const MetaEntry *e = manifest.findMeta("dtype")) {
+    for (DType t : {DType::F16, DType::BF16}) {
+      if (e->value == dtypeName(t)) {
+        out = t;
+        return true;
+      }
+    }
+  }
   return false;
 }
 

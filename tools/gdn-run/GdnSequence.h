@@ -205,7 +205,9 @@ Status selectGdnPath(const GdnPaths &paths, GdnPath path,
                      std::vector<std::string> &ignored, int64_t blockV = 0);
 
 /// The 16-bit dtype of a manifest's q, k, v or o parameter (the first one
-/// declared); false when it declares none of them.
+/// declared), else its `meta.dtype = f16|bf16` (kernels of a dtype's build
+/// that take none of those tensors, like the CP scan); false when it has
+/// neither.
 bool gdnManifestDtype(const Manifest &manifest, DType &out);
 
 /// Picks the manifests of one dtype from a set that holds several (e.g. a

@@ -441,6 +441,25 @@ TEST(GdnSequenceTest, SelectsOneDtype) {
   ASSERT_TRUE(selectGdnManifests(f16, "bf16", selected, ignored).ok());
   EXPECT_EQ(selected, f16);
   EXPECT_TRUE(ignored.empty());
+
+  // A kernel without q/k/v/o that names its build's dtype (the CP scan)
+  // goes with that dtype; one without meta.dtype goes with every dtype.
+  for (const char *dt : {"f16", "bf16"}) {
+    f.manifests.push_back(std::make_unique<Manifest>());
+    ASSERT_TRUE(parseManifest(cumsumManifest() + "meta.dtype = " + dt + "\n",
+                              "m" + std::to_string(f.manifests.size() - 1) +
+                                  ".manifest",
+                              *f.manifests.back())
+                    .ok());
+    all.push_back(f.manifests.back().get());
+  }
+  ASSERT_TRUE(gdnManifestDtype(*all[5], t));
+  EXPECT_EQ(t, DType::F16);
+  ASSERT_TRUE(selectGdnManifests(all, "bf16", selected, ignored).ok());
+  EXPECT_EQ(selected,
+            (std::vector<const Manifest *>{all[0], all[3], all[4], all[6]}));
+  EXPECT_EQ(ignored, (std::vector<std::string>{"m1.manifest", "m2.manifest",
+                                                "m5.manifest"}));
 }
 
 namespace {
