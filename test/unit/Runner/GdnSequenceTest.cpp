@@ -92,14 +92,7 @@ struct Fixture {
 
   Status build(const std::vector<std::string> &texts) {
     std::vector<const Manifest *> ptrs;
-    for (size_t i = 0; i < texts.size(); ++i) {
-      manifests.push_back(std::make_unique<Manifest>());
-      Status s = parseManifest(texts[i], "m" + std::to_string(i) + ".manifest",
-                               *manifests.back());
-      if (!s.ok())
-        return s;
-      ptrs.push_back(manifests.back().get());
-    }
+    GDN_RUN_TRY(test::parseManifestTexts(texts, manifests, ptrs));
     return buildGdnSequence(ptrs, seq);
   }
 };

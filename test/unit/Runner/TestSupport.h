@@ -3,10 +3,14 @@
 #ifndef GDN_TEST_UNIT_RUNNER_TESTSUPPORT_H
 #define GDN_TEST_UNIT_RUNNER_TESTSUPPORT_H
 
+#include "Manifest.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -30,6 +34,22 @@ struct TempDir {
   }
   std::string file(const std::string &name) const { return path + "/" + name; }
 };
+
+/// Parses manifest texts as files m0.manifest, m1.manifest, ... (so that
+/// messages name them), appending to `owned` and their pointers to `ptrs`.
+inline Status parseManifestTexts(const std::vector<std::string> &texts,
+                                 std::vector<std::unique_ptr<Manifest>> &owned,
+                                 std::vector<const Manifest *> &ptrs) {
+  for (size_t i = 0; i < texts.size(); ++i) {
+    owned.push_back(std::make_unique<Manifest>());
+    Status s = parseManifest(texts[i], "m" + std::to_string(i) + ".manifest",
+                             *owned.back());
+    if (!s.ok())
+      return s;
+    ptrs.push_back(owned.back().get());
+  }
+  return Status::success();
+}
 
 } // namespace gdn::run::test
 
