@@ -25,12 +25,14 @@ llvm_config.with_environment("PATH", config.gdn_tools_dir, append_path=True)
 
 config.substitutions.append(("%gdn_kernels", os.path.join(config.gdn_src_root, "kernels")))
 config.substitutions.append(("%gdn_src", config.gdn_src_root))
-# The forward variants of kernels/CMakeLists.txt (GDN_FORWARD_VARIANTS) for
-# templates that use @BV@; pipe a template (after @DT@) through one.
-_variants = {"bv16": dict(BV=16, NW=4, NWS=4, SFX=""),
-             "bv64": dict(BV=64, NW=8, NWS=4, SFX="_bv64")}
-for _name, _v in _variants.items():
-    _v = dict(_v, NVT=128 // _v["BV"], NVT2=256 // _v["BV"])
+# The forward variants that kernels/CMakeLists.txt builds (GDN_FORWARD_VARIANTS,
+# "BV:NW:NWS:SFX;..."), for templates that use @BV@: %instantiate-bv<BV>
+# pipes a template (after @DT@) through one.
+for _variant in config.gdn_forward_variants.split(";"):
+    _bv, _nw, _nws, _sfx = (_variant.split(":") + [""] * 4)[:4]
+    _v = dict(BV=int(_bv), NW=_nw, NWS=_nws, SFX=_sfx,
+              NVT=128 // int(_bv), NVT2=256 // int(_bv))
+    _name = "bv%d" % _v["BV"]
     _sed = " ".join("-e s/@%s@/%s/g" % (k, _v[k])
                     for k in ["NVT2", "NVT", "NWS", "NW", "BV", "SFX"])
     config.substitutions.append(("%%instantiate-%s" % _name, "sed " + _sed))

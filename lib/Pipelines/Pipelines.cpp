@@ -58,7 +58,7 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
 void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
-      "Lower tile kernels to PTX: inline, canonicalize, tile-assign-layouts, tile-pipeline, "
+      "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-assign-layouts, tile-pipeline, "
       "tile-plan-shared-memory, convert-tile-to-nvvm, nvvm-attach-target, "
       "gpu-module-to-binary{format=isa} and, with output-dir, gdn-export-ptx",
       buildLowerToPTXPipeline);

@@ -6,6 +6,7 @@
 // RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv16 > %t.fwd.mlir
 // RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv64 > %t.fwd64.mlir
 // RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT-PREP
+// RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize))' | FileCheck %s --check-prefix=FOLD
 // RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT
 // RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline))' | FileCheck %s --check-prefix=PIPE
 // RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory))' | FileCheck %s --check-prefix=PLAN-PREP
@@ -28,6 +29,26 @@
 // RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTXBF --input-file=%t.out/gdn_prefill_bf16.ptx
 // RUN: FileCheck %s --check-prefix=PTXBFFWD --input-file=%t.out/gdn_forward_bf16.ptx
+
+// Specialization of the shared chunk loop: after inline + canonicalize no
+// call and no private body remain; the direct kernel keeps its five gemms
+// (K S, Q S, Ag W, P V_new, K^T V') and the O store; the summary, whose
+// %with_o is false, keeps three, one 64x64 operand buffer (Ag; P is gone)
+// and no O store.
+// FOLD-NOT: func.call
+// FOLD-NOT: @gdn_chunk_loop
+// FOLD-LABEL: func.func @gdn_chunk_fwd_f16
+// FOLD-COUNT-5: tile.gemm
+// FOLD-NOT: tile.gemm
+// FOLD: tile.copy %{{.*}} to %{{.*}} {masked} : !tile.buffer<64x16xf32, fragment> to !tile.buffer<?x128xf16, global>
+// FOLD-LABEL: func.func @gdn_cp_summary_f16
+// FOLD: tile.alloc : !tile.buffer<64x64xf16, shared>
+// FOLD-NOT: tile.alloc : !tile.buffer<64x64xf16, shared>
+// FOLD-COUNT-3: tile.gemm
+// FOLD-NOT: tile.gemm
+// FOLD-NOT: fragment> to !tile.buffer<?x128xf16, global>
+// FOLD-LABEL: func.func @gdn_cp_replay_f16
+// FOLD-COUNT-5: tile.gemm
 
 // Thread distribution: the prep kernel runs its gemms on wgmma, so its
 // chunk-local matrices get the wgmma grid [4, 1]; in the forward kernel the
@@ -100,9 +121,6 @@
 // of B_s (8 KB).
 // SUMM: kernel = gdn_cp_summary_f16
 // SUMM: shared_bytes = 61952
-// SUMM-NOT: param = q:
-// SUMM-NOT: param = P:
-// SUMM-NOT: param = o:
 // SUMM: param = cp_bounds:ptr<i32>
 // SUMM: param = cp_B:ptr<f32>
 // SUMM: param = cp_M:ptr<bf16>

@@ -41,9 +41,11 @@ GdnCpSegments gdnCpSegments(const std::vector<int64_t> &cuSeqlens,
   return out;
 }
 
-GdnCpShape gdnCpShape(const std::vector<int64_t> &cuSeqlens, int64_t HV) {
+GdnCpShape gdnCpShape(const std::vector<int64_t> &cuSeqlens, int64_t HV,
+                      bool hasH0) {
   GdnCpShape shape;
   shape.HV = HV;
+  shape.hasH0 = hasH0;
   for (size_t n = 0; n + 1 < cuSeqlens.size(); ++n)
     shape.seqChunks.push_back(
         (std::max<int64_t>(cuSeqlens[n + 1] - cuSeqlens[n], 0) + kGdnChunk -
@@ -74,13 +76,17 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
   const int64_t m = std::max<int64_t>(segmentChunks, 1);
   const double hv = static_cast<double>(std::max<int64_t>(shape.HV, 1));
   const double sms = static_cast<double>(std::max<int64_t>(numSMs, 1));
-  double sumChunks = 0, summaryChunks = 0;
+  // summaryTiles: tile-chunk steps of the summaries, 2*tiles per chunk of
+  // a non-final segment, less the M tiles of first segments without h0.
+  double sumChunks = 0, summaryTiles = 0;
   int64_t maxChunks = 0, maxSegments = 0;
   for (int64_t nc : shape.seqChunks) {
     nc = std::max<int64_t>(nc, 0);
     const int64_t segs = std::max<int64_t>(1, (nc + m - 1) / m);
     sumChunks += static_cast<double>(nc);
-    summaryChunks += static_cast<double>((segs - 1) * m);
+    if (segs > 1)
+      summaryTiles += tiles * static_cast<double>(
+                                  2 * (segs - 1) * m - (shape.hasH0 ? 0 : m));
     maxChunks = std::max(maxChunks, nc);
     maxSegments = std::max(maxSegments, segs);
     e.segments += segs;
@@ -94,7 +100,7 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
       c.forwardUs * std::max(static_cast<double>(maxChunks), forwardWork);
   e.summary = maxSegments > 1
                   ? std::max(static_cast<double>(m) * c.summaryLatencyUs,
-                             c.summaryUs * 2 * tiles * hv * summaryChunks / sms)
+                             c.summaryUs * hv * summaryTiles / sms)
                   : 0.0;
   e.scan = kGdnCpScanUs * static_cast<double>(maxSegments);
   e.replay = c.forwardUs *
@@ -109,18 +115,22 @@ int64_t gdnCpSegmentChunks(const GdnCpShape &shape, int64_t numSMs, bool split,
   int64_t maxChunks = 0;
   for (int64_t nc : shape.seqChunks)
     maxChunks = std::max(maxChunks, nc);
-  int64_t best = 1;
-  double bestCost = gdnCpEstimate(shape, best, numSMs, blockV).cp;
-  for (int64_t m = 2; m <= (int64_t(1) << 20); m *= 2) {
-    if (split && m >= maxChunks)
+  int64_t best = 0, smallestFitting = 0;
+  double bestCost = 0;
+  for (int64_t m = 1; m <= (int64_t(1) << 20); m *= 2) {
+    GdnCpEstimate e = gdnCpEstimate(shape, m, numSMs, blockV);
+    if (e.segments > kGdnCpMaxSegments)
+      continue;
+    if (!smallestFitting)
+      smallestFitting = m;
+    if (split && m >= maxChunks && !(m == 1 && maxChunks <= 1))
       break;
-    double cost = gdnCpEstimate(shape, m, numSMs, blockV).cp;
-    if (cost < bestCost) {
+    if (!best || e.cp < bestCost) {
       best = m;
-      bestCost = cost;
+      bestCost = e.cp;
     }
   }
-  return best;
+  return best ? best : std::max<int64_t>(smallestFitting, 1);
 }
 
 bool gdnUseCp(const GdnCpShape &shape, int64_t segmentChunks, int64_t numSMs,

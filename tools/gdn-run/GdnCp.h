@@ -10,6 +10,8 @@
 //                        [cp_bounds[s], cp_bounds[s+1])
 //   cp_seq       [NS]    the sequence n of segment s
 //   cp_last      [NS]    1 if s is the last segment of its sequence, else 0
+//                        (offered; today's kernels derive it from
+//                        cp_seg_start)
 //   cp_seg_start [N+1]   the segments of sequence n are
 //                        cp_seg_start[n] .. cp_seg_start[n+1]-1
 //
@@ -61,9 +63,17 @@ GdnCpSegments gdnCpSegments(const std::vector<int64_t> &cuSeqlens,
 struct GdnCpShape {
   int64_t HV = 1;
   std::vector<int64_t> seqChunks; ///< chunks per sequence, ceil(len / 64)
+  /// With an initial state the first segment of a sequence needs its M too
+  /// (without one, its M blocks exit at once).
+  bool hasH0 = false;
 };
 /// The GdnCpShape of packed sequences `cuSeqlens` with HV value heads.
-GdnCpShape gdnCpShape(const std::vector<int64_t> &cuSeqlens, int64_t HV);
+GdnCpShape gdnCpShape(const std::vector<int64_t> &cuSeqlens, int64_t HV,
+                      bool hasH0 = false);
+
+/// The most segments a CP launch may have: they are grid z of the summary
+/// and the replay (CUDA's limit).
+constexpr int64_t kGdnCpMaxSegments = 65535;
 
 /// The forward-type kernels (the direct forward, the CP summary and replay)
 /// come in variants by meta.block_v, the value columns one block owns
@@ -106,7 +116,7 @@ struct GdnBlockVCost {
 ///       x 64 chunk steps on 132 SMs: work bound);
 ///     t_sum 1.50 us, t_sum_lat 1.9 us: the per-kernel times of the
 ///       block_v 64 summary kernel (throughput and one block's walk).
-/// Measured direct totals (ms) the model reproduces within ~10%
+/// Measured direct totals (ms) the model reproduces within 6 % (the tests allow 10 %)
 /// (GdnCpTest.CalibrationPoints): 128K HV16 3.04 / 5.61 (block_v 16 / 64),
 /// 128K HV32 4.56 / 5.65, 32K HV16 0.77 / 1.41, 8 x 4K HV16 0.59 / 0.36.
 constexpr GdnBlockVCost kGdnBlockVCosts[] = {
@@ -169,6 +179,8 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
 /// which grows with m. (FlashQLA's rule, m = 2^round(log2(3 sqrt(HV Nc /
 /// P))), assumes a much cheaper scan than ours: at 128K tokens and HV 1 it
 /// gives m = 16 and a 0.36 ms scan.)
+/// Only sizes giving at most kGdnCpMaxSegments segments are considered
+/// (when `split` leaves none, the smallest size within the limit).
 int64_t gdnCpSegmentChunks(const GdnCpShape &shape,
                            int64_t numSMs = kGdnDefaultSmCount,
                            bool split = false,

@@ -348,8 +348,10 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                        The choice is printed as "path: ...".
   --cp-chunks M        chunks of 64 tokens per CP segment (M >= 1; default
                        the power of two that the cost model finds fastest);
-                       only with the cp path (with auto: also the M the
-                       cost model assumes)
+                       an error with --cp off; with auto the M the cost
+                       model assumes for the cp path (ignored when the
+                       model then picks the direct path, which the "path:"
+                       line shows)
   --block-v N          the variant of the forward kernels: those with
                        meta.block_v = N (value columns per block). A path
                        whose manifests have several meta.block_v runs one

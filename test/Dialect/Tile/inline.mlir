@@ -41,3 +41,25 @@ func.func @kernel() attributes {tile.kernel, tile.num_warps = 4 : i64} {
   func.call @body(%acc, %src, %two, %false) : (!tile.buffer<64x16xf32, fragment>, !tile.buffer<64x16xf16, shared>, f32, i1) -> ()
   return
 }
+
+// -----
+
+// Nothing is inlined into the per-element body of a tile.map.
+
+func.func private @twice(%x: f32) -> f32 {
+  %r = arith.addf %x, %x : f32
+  return %r : f32
+}
+
+// CHECK-LABEL: func.func @map_body
+// CHECK: tile.map
+// CHECK: func.call @twice
+func.func @map_body() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %acc = tile.alloc : !tile.buffer<64x16xf32, fragment>
+  tile.map ins(%acc : !tile.buffer<64x16xf32, fragment>) outs(%acc : !tile.buffer<64x16xf32, fragment>) {
+  ^bb0(%x: f32):
+    %r = func.call @twice(%x) : (f32) -> f32
+    tile.yield %r : f32
+  }
+  return
+}

@@ -211,6 +211,19 @@ TEST(GdnCpTest, BlockVTable) {
                    1.43 * std::max(64.0, 4.0 * 16 * 512 / (132 * 1.25)));
 }
 
+TEST(GdnCpTest, SegmentCountWithinTheGridLimit) {
+  // 40000 sequences of 2 chunks, one head: one chunk per segment would be
+  // 80000 segments, beyond grid z; --cp on still cuts them (m = 1 is the
+  // only cutting size, so the smallest size within the limit, 2, is taken).
+  GdnCpShape sh = cpShape(1, V(40000, 2));
+  EXPECT_EQ(gdnCpEstimate(sh, 1).segments, 80000);
+  const int64_t split = gdnCpSegmentChunks(sh, 132, /*split=*/true);
+  EXPECT_LE(gdnCpEstimate(sh, split).segments, kGdnCpMaxSegments);
+  EXPECT_EQ(split, 2);
+  EXPECT_LE(gdnCpEstimate(sh, gdnCpSegmentChunks(sh)).segments,
+            kGdnCpMaxSegments);
+}
+
 TEST(GdnCpTest, CalibrationPoints) {
   // Measured direct times on the H200 (f16, ms; 2026-11-29) that the model
   // reproduces within 10%, and whether the CP path (its best variant and
@@ -247,12 +260,14 @@ TEST(GdnCpTest, CalibrationPoints) {
 
 TEST(GdnCpTest, CostModel) {
   // 128K tokens, HV 1, m = 16, block_v 16: direct walks 2048 chunks; CP =
-  // summary (work-bound), 128 scan steps and the replay (work-bound).
+  // summary (work-bound; 2*8 tiles per chunk of the 127 non-final segments
+  // less the 8 M tiles of the first one, which has no h0), 128 scan steps
+  // and the replay (work-bound).
   GdnCpEstimate e = gdnCpEstimate(cpShape(1, {2048}), 16);
   EXPECT_EQ(e.blockV, 16);
   EXPECT_DOUBLE_EQ(e.direct, 1.43 * 2048);
   const double fwd = 8.0 * 2048 / (132 * 1.25);
-  const double summ = 0.68 * 2 * 8 * 127 * 16 / 132.0;
+  const double summ = 0.68 * 8 * (2 * 127 * 16 - 16) / 132.0;
   EXPECT_DOUBLE_EQ(e.summary, summ);
   EXPECT_DOUBLE_EQ(e.scan, kGdnCpScanUs * 128);
   EXPECT_DOUBLE_EQ(e.replay, 1.43 * fwd);
@@ -267,7 +282,12 @@ TEST(GdnCpTest, CostModel) {
   EXPECT_EQ(e.blockV, 64);
   EXPECT_DOUBLE_EQ(e.direct, 2.74 * 2048);
   EXPECT_DOUBLE_EQ(e.summary,
-                   std::max(16 * 1.9, 1.5 * 2 * 2 * 127 * 16 / 132.0));
+                   std::max(16 * 1.9, 1.5 * 2 * (2 * 127 * 16 - 16) / 132.0));
+  // With an initial state the first segment's M counts too.
+  GdnCpShape withH0 = cpShape(1, {2048});
+  withH0.hasH0 = true;
+  EXPECT_DOUBLE_EQ(gdnCpEstimate(withH0, 16).summary,
+                   0.68 * 2 * 8 * 127 * 16 / 132.0);
   EXPECT_DOUBLE_EQ(e.replay, 2.74 * std::max(16.0, 2.0 * 2048 / 132));
   EXPECT_TRUE(e.useCp);
 

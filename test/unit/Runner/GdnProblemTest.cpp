@@ -856,7 +856,7 @@ TEST(GdnDriverTest, PathChoice) {
   EXPECT_EQ(g.driver.sequence().stages[0].manifest->kernel, "gdn_cp");
   EXPECT_EQ(g.driver.sequence().stages[0].grid.x, 32u); // NS
   EXPECT_EQ(g.pathText(), "cp (auto), 32 segments of 64 chunks; model: cp "
-                          "408 us, direct 2929 us, 132 SMs");
+                          "405 us, direct 2929 us, 132 SMs");
   // Prepared again for a device of 264 SMs: the work terms halve, so the
   // segments get no longer.
   s = g.driver.prepare({g.manifests[0].get(), g.manifests[1].get()},
@@ -1008,7 +1008,7 @@ TEST(GdnDriverTest, VariantChoice) {
   s = g.prepare({"--T", "131072"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(g.pathText(), "cp (auto), block_v 64, 4 segments of 512 chunks; "
-                          "model: cp 2538 us (block_v 16: 2938 us), direct "
+                          "model: cp 2394 us (block_v 16: 2938 us), direct "
                           "2929 us (block_v 16), 132 SMs");
   PathFixture h;
   s = h.prepare({"--T", "131072", "--H", "32"}, all);
@@ -1030,7 +1030,7 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_EQ(i.driver.pathChoice().ignored,
             (Names{"m1.manifest", "m2.manifest", "m3.manifest"}));
   EXPECT_EQ(i.pathText(), "cp (auto), block_v 64, 64 segments of 32 chunks; "
-                          "model: cp 377 us (block_v 16: 408 us), direct "
+                          "model: cp 377 us (block_v 16: 405 us), direct "
                           "2929 us (block_v 16), 132 SMs");
 
   // --cp off / on: the model still picks the variant.
@@ -1046,7 +1046,7 @@ TEST(GdnDriverTest, VariantChoice) {
   s = k.prepare({"--cp", "on"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(k.pathText(), "cp (--cp on), block_v 64, 4 segments of 16 "
-                          "chunks; model: cp 97 us (block_v 16: 129 us), 132 "
+                          "chunks; model: cp 92 us (block_v 16: 129 us), 132 "
                           "SMs");
   PathFixture l;
   s = l.prepare({"--cp", "on", "--cp-chunks", "8", "--T", "1000"}, all);
@@ -1101,7 +1101,7 @@ TEST(GdnDriverTest, VariantForced) {
   PathFixture j;
   s = j.prepare({"--T", "131072", "--H", "1"}, directOnly);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(j.pathText(), "cp (auto), 32 segments of 64 chunks; model: cp 408 "
+  EXPECT_EQ(j.pathText(), "cp (auto), 32 segments of 64 chunks; model: cp 405 "
                           "us, direct 2929 us (block_v 16), 132 SMs");
   EXPECT_EQ(stageKernels(j.driver),
             (Names{"gdn_prep", "gdn_cp", "gdn_cp_scan"}));

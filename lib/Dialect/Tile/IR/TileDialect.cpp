@@ -18,20 +18,26 @@ using namespace mlir::gdn::tile;
 #include "gdn/Dialect/Tile/IR/TileEnums.cpp.inc"
 
 namespace {
-/// Tile ops may be inlined anywhere: they have no symbol or region
-/// invariants tied to their enclosing function. A kernel's body can thus be
-/// written once as a private function and specialized per entry point by
-/// `inline` + `canonicalize` (the GDN forward kernels do this).
+/// Tile ops carry no symbol or region invariants tied to their function, so
+/// a kernel's body can be written once as a private function and
+/// specialized per entry point by `inline` + `canonicalize` (the GDN forward
+/// kernels do this). The one place they may not go is the scalar body of a
+/// `tile.map` or `tile.reduce`, which runs once per element: nothing is
+/// inlined there (the dialect has no call ops of its own).
 struct TileInlinerInterface : public DialectInlinerInterface {
   using DialectInlinerInterface::DialectInlinerInterface;
-  bool isLegalToInline(Operation *, Operation *, bool) const final {
-    return true;
+  static bool inElementBody(Region *dest) {
+    for (Operation *op = dest->getParentOp(); op; op = op->getParentOp())
+      if (isa<MapOp, ReduceOp>(op))
+        return true;
+    return false;
   }
-  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
-    return true;
+  bool isLegalToInline(Region *dest, Region *, bool, IRMapping &) const final {
+    return !inElementBody(dest);
   }
-  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
-    return true;
+  bool isLegalToInline(Operation *, Region *dest, bool,
+                       IRMapping &) const final {
+    return !inElementBody(dest);
   }
 };
 } // namespace
