@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -884,6 +885,88 @@ TEST(GdnReference, BF16RoundTripsAndAgreesWithRoundToBF16) {
     ASSERT_EQ(double(fromBF16Bits(bf16BitsFromDouble(v))), roundToBF16(v))
         << v;
   }
+}
+
+// The CP scan's fp32-accurate product on bf16 tensor cores
+// (kernels/gdn_prefill/gdn_prefill.mlir.in, gdn_cp_scan): a float x is split
+// as the kernels do, in fp32 arithmetic with round-to-nearest bf16
+// conversions, into a = bf16(x), b = bf16(x - a), c = bf16((x - a) - b);
+// M h is then the fp32 sum of the six products of parts whose levels add
+// up to at most 2. This emulates that on the host: the split is exact for
+// normal values, and the product is as accurate as an fp32 GEMM, while one
+// bf16 product is not.
+float bf16Round(float x) { return fromBF16Bits(toBF16Bits(x)); }
+
+void splitBf16x3(float x, float parts[3]) {
+  parts[0] = bf16Round(x);
+  const float r1 = x - parts[0];
+  parts[1] = bf16Round(r1);
+  parts[2] = bf16Round(r1 - parts[1]);
+}
+
+TEST(GdnReference, CpScanBf16x3SplitIsExact) {
+  std::vector<double> x(100000);
+  fillUniform(x.data(), x.size(), -1, 1, 91);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float f =
+        static_cast<float>(std::ldexp(x[i], static_cast<int>(i % 200) - 100));
+    float p[3];
+    splitBf16x3(f, p);
+    ASSERT_EQ(double(p[0]) + double(p[1]) + double(p[2]), double(f)) << f;
+  }
+}
+
+TEST(GdnReference, CpScanBf16x3ProductMatchesFp32) {
+  const int K = 128, N = 16;
+  // M like a chunk-product transition (entries spanning decades), h like a
+  // state (entries of both signs and mixed scales).
+  std::vector<double> mu(K * K), hu(K * N), mexp(K * K), hexp(K * N);
+  fillUniform(mu.data(), mu.size(), -1, 1, 92);
+  fillUniform(hu.data(), hu.size(), -1, 1, 93);
+  fillUniform(mexp.data(), mexp.size(), -12, 0, 94);
+  fillUniform(hexp.data(), hexp.size(), -6, 6, 95);
+  std::vector<float> M(K * K), h(K * N);
+  for (int i = 0; i < K * K; ++i)
+    M[i] = static_cast<float>(mu[i] * std::exp(mexp[i]));
+  for (int i = 0; i < K * N; ++i)
+    h[i] = static_cast<float>(hu[i] * std::exp(hexp[i]));
+  std::vector<float> Mp(3 * K * K), hp(3 * K * N);
+  for (int i = 0; i < K * K; ++i) {
+    float p[3];
+    splitBf16x3(M[i], p);
+    for (int l = 0; l < 3; ++l)
+      Mp[l * K * K + i] = p[l];
+  }
+  for (int i = 0; i < K * N; ++i) {
+    float p[3];
+    splitBf16x3(h[i], p);
+    for (int l = 0; l < 3; ++l)
+      hp[l * K * N + i] = p[l];
+  }
+  // The kernel's six products, largest parts first, accumulated in fp32.
+  const int pairs[6][2] = {{0, 0}, {0, 1}, {1, 0}, {0, 2}, {1, 1}, {2, 0}};
+  double err6 = 0, err1 = 0, norm = 0;
+  for (int i = 0; i < K; ++i)
+    for (int j = 0; j < N; ++j) {
+      double exact = 0;
+      float acc6 = 0, acc1 = 0;
+      for (int k = 0; k < K; ++k)
+        exact += double(M[i * K + k]) * double(h[k * N + j]);
+      for (const auto &pr : pairs)
+        for (int k = 0; k < K; ++k)
+          acc6 += Mp[pr[0] * K * K + i * K + k] * hp[pr[1] * K * N + k * N + j];
+      for (int k = 0; k < K; ++k)
+        acc1 += Mp[i * K + k] * hp[k * N + j];
+      err6 += (acc6 - exact) * (acc6 - exact);
+      err1 += (acc1 - exact) * (acc1 - exact);
+      norm += exact * exact;
+    }
+  const double rel6 = std::sqrt(err6 / norm), rel1 = std::sqrt(err1 / norm);
+  EXPECT_LT(rel6, 1e-6) << "six bf16 products";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3e / %.3e", rel6, rel1);
+  RecordProperty("rel_l2_six_products_vs_one", buf);
+  EXPECT_GT(rel1, 1e-3) << "one bf16 product (hi parts only)";
 }
 
 } // namespace
