@@ -4,8 +4,11 @@
 
 #include "GdnProblem.h"
 
+#include "gdn/Reference/GdnReference.h"
+
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdlib>
 
 namespace gdn::run {
@@ -19,23 +22,33 @@ int64_t GdnCpSegments::maxSegmentsPerSequence() const {
 
 GdnCpSegments gdnCpSegments(const std::vector<int64_t> &cuSeqlens,
                             int64_t segmentChunks) {
+  // The oracle's segmentation (gdn::ref::cpSegments, which its CP reference
+  // uses) on the packed view: one batch row of cuSeqlens.back() tokens.
   GdnCpSegments out;
   out.segmentChunks = std::max<int64_t>(segmentChunks, 0);
   out.segStart.push_back(0);
-  for (size_t n = 0; n + 1 < cuSeqlens.size(); ++n) {
-    const int64_t bos = cuSeqlens[n], eos = std::max(cuSeqlens[n + 1], bos);
-    const int64_t chunks = (eos - bos + kGdnChunk - 1) / kGdnChunk;
-    // Segments of m chunks; m beyond the sequence (or <= 0) means one.
-    const int64_t m = segmentChunks > 0 && segmentChunks < chunks
-                          ? segmentChunks
-                          : std::max<int64_t>(chunks, 1);
-    const int64_t count = std::max<int64_t>(1, (chunks + m - 1) / m);
-    for (int64_t k = 0; k < count; ++k) {
-      out.bounds.push_back(bos + k * m * kGdnChunk);
-      out.seq.push_back(static_cast<int64_t>(n));
-      out.last.push_back(k + 1 == count ? 1 : 0);
-    }
-    out.segStart.push_back(out.numSegments());
+  std::vector<gdn::ref::CpSegment> segs;
+  if (cuSeqlens.size() >= 2 && cuSeqlens.back() == 0) {
+    // No tokens at all (the oracle wants T >= 1): one empty segment each.
+    for (size_t n = 0; n + 1 < cuSeqlens.size(); ++n)
+      segs.push_back({static_cast<int64_t>(n), 0, 0, 0, true});
+  } else if (cuSeqlens.size() >= 2) {
+    gdn::ref::GdnShape shape{1, cuSeqlens.back(), 1, 1, kGdnHeadDim,
+                             kGdnHeadDim};
+    gdn::ref::GdnOptions opts;
+    opts.cuSeqlens = cuSeqlens;
+    // m <= 0: one segment per sequence (the oracle clamps m to T).
+    const int64_t m = segmentChunks > 0 ? segmentChunks
+                                        : std::numeric_limits<int64_t>::max();
+    if (!gdn::ref::cpSegments(shape, opts, kGdnChunk, m, segs).empty())
+      segs.clear(); // invalid cuSeqlens: the caller validates them first
+  }
+  for (const gdn::ref::CpSegment &seg : segs) {
+    out.bounds.push_back(seg.begin);
+    out.seq.push_back(seg.seq);
+    out.last.push_back(seg.lastOfSequence ? 1 : 0);
+    if (seg.lastOfSequence)
+      out.segStart.push_back(out.numSegments());
   }
   out.bounds.push_back(cuSeqlens.empty() ? 0 : cuSeqlens.back());
   return out;

@@ -55,7 +55,8 @@ struct GdnCpSegments {
 /// starting at bos + k*m*64; the last one ends at eos. An empty sequence gets
 /// one empty segment [bos, bos). Segments are in sequence order.
 /// `segmentChunks` <= 0 means one segment per sequence (NS = N: the direct
-/// path's view). The caller validates cuSeqlens.
+/// path's view). The caller validates cuSeqlens. The cut is the oracle's
+/// (gdn::ref::cpSegments), so the kernels and the CP reference agree.
 GdnCpSegments gdnCpSegments(const std::vector<int64_t> &cuSeqlens,
                             int64_t segmentChunks);
 
