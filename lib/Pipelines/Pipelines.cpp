@@ -32,8 +32,11 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(tile::createTilePlanSharedMemory());
   fpm.addPass(tile::createTileInsertBarriers());
+  fpm.addPass(tile::createTileWarpSpecialize());
   fpm.addPass(arith::createArithExpandOpsPass());
-  fpm.addPass(createConvertSCFToCFPass());
+  // scf lowers inside convert-tile-to-nvvm (its patterns include
+  // SCF->ControlFlow), after the single-block regions of
+  // tile.warp_specialize and tile.producer became branches.
   pm.addPass(createConvertTileToNVVM());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

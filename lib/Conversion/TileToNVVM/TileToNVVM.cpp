@@ -146,6 +146,16 @@ int64_t numThreadsOf(Operation *op) {
   return 0;
 }
 
+/// Threads per block of a kernel: its compute warps plus the producer
+/// warpgroup that tile-warp-specialize added.
+int64_t blockThreadsOf(Operation *kernel) {
+  int64_t threads = numThreadsOf(kernel);
+  if (auto p = kernel->getAttrOfType<IntegerAttr>(
+          TileDialect::getProducerWarpsAttrName()))
+    threads += 32 * p.getInt();
+  return threads;
+}
+
 /// Whether the kernel around `op` uses wgmma (tile.mma_engine = "wgmma").
 bool usesWgmma(Operation *op) {
   for (Operation *p = op; p; p = p->getParentOp())
@@ -413,10 +423,26 @@ struct KernelFuncLowering : ConvertOpToLLVMPattern<func::FuncOp> {
         rewriter.create<LLVM::LLVMFuncOp>(func.getLoc(), func.getName(), fnType);
     llvmFunc->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                       rewriter.getUnitAttr());
-    int64_t threads = numThreadsOf(func);
+    int64_t threads = blockThreadsOf(func);
     llvmFunc->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                       rewriter.getDenseI32ArrayAttr(
                           {static_cast<int32_t>(threads), 1, 1}));
+    // setmaxnreg needs a register cap at entry: one block per SM.
+    if (func->hasAttr(TileDialect::getProducerWarpsAttrName()))
+      llvmFunc->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                        rewriter.getI32IntegerAttr(1));
+    // Tensor maps are 128-byte __grid_constant__ parameters passed by
+    // value; the kernel sees the parameter's address.
+    for (auto [i, t] : llvm::enumerate(func.getArgumentTypes()))
+      if (isa<TensorMapType>(t)) {
+        auto byval = LLVM::LLVMArrayType::get(rewriter.getI8Type(), 128);
+        llvmFunc.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                            TypeAttr::get(byval));
+        llvmFunc.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                            rewriter.getI64IntegerAttr(64));
+        llvmFunc.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                            rewriter.getUnitAttr());
+      }
     if (auto engine = func->getAttr(TileDialect::getMmaEngineAttrName()))
       llvmFunc->setAttr(TileDialect::getMmaEngineAttrName(), engine);
     if (auto regs = func->getAttrOfType<IntegerAttr>(
@@ -573,6 +599,16 @@ struct BarrierLowering : TilePattern<BarrierOp> {
           NVVM::ProxyKindAttr::get(getContext(), NVVM::ProxyKind::async_shared),
           NVVM::SharedSpaceAttr::get(getContext(),
                                      NVVM::SharedSpace::shared_cta));
+    if (op.getId()) {
+      Value id = rewriter.create<LLVM::ConstantOp>(
+          op.getLoc(), rewriter.getI32Type(),
+          rewriter.getI32IntegerAttr(*op.getId()));
+      Value threads = rewriter.create<LLVM::ConstantOp>(
+          op.getLoc(), rewriter.getI32Type(),
+          rewriter.getI32IntegerAttr(*op.getThreads()));
+      rewriter.replaceOpWithNewOp<NVVM::BarrierOp>(op, id, threads);
+      return success();
+    }
     rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
     return success();
   }
@@ -871,7 +907,9 @@ struct GemmLowering : TilePattern<GemmOp> {
           NVVM::MMAIntOverflowAttr());
     }
     rewriter.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
-    rewriter.create<NVVM::WgmmaWaitGroupSyncOp>(loc, 0);
+    // An async gemm leaves its group in flight; a tile.gemm_wait retires it.
+    if (!op.getAsync())
+      rewriter.create<NVVM::WgmmaWaitGroupSyncOp>(loc, 0);
     for (int64_t r = 0; r < n / 2; ++r)
       cRegs.store(ix, r, rewriter.create<LLVM::ExtractValueOp>(loc, acc, r));
     rewriter.eraseOp(op);
@@ -1447,6 +1485,8 @@ std::string manifestType(Type t) {
   llvm::raw_string_ostream os(s);
   if (auto p = dyn_cast<PtrType>(t))
     os << "ptr<" << p.getElementType() << ">";
+  else if (isa<TensorMapType>(t))
+    os << "tensormap";
   else if (isa<IndexType>(t))
     os << "i64";
   else
@@ -1486,12 +1526,27 @@ void ConvertTileToNVVMPass::runOnOperation() {
           return signalPassFailure();
         }
     SmallVector<Attribute> params;
+    SmallVector<NamedAttribute> tensorMaps;
     for (auto [i, t] : llvm::enumerate(func.getArgumentTypes())) {
       std::string name = "arg" + std::to_string(i);
       if (auto n = func.getArgAttrOfType<StringAttr>(
               i, TileDialect::getArgNameAttrName()))
         name = n.str();
       params.push_back(b.getStringAttr(name + ":" + manifestType(t)));
+      if (auto map = dyn_cast<TensorMapType>(t)) {
+        auto recipe = func.getArgAttrOfType<DictionaryAttr>(
+            i, TileDialect::getTensorMapAttrName());
+        if (!recipe) {
+          func.emitOpError("tensor map argument ")
+              << i << " has no " << TileDialect::getTensorMapAttrName();
+          return signalPassFailure();
+        }
+        SmallVector<NamedAttribute> entry(recipe.getValue());
+        entry.push_back(b.getNamedAttr("box", b.getI64ArrayAttr(map.getShape())));
+        entry.push_back(
+            b.getNamedAttr("swizzle", b.getI64IntegerAttr(map.getSwizzle())));
+        tensorMaps.push_back(b.getNamedAttr(name, b.getDictionaryAttr(entry)));
+      }
     }
     int64_t smem = 0;
     if (auto s = func->getAttrOfType<IntegerAttr>(
@@ -1500,8 +1555,11 @@ void ConvertTileToNVVMPass::runOnOperation() {
     SmallVector<NamedAttribute> info{
         b.getNamedAttr("module", b.getStringAttr(moduleName)),
         b.getNamedAttr("params", b.getArrayAttr(params)),
-        b.getNamedAttr("block", b.getI64ArrayAttr({numThreadsOf(func), 1, 1})),
+        b.getNamedAttr("block", b.getI64ArrayAttr({blockThreadsOf(func), 1, 1})),
         b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(smem))};
+    if (!tensorMaps.empty())
+      info.push_back(
+          b.getNamedAttr("tensormaps", b.getDictionaryAttr(tensorMaps)));
     if (auto meta = func->getAttrOfType<DictionaryAttr>(
             TileDialect::getMetaAttrName()))
       info.push_back(b.getNamedAttr("meta", meta));
@@ -1582,6 +1640,7 @@ void populateTileToNVVMConversionPatterns(LLVMTypeConverter &converter,
                CopyLowering, AsyncCopyLowering, GemmLowering, MapLowering,
                ReduceLowering, TakeLowering, NarrowLowering, LoadLowering,
                TrilInverseLowering>(converter);
+  populateTileHopperToNVVMConversionPatterns(converter, patterns);
   // Preferred over MathToLLVM's llvm.intr.exp, which NVPTX cannot select.
   patterns.add<ExpLowering>(converter, /*benefit=*/2);
 }

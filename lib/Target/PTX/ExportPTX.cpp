@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -121,6 +122,33 @@ void ExportPTXPass::runOnOperation() {
     os << "\n";
     for (Attribute p : info.getAs<ArrayAttr>("params"))
       os << "param = " << cast<StringAttr>(p).getValue() << "\n";
+    // Tensor maps: the manifest lists dims, strides and box innermost
+    // first, as cuTensorMapEncodeTiled takes them; strides in elements.
+    if (auto maps = info.getAs<DictionaryAttr>("tensormaps"))
+      for (NamedAttribute m : maps) {
+        auto d = cast<DictionaryAttr>(m.getValue());
+        auto list = [&](StringRef key) {
+          SmallVector<std::string> items;
+          for (Attribute a : d.getAs<ArrayAttr>(key)) {
+            std::string s;
+            llvm::raw_string_ostream is(s);
+            printValue(is, a);
+            items.push_back(s);
+          }
+          std::reverse(items.begin(), items.end());
+          return llvm::join(items, ", ");
+        };
+        os << "tensormap." << m.getName().getValue()
+           << " = base=" << d.getAs<StringAttr>("base").getValue()
+           << "; dims=" << list("dims") << "; strides=" << list("strides")
+           << "; box=" << list("box") << "; swizzle=";
+        int64_t swizzle = d.getAs<IntegerAttr>("swizzle").getInt();
+        if (swizzle)
+          os << swizzle;
+        else
+          os << "none";
+        os << "; l2=256; fill=zero\n";
+      }
     if (auto meta = info.getAs<DictionaryAttr>("meta"))
       for (NamedAttribute m : meta) {
         os << "meta." << m.getName().getValue() << " = ";

@@ -66,10 +66,10 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (func.getResultTypes().size() != 0)
       return op->emitError() << "a tile kernel must not return values";
     for (Type t : func.getArgumentTypes())
-      if (!isa<PtrType, IntegerType, FloatType, IndexType>(t))
-        return op->emitError()
-               << "tile kernel arguments must be !tile.ptr or scalars, got "
-               << t;
+      if (!isa<PtrType, TensorMapType, IntegerType, FloatType, IndexType>(t))
+        return op->emitError() << "tile kernel arguments must be !tile.ptr, "
+                                  "!tile.tensormap or scalars, got "
+                               << t;
     return success();
   }
   if (name == getNumWarpsAttrName()) {
@@ -100,6 +100,37 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a non-negative integer";
     return success();
   }
+  if (name == getCopyEngineAttrName()) {
+    auto v = dyn_cast<StringAttr>(attr.getValue());
+    if (!v || (v.getValue() != "cp.async" && v.getValue() != "tma"))
+      return op->emitError() << "'" << name
+                             << "' must be \"cp.async\" or \"tma\"";
+    return success();
+  }
+  if (name == getWarpSpecializeAttrName()) {
+    auto d = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!d)
+      return op->emitError() << "'" << name << "' must be a dictionary";
+    for (NamedAttribute e : d) {
+      StringRef key = e.getName().getValue();
+      auto v = dyn_cast<IntegerAttr>(e.getValue());
+      if (key != "producer_registers" && key != "consumer_registers")
+        return op->emitError()
+               << "'" << name << "' takes 'producer_registers' and "
+               << "'consumer_registers', not '" << key << "'";
+      if (!v || v.getInt() < 24 || v.getInt() > 256 || v.getInt() % 8 != 0)
+        return op->emitError() << "'" << name << "' " << key
+                               << " must be a multiple of 8 in [24, 256]";
+    }
+    return success();
+  }
+  if (name == getProducerWarpsAttrName()) {
+    auto v = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!v || v.getInt() <= 0 || v.getInt() % 4 != 0)
+      return op->emitError() << "'" << name
+                             << "' must be a positive multiple of 4";
+    return success();
+  }
   if (name == getMetaAttrName()) {
     if (!isa<DictionaryAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' must be a dictionary";
@@ -111,6 +142,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
 LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                                     unsigned,
                                                     NamedAttribute attr) {
+  if (attr.getName().getValue() == getTensorMapAttrName()) {
+    auto d = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!d || !d.getAs<StringAttr>("base") || !d.getAs<ArrayAttr>("dims") ||
+        !d.getAs<ArrayAttr>("strides"))
+      return op->emitError() << "'" << getTensorMapAttrName()
+                             << "' must be a dictionary with 'base' (a "
+                                "string), 'dims' and 'strides' (arrays)";
+    return success();
+  }
   if (attr.getName().getValue() != getArgNameAttrName())
     return op->emitError() << "unknown tile argument attribute '"
                            << attr.getName().getValue() << "'";

@@ -193,3 +193,70 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
   }
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// TensorMapType
+//===----------------------------------------------------------------------===//
+
+int64_t TensorMapType::getBoxBytes() const {
+  int64_t n = (getElementType().getIntOrFloatBitWidth() + 7) / 8;
+  for (int64_t d : getShape())
+    n *= d;
+  return n;
+}
+
+Type TensorMapType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  int64_t swizzle = 0;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType) || parser.parseComma() ||
+      parser.parseKeyword("swizzle") || parser.parseEqual() ||
+      parser.parseInteger(swizzle) || parser.parseGreater())
+    return {};
+  return parser.getChecked<TensorMapType>(parser.getContext(), shape,
+                                          elementType, swizzle);
+}
+
+void TensorMapType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t d : getShape())
+    printer << d << "x";
+  printer << getElementType() << ", swizzle = " << getSwizzle() << ">";
+}
+
+LogicalResult
+TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ArrayRef<int64_t> shape, Type elementType,
+                      int64_t swizzle) {
+  // cuTensorMapEncodeTiled: rank 1..5, each box dimension 1..256.
+  if (shape.empty() || shape.size() > 5)
+    return emitError() << "a tensor map box has rank 1 to 5, got "
+                       << shape.size();
+  for (int64_t d : shape)
+    if (d < 1 || d > 256)
+      return emitError() << "tensor map box dimensions must be in [1, 256], "
+                            "got "
+                         << d;
+  if (!elementType.isF16() && !elementType.isBF16() && !elementType.isF32() &&
+      !elementType.isInteger(32) && !elementType.isInteger(64))
+    return emitError() << "tensor map element type must be f16, bf16, f32, "
+                          "i32 or i64, got "
+                       << elementType;
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "tensor map swizzle must be 0, 32, 64 or 128 "
+                          "bytes, got "
+                       << swizzle;
+  int64_t rowBytes = shape.back() * elementType.getIntOrFloatBitWidth() / 8;
+  if (rowBytes % 16 != 0)
+    return emitError() << "a tensor map box row must be a multiple of 16 "
+                          "bytes, got "
+                       << rowBytes;
+  if (swizzle != 0 && rowBytes > swizzle)
+    return emitError() << "a box row of " << rowBytes
+                       << " bytes does not fit the " << swizzle
+                       << "-byte swizzle";
+  return success();
+}

@@ -66,11 +66,21 @@ struct State {
 };
 
 /// The shared allocation a buffer value comes from, through slices.
-std::optional<Range> rangeOf(Value v) {
+AllocOp rootAlloc(Value v) {
   while (auto slice = v.getDefiningOp<SliceOp>())
     v = slice.getSource();
-  auto alloc = v.getDefiningOp<AllocOp>();
-  if (!alloc)
+  return v.getDefiningOp<AllocOp>();
+}
+
+/// Shared buffers whose accesses mbarriers order instead of block barriers:
+/// the barrier objects themselves and the stages TMA loads write (the ring
+/// of tile-pipeline makes every reader wait on the stage's full barrier and
+/// release it through its empty barrier before the next load).
+DenseSet<Operation *> mbarrierOrdered;
+
+std::optional<Range> rangeOf(Value v) {
+  auto alloc = rootAlloc(v);
+  if (!alloc || mbarrierOrdered.contains(alloc))
     return std::nullopt;
   auto type = cast<BufferType>(alloc.getType());
   if (!type.isShared())
@@ -121,8 +131,17 @@ void sharedEffects(Operation *op, RangeSet &reads, RangeSet &writes) {
 }
 
 void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
-  if (isa<BarrierOp>(op)) {
-    state.clearSync();
+  if (auto barrier = dyn_cast<BarrierOp>(op)) {
+    // A named barrier synchronizes only some threads: not a block barrier.
+    if (!barrier.getId())
+      state.clearSync();
+    return;
+  }
+  if (isa<TmaLoadOp, MBarrierInitOp, MBarrierArriveOp, MBarrierWaitOp,
+          GemmWaitOp>(op))
+    return; // ordered by mbarriers (see mbarrierOrdered)
+  if (auto producer = dyn_cast<ProducerOp>(op)) {
+    visitBlock(producer.getBody().front(), state, insert);
     return;
   }
   if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
@@ -220,6 +239,19 @@ void InsertBarriersPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
     return;
+  mbarrierOrdered.clear();
+  func.walk([&](Operation *op) {
+    if (auto load = dyn_cast<TmaLoadOp>(op)) {
+      if (AllocOp a = rootAlloc(load.getDest()))
+        mbarrierOrdered.insert(a);
+      if (AllocOp a = rootAlloc(load.getBarriers()))
+        mbarrierOrdered.insert(a);
+    }
+    for (Value v : op->getOperands())
+      if (isa<MBarrierInitOp, MBarrierArriveOp, MBarrierWaitOp>(op))
+        if (AllocOp a = rootAlloc(v))
+          mbarrierOrdered.insert(a);
+  });
   State state;
   visitBlock(func.getBody().front(), state, /*insert=*/true);
 }

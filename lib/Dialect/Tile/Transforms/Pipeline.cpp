@@ -1,8 +1,11 @@
 //===- Pipeline.cpp - software pipelining of tile.for loops ----------------===//
 //
 // Turns `tile.for ... stages N` into an scf.for whose global-to-shared copies
-// run N-1 iterations ahead through N-stage shared buffers and cp.async
-// groups. See the pass description in Passes.td for the schedule.
+// run N-1 iterations ahead through N-stage shared buffers: cp.async groups,
+// or, in kernels with tile.copy_engine = "tma", TMA loads on an mbarrier
+// ring (full/empty barriers per stage, phase parity from the iteration
+// number, asynchronous wgmma kept one k-step in flight). See the pass
+// description in Passes.td for both schedules.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+#include <map>
 
 namespace mlir::gdn::tile {
 #define GEN_PASS_DEF_TILEPIPELINE
@@ -67,10 +73,234 @@ bool canCopyAsync(CopyOp copy) {
   return bytes == 4 || bytes == 8 || bytes == 16;
 }
 
+//===----------------------------------------------------------------------===//
+// TMA planning: which copies a tensor map can serve, and the host recipe
+//===----------------------------------------------------------------------===//
+
+/// An integer expression of the launch parameters, as the manifest writes
+/// it (`M`, `K*2`, `(B*T)`), or nothing when `v` is not one.
+std::optional<std::string> hostExpr(Value v, func::FuncOp kernel,
+                                    int depth = 0) {
+  if (depth > 16)
+    return std::nullopt;
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return std::to_string(c.getSExtValue());
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner() != &kernel.getBody().front() ||
+        !isa<IntegerType>(arg.getType()))
+      return std::nullopt;
+    if (auto name = kernel.getArgAttrOfType<StringAttr>(
+            arg.getArgNumber(), TileDialect::getArgNameAttrName()))
+      return name.str();
+    return "arg" + std::to_string(arg.getArgNumber());
+  }
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp>(def))
+    return hostExpr(def->getOperand(0), kernel, depth + 1);
+  const char *sym = nullptr;
+  if (isa<arith::MulIOp>(def))
+    sym = "*";
+  else if (isa<arith::AddIOp>(def))
+    sym = "+";
+  if (!sym)
+    return std::nullopt;
+  auto lhs = hostExpr(def->getOperand(0), kernel, depth + 1);
+  auto rhs = hostExpr(def->getOperand(1), kernel, depth + 1);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  return "(" + *lhs + ")" + sym + "(" + *rhs + ")";
+}
+
+/// How one global->shared copy loads with TMA: the kernel's pointer
+/// argument, the tensor (all dimensions of the view, before tile.take),
+/// the box and the coordinates.
+struct TmaPlan {
+  BlockArgument base;               ///< the !tile.ptr kernel argument
+  SmallVector<std::string> dims;    ///< tensor sizes, outermost first
+  SmallVector<std::string> strides; ///< element strides of dims 0..rank-2
+  SmallVector<int64_t> box;         ///< box shape, outermost first
+  int64_t swizzle = 0;
+  /// Coordinate of each tensor dimension: an index into the copy's
+  /// offsets (>= 0) or, for a taken dimension, -1 - its tile.take index.
+  SmallVector<int64_t> coordSource;
+  SmallVector<Value> takeIndices;
+};
+
+/// Plans `copy` (global to shared) as a TMA load, or says why not.
+FailureOr<TmaPlan> planTma(CopyOp copy, func::FuncOp kernel,
+                           std::string &why) {
+  auto dst = cast<BufferType>(copy.getDest().getType());
+  auto src = cast<BufferType>(copy.getSource().getType());
+  Type elem = dst.getElementType();
+  if (!elem.isF16() && !elem.isBF16() && !elem.isF32()) {
+    why = "element type is not f16, bf16 or f32";
+    return failure();
+  }
+  TmaPlan plan;
+  // The view, through tile.take ops (each fixes some dimensions).
+  Value v = copy.getSource();
+  SmallVector<TakeOp> takes;
+  while (auto take = v.getDefiningOp<TakeOp>()) {
+    takes.push_back(take);
+    v = take.getSource();
+  }
+  auto view = v.getDefiningOp<ViewOp>();
+  if (!view) {
+    why = "the source is not a tile.view (through tile.take) of a kernel "
+          "pointer";
+    return failure();
+  }
+  auto ptr = dyn_cast<BlockArgument>(view.getPtr());
+  if (!ptr || ptr.getOwner() != &kernel.getBody().front()) {
+    why = "the viewed pointer is not a kernel argument";
+    return failure();
+  }
+  plan.base = ptr;
+  auto viewType = cast<BufferType>(view.getType());
+  int64_t rank = viewType.getRank();
+  if (rank > 5) {
+    why = "TMA tensors have at most 5 dimensions";
+    return failure();
+  }
+  SmallVector<Value> sizes;
+  unsigned dyn = 0;
+  for (int64_t d : viewType.getShape()) {
+    if (ShapedType::isDynamic(d)) {
+      Value s = view.getSizes()[dyn++];
+      auto e = hostExpr(s, kernel);
+      if (!e) {
+        why = "a view size is not an expression of the launch parameters";
+        return failure();
+      }
+      plan.dims.push_back(*e);
+    } else {
+      plan.dims.push_back(std::to_string(d));
+    }
+  }
+  for (int64_t d = 0; d + 1 < rank; ++d) {
+    std::string stride = plan.dims[d + 1];
+    for (int64_t e = d + 2; e < rank; ++e)
+      stride = "(" + stride + ")*(" + plan.dims[e] + ")";
+    plan.strides.push_back(stride);
+  }
+  // Which view dimensions the takes fixed (innermost take first in
+  // `takes`; map each back to the view's numbering).
+  SmallVector<int64_t> viewDimOf; // remaining dim -> view dim
+  for (int64_t d = 0; d < rank; ++d)
+    viewDimOf.push_back(d);
+  plan.coordSource.assign(rank, 0);
+  for (TakeOp take : llvm::reverse(takes)) {
+    SmallVector<int64_t> remaining;
+    for (auto [i, d] : llvm::enumerate(take.getDims()))
+      plan.coordSource[viewDimOf[d]] =
+          -1 - static_cast<int64_t>(plan.takeIndices.size() + i);
+    for (Value idx : take.getIndices())
+      plan.takeIndices.push_back(idx);
+    for (int64_t d = 0; d < static_cast<int64_t>(viewDimOf.size()); ++d)
+      if (!llvm::is_contained(take.getDims(), d))
+        remaining.push_back(viewDimOf[d]);
+    viewDimOf = remaining;
+  }
+  if (static_cast<int64_t>(viewDimOf.size()) != src.getRank() ||
+      src.getRank() != dst.getRank()) {
+    why = "the copied tile's rank differs from the source's";
+    return failure();
+  }
+  // The innermost tensor dimension must be the tile's innermost, dense.
+  if (viewDimOf.back() != rank - 1) {
+    why = "the innermost tensor dimension is taken";
+    return failure();
+  }
+  for (auto [i, d] : llvm::enumerate(viewDimOf))
+    plan.coordSource[d] = i;
+  // The box: the tile, with one box per swizzle span along the innermost
+  // dimension.
+  int64_t eb = dst.getElementBytes();
+  if (auto swz = dyn_cast_or_null<SwizzleAttr>(dst.getLayout()))
+    plan.swizzle = swz.getBytes();
+  plan.box.assign(rank, 1);
+  for (auto [i, d] : llvm::enumerate(viewDimOf))
+    plan.box[d] = dst.getShape()[i];
+  if (plan.swizzle)
+    plan.box[rank - 1] = plan.swizzle / eb;
+  for (int64_t b : plan.box)
+    if (b > 256) {
+      why = "a box dimension exceeds 256 elements";
+      return failure();
+    }
+  if ((plan.box[rank - 1] * eb) % 16 != 0) {
+    why = "the box's innermost row is not a multiple of 16 bytes";
+    return failure();
+  }
+  if (dst.getShape().back() % plan.box[rank - 1] != 0) {
+    why = "the tile's rows are not whole boxes";
+    return failure();
+  }
+  return plan;
+}
+
+/// The tensor-map kernel arguments of one kernel, one per distinct
+/// (pointer, tensor, box, swizzle).
+struct TensorMaps {
+  func::FuncOp kernel;
+  std::map<std::string, unsigned> byKey;
+
+  /// The argument serving `plan`, appended to the kernel on first use.
+  Value get(const TmaPlan &plan, Type elem) {
+    auto type = TensorMapType::get(kernel.getContext(), plan.box, elem,
+                                   plan.swizzle);
+    std::string base = "arg" + std::to_string(plan.base.getArgNumber());
+    if (auto name = kernel.getArgAttrOfType<StringAttr>(
+            plan.base.getArgNumber(), TileDialect::getArgNameAttrName()))
+      base = name.str();
+    std::string key = base + "|" + llvm::join(plan.dims, ",") + "|";
+    for (int64_t b : plan.box)
+      key += std::to_string(b) + ",";
+    key += "|" + std::to_string(plan.swizzle);
+    auto it = byKey.find(key);
+    if (it != byKey.end())
+      return kernel.getArgument(it->second);
+    Builder b(kernel.getContext());
+    std::string name = base + "_tma";
+    unsigned n = 0;
+    for (auto &[k, idx] : byKey)
+      if (StringRef(k).starts_with(base + "|"))
+        ++n;
+    if (n)
+      name += std::to_string(n);
+    SmallVector<Attribute> dims, strides;
+    for (const std::string &d : plan.dims)
+      dims.push_back(b.getStringAttr(d));
+    for (const std::string &s : plan.strides)
+      strides.push_back(b.getStringAttr(s));
+    NamedAttrList attrs;
+    attrs.append(TileDialect::getArgNameAttrName(), b.getStringAttr(name));
+    attrs.append(TileDialect::getTensorMapAttrName(),
+                 b.getDictionaryAttr(
+                     {b.getNamedAttr("base", b.getStringAttr(base)),
+                      b.getNamedAttr("dims", b.getArrayAttr(dims)),
+                      b.getNamedAttr("strides", b.getArrayAttr(strides))}));
+    unsigned idx = kernel.getNumArguments();
+    kernel.insertArgument(idx, type, attrs.getDictionary(kernel.getContext()),
+                          kernel.getLoc());
+    byKey[key] = idx;
+    return kernel.getArgument(idx);
+  }
+};
+
 struct PipelinePass : impl::TilePipelineBase<PipelinePass> {
   using TilePipelineBase::TilePipelineBase;
   void runOnOperation() override;
   LogicalResult pipeline(ForOp loop);
+  LogicalResult pipelineTma(ForOp loop, MutableArrayRef<Producer> producers,
+                            MutableArrayRef<TmaPlan> plans);
+
+  std::optional<TensorMaps> maps;
+  bool useTma = false;
 };
 
 /// Producers of `loop`: top-level global->shared copies into buffers that
@@ -131,6 +361,21 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
   OpBuilder b(loop);
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
         step = loop.getStep();
+
+  if (useTma && numStages >= 2 && !producers.empty()) {
+    func::FuncOp kernel = loop->getParentOfType<func::FuncOp>();
+    SmallVector<TmaPlan, 2> plans;
+    std::string why;
+    for (Producer &p : producers) {
+      FailureOr<TmaPlan> plan = planTma(p.copy, kernel, why);
+      if (failed(plan))
+        break;
+      plans.push_back(*plan);
+    }
+    if (plans.size() == producers.size())
+      return pipelineTma(loop, producers, plans);
+    loop.emitRemark("pipelined with cp.async instead of TMA: ") << why;
+  }
 
   if (numStages == 1 || producers.empty()) {
     // Run as written: barriers make the body's copies visible and protect
@@ -253,7 +498,272 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
   return success();
 }
 
+/// Whether `gemm`, in the body of `loop`, may run as an asynchronous wgmma
+/// group that is retired one iteration later: a wgmma accumulator that no
+/// other op of the loop touches, and operands that nothing in the loop
+/// writes except the ring's loads.
+bool canRunAsync(GemmOp gemm, ForOp loop, MutableArrayRef<Producer> producers) {
+  if (gemm->getParentOp() != loop.getOperation())
+    return false;
+  auto cT = cast<BufferType>(gemm.getC().getType());
+  auto mma = dyn_cast_or_null<MmaLayoutAttr>(cT.getLayout());
+  auto kernel = loop->getParentOfType<func::FuncOp>();
+  auto engine =
+      kernel->getAttrOfType<StringAttr>(TileDialect::getMmaEngineAttrName());
+  if (!mma || !engine || engine.getValue() != "wgmma")
+    return false;
+  bool ok = true;
+  loop.getBody()->walk([&](Operation *op) {
+    if (op == gemm.getOperation())
+      return;
+    if (isa<GemmOp>(op) && cast<GemmOp>(op).getC() == gemm.getC())
+      return;
+    if (llvm::is_contained(op->getOperands(), gemm.getC()))
+      ok = false;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    for (Value operand : {gemm.getA(), gemm.getB()}) {
+      if (llvm::any_of(producers, [&](Producer &p) {
+            return p.buffer.getResult() == operand;
+          }))
+        continue;
+      if (!effects) {
+        if (llvm::is_contained(op->getOperands(), operand))
+          ok = false;
+        continue;
+      }
+      SmallVector<MemoryEffects::EffectInstance> list;
+      effects.getEffectsOnValue(operand, list);
+      if (llvm::any_of(list, [](auto &e) {
+            return isa<MemoryEffects::Write>(e.getEffect());
+          }))
+        ok = false;
+    }
+  });
+  return ok;
+}
+
+LogicalResult PipelinePass::pipelineTma(ForOp loop,
+                                        MutableArrayRef<Producer> producers,
+                                        MutableArrayRef<TmaPlan> plans) {
+  Location loc = loop.getLoc();
+  int64_t numStages = loop.getNumStages();
+  auto kernel = loop->getParentOfType<func::FuncOp>();
+  MLIRContext *ctx = &getContext();
+  int64_t consumerThreads =
+      32 * cast<IntegerAttr>(kernel->getAttr(TileDialect::getNumWarpsAttrName()))
+               .getInt();
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+        step = loop.getStep();
+
+  // The ring's iterations are numbered across all executions of the loop,
+  // so that stages and phases continue where the previous execution (an
+  // earlier tile of a persistent kernel) left them: g = base + iteration.
+  Operation *parent = loop->getParentOp();
+  Value outerIv, outerLb, outerStep;
+  if (parent != kernel.getOperation()) {
+    if (auto f = dyn_cast<ForOp>(parent)) {
+      outerIv = f.getInductionVar();
+      outerLb = f.getLowerBound();
+      outerStep = f.getStep();
+    } else if (auto f = dyn_cast<scf::ForOp>(parent)) {
+      outerIv = f.getInductionVar();
+      outerLb = f.getLowerBound();
+      outerStep = f.getStep();
+    } else {
+      return loop.emitOpError("a TMA-pipelined loop must be at the top level "
+                              "of the kernel or directly in a loop there");
+    }
+    if (parent->getParentOp() != kernel.getOperation())
+      return loop.emitOpError("a TMA-pipelined loop may be nested in one "
+                              "loop only");
+    for (Value v : {lb, ub, step})
+      if (parent->isAncestor(v.getParentRegion()->getParentOp()))
+        return loop.emitOpError("the trip count of a TMA-pipelined loop must "
+                                "not change between iterations of the "
+                                "enclosing loop");
+  }
+
+  // N-stage buffers, and the full/empty barriers of the ring at the
+  // kernel's entry (initialized by one thread, then a block barrier).
+  SmallVector<Value> staged;
+  for (Producer &p : producers) {
+    auto type = cast<BufferType>(p.buffer.getType());
+    SmallVector<int64_t> shape{numStages};
+    llvm::append_range(shape, type.getShape());
+    OpBuilder ab(p.buffer);
+    staged.push_back(ab.create<AllocOp>(
+        p.buffer.getLoc(),
+        BufferType::get(shape, type.getElementType(), MemorySpace::Shared,
+                        type.getLayout()),
+        nullptr));
+    ++numMultiBuffered;
+  }
+  auto barrierType = BufferType::get({numStages}, IntegerType::get(ctx, 64),
+                                     MemorySpace::Shared);
+  OpBuilder eb = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  Value full = eb.create<AllocOp>(loc, barrierType, nullptr);
+  Value empty = eb.create<AllocOp>(loc, barrierType, nullptr);
+  {
+    auto init = eb.create<ProducerOp>(loc);
+    OpBuilder ib = OpBuilder::atBlockEnd(&init.getBody().front());
+    ib.create<MBarrierInitOp>(loc, full, 1);
+    ib.create<MBarrierInitOp>(loc, empty, consumerThreads);
+    eb.create<BarrierOp>(loc);
+  }
+
+  // Tensor maps, one kernel argument each.
+  SmallVector<Value> mapArgs;
+  int64_t bytes = 0;
+  for (auto [p, plan] : llvm::zip(producers, plans)) {
+    auto dst = cast<BufferType>(p.buffer.getType());
+    mapArgs.push_back(maps->get(plan, dst.getElementType()));
+    bytes += dst.getNumElements() * dst.getElementBytes();
+  }
+
+  OpBuilder b(loop);
+  auto cst = [&](OpBuilder &bb, int64_t v) -> Value {
+    return bb.create<arith::ConstantIndexOp>(loc, v);
+  };
+  Value span = b.create<arith::SubIOp>(loc, ub, lb);
+  Value tripCount = b.create<arith::CeilDivSIOp>(loc, span, step);
+  Value base = cst(b, 0);
+  if (outerIv) {
+    Value rel = b.create<arith::SubIOp>(loc, outerIv, outerLb);
+    Value outerIter = b.create<arith::DivSIOp>(loc, rel, outerStep);
+    base = b.create<arith::MulIOp>(loc, outerIter, tripCount);
+  }
+  Value stages = cst(b, numStages);
+  Value two = cst(b, 2);
+  Value one = cst(b, 1);
+  auto stageOf = [&](OpBuilder &bb, Value g) -> Value {
+    return bb.create<arith::RemSIOp>(loc, g, stages);
+  };
+  auto parityOf = [&](OpBuilder &bb, Value g) -> Value {
+    return bb.create<arith::RemSIOp>(
+        loc, bb.create<arith::DivSIOp>(loc, g, stages), two);
+  };
+
+  // One ring step of the producer: ring iteration g, loop iteration
+  // `iter` with induction value `iv`, guarded by iter < tripCount.
+  auto issue = [&](OpBuilder &bb, Value iter, Value iv) {
+    Value inRange = bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                             iter, tripCount);
+    auto ifOp = bb.create<scf::IfOp>(loc, inRange, /*withElse=*/false);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    Value g = tb.create<arith::AddIOp>(loc, base, iter);
+    Value stage = stageOf(tb, g);
+    // A fresh ring counts as empty: the wait for the phase before the
+    // first returns at once.
+    Value emptyParity = tb.create<arith::XOrIOp>(loc, parityOf(tb, g), one);
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(), iv);
+    SmallVector<SmallVector<Value>> coords;
+    for (auto [p, plan] : llvm::zip(producers, plans)) {
+      SmallVector<Value> offsets;
+      for (Value o : p.copy.getSourceOffsets())
+        offsets.push_back(recompute(tb, o, loop, mapping));
+      SmallVector<Value> c;
+      for (int64_t src : plan.coordSource)
+        c.push_back(src >= 0 ? offsets[src]
+                             : recompute(tb, plan.takeIndices[-1 - src], loop,
+                                         mapping));
+      coords.push_back(c);
+    }
+    SmallVector<Value> slices;
+    for (auto [p, buf] : llvm::zip(producers, staged))
+      slices.push_back(
+          tb.create<SliceOp>(loc, p.buffer.getType(), buf, stage));
+    auto prod = tb.create<ProducerOp>(loc);
+    OpBuilder pb = OpBuilder::atBlockEnd(&prod.getBody().front());
+    pb.create<MBarrierWaitOp>(loc, empty, stage, emptyParity);
+    pb.create<MBarrierArriveOp>(loc, full, stage, pb.getI64IntegerAttr(bytes));
+    for (auto [map, c, slice] : llvm::zip(mapArgs, coords, slices))
+      pb.create<TmaLoadOp>(loc, map, c, slice, full, stage);
+  };
+
+  // Prologue: iterations 0 .. N-2.
+  for (int64_t s = 0; s + 1 < numStages; ++s) {
+    Value iter = cst(b, s);
+    Value iv = b.create<arith::AddIOp>(
+        loc, lb, b.create<arith::MulIOp>(loc, iter, step));
+    issue(b, iter, iv);
+  }
+
+  SmallVector<GemmOp> asyncGemms;
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto gemm = dyn_cast<GemmOp>(op))
+      if (canRunAsync(gemm, loop, producers))
+        asyncGemms.push_back(gemm);
+
+  auto forOp = b.create<scf::ForOp>(loc, lb, ub, step);
+  OpBuilder ib = OpBuilder::atBlockBegin(forOp.getBody());
+  Value iv = forOp.getInductionVar();
+  Value iter = ib.create<arith::DivSIOp>(
+      loc, ib.create<arith::SubIOp>(loc, iv, lb), step);
+  Value g = ib.create<arith::AddIOp>(loc, base, iter);
+  Value cur = stageOf(ib, g);
+  ib.create<MBarrierWaitOp>(loc, full, cur, parityOf(ib, g));
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), iv);
+  for (auto [p, buf] : llvm::zip(producers, staged))
+    mapping.map(p.buffer.getResult(),
+                ib.create<SliceOp>(loc, p.buffer.getType(), buf, cur)
+                    .getResult());
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (llvm::any_of(producers,
+                     [&](const Producer &p) { return p.copy == &op; }))
+      continue;
+    Operation *clone = ib.clone(op, mapping);
+    if (auto gemm = dyn_cast<GemmOp>(op); gemm && llvm::is_contained(asyncGemms, gemm))
+      cast<GemmOp>(clone).setAsync(true);
+  }
+  // Release the stage the consumers are done with: with asynchronous
+  // wgmma that is the previous iteration's, once its group retired.
+  if (!asyncGemms.empty()) {
+    ib.create<GemmWaitOp>(loc, 1);
+    Value notFirst =
+        ib.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, iter,
+                                 cst(ib, 0));
+    auto ifOp = ib.create<scf::IfOp>(loc, notFirst, /*withElse=*/false);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    Value prev = stageOf(tb, tb.create<arith::SubIOp>(loc, g, one));
+    tb.create<MBarrierArriveOp>(loc, empty, prev, IntegerAttr());
+  } else {
+    ib.create<MBarrierArriveOp>(loc, empty, cur, IntegerAttr());
+  }
+  // The producer step N-1 iterations ahead, after the release (a thread
+  // that is producer and consumer must not wait for its own release).
+  Value ahead = cst(ib, numStages - 1);
+  issue(ib, ib.create<arith::AddIOp>(loc, iter, ahead),
+        ib.create<arith::AddIOp>(loc, iv,
+                                 ib.create<arith::MulIOp>(loc, ahead, step)));
+
+  b.setInsertionPointAfter(forOp);
+  if (!asyncGemms.empty()) {
+    b.create<GemmWaitOp>(loc, 0);
+    Value any = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt,
+                                        tripCount, cst(b, 0));
+    auto ifOp = b.create<scf::IfOp>(loc, any, /*withElse=*/false);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    Value last = stageOf(
+        tb, tb.create<arith::SubIOp>(
+                loc, tb.create<arith::AddIOp>(loc, base, tripCount), one));
+    tb.create<MBarrierArriveOp>(loc, empty, last, IntegerAttr());
+  }
+
+  loop.erase();
+  for (Producer &p : producers)
+    p.buffer.erase();
+  ++numPipelined;
+  return success();
+}
+
 void PipelinePass::runOnOperation() {
+  func::FuncOp kernel = getOperation();
+  auto engine =
+      kernel->getAttrOfType<StringAttr>(TileDialect::getCopyEngineAttrName());
+  useTma = engine && engine.getValue() == "tma";
+  maps.emplace(TensorMaps{kernel, {}});
   SmallVector<ForOp> loops;
   getOperation().walk([&](ForOp loop) { loops.push_back(loop); });
   // Post-order walk: inner loops come first.

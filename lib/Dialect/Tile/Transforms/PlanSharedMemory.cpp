@@ -52,6 +52,25 @@ void PlanSharedMemoryPass::runOnOperation() {
   };
   number(func);
 
+  // The stages of TMA rings and their mbarriers live for the whole kernel:
+  // a producer warpgroup (tile-warp-specialize) fills stages for the next
+  // tile while the consumers still work on this one, so no other buffer
+  // may reuse their bytes.
+  DenseSet<Operation *> rings;
+  auto rootAlloc = [](Value v) -> Operation * {
+    while (auto slice = v.getDefiningOp<SliceOp>())
+      v = slice.getSource();
+    return v.getDefiningOp<AllocOp>();
+  };
+  func.walk([&](TmaLoadOp load) {
+    rings.insert(rootAlloc(load.getDest()));
+    rings.insert(rootAlloc(load.getBarriers()));
+  });
+  func.walk([&](Operation *op) {
+    if (isa<MBarrierInitOp, MBarrierArriveOp, MBarrierWaitOp>(op))
+      rings.insert(rootAlloc(op->getOperand(0)));
+  });
+
   SmallVector<Interval> intervals;
   WalkResult walk = func.walk([&](AllocOp alloc) -> WalkResult {
     auto type = cast<BufferType>(alloc.getType());
@@ -76,6 +95,10 @@ void PlanSharedMemoryPass::runOnOperation() {
             end = std::max(end, last[p]);
         iv.end = std::max(iv.end, end);
       }
+    }
+    if (rings.contains(alloc)) {
+      iv.start = 0;
+      iv.end = last[func];
     }
     intervals.push_back(iv);
     return WalkResult::advance();

@@ -28,9 +28,15 @@ def Tile_Dialect : Dialect {
     Optional kernel attributes: `tile.mma_engine` (`"mma.sync"`, the
     default, or `"wgmma"` for Hopper warpgroup MMA), `tile.max_registers`
     (a per-thread register cap, PTX `.maxnreg`), `tile.meta` (a dictionary
-    copied into the launch manifest) and, set by the shared-memory plan,
-    `tile.shared_memory_bytes`. Arguments may carry `tile.name`, the
-    parameter name in the manifest.
+    copied into the launch manifest), `tile.copy_engine` (`"cp.async"`, the
+    default, or `"tma"`: pipelined loops load their tiles with TMA on an
+    mbarrier ring), `tile.warp_specialize` (`{producer_registers = 40,
+    consumer_registers = 232}`: a producer warpgroup issues the loads, the
+    `tile.num_warps` warps compute) and, set by passes,
+    `tile.shared_memory_bytes` and `tile.producer_warps`. Arguments may carry
+    `tile.name`, the parameter name in the manifest; `!tile.tensormap`
+    arguments (created by `tile-pipeline`) carry `tile.tensor_map`, the
+    host's recipe for the map.
 
     The dialect is deliberately above the level of PTX: which threads own
     which elements (layouts), where shared buffers live (offsets, swizzles),
@@ -70,6 +76,27 @@ def Tile_Dialect : Dialect {
     /// Free-form operator configuration copied into the launch manifest.
     static constexpr ::llvm::StringLiteral getMetaAttrName() {
       return ::llvm::StringLiteral("tile.meta");
+    }
+    /// How tile-pipeline moves global->shared tiles of pipelined loops:
+    /// "cp.async" (default) or "tma" (sm_90 tensor memory accelerator on
+    /// an mbarrier ring).
+    static constexpr ::llvm::StringLiteral getCopyEngineAttrName() {
+      return ::llvm::StringLiteral("tile.copy_engine");
+    }
+    /// Request for tile-warp-specialize: a dictionary with the register
+    /// budgets `producer_registers` and `consumer_registers`.
+    static constexpr ::llvm::StringLiteral getWarpSpecializeAttrName() {
+      return ::llvm::StringLiteral("tile.warp_specialize");
+    }
+    /// Warps of the producer warpgroup, added to tile.num_warps (the
+    /// compute warps) by tile-warp-specialize.
+    static constexpr ::llvm::StringLiteral getProducerWarpsAttrName() {
+      return ::llvm::StringLiteral("tile.producer_warps");
+    }
+    /// Host description of a !tile.tensormap argument (an argument
+    /// attribute): {base = "A", dims = [...], strides = [...], l2 = N}.
+    static constexpr ::llvm::StringLiteral getTensorMapAttrName() {
+      return ::llvm::StringLiteral("tile.tensor_map");
     }
     /// Optional name of a kernel argument (an argument attribute).
     static constexpr ::llvm::StringLiteral getArgNameAttrName() {

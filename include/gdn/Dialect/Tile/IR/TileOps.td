@@ -268,14 +268,27 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait"> {
 }
 
 def Tile_BarrierOp : Tile_Op<"barrier"> {
-  let summary = "synchronize all threads of the block";
+  let summary = "synchronize all threads of the block (or a named subset)";
   let description = [{
     Orders the shared-memory accesses of all threads before the barrier
-    before those after it (`bar.sync 0`).
+    before those after it (`bar.sync 0`). With `id` and `threads` it is a
+    named barrier over the first `threads` threads of the block (`bar.sync
+    id, threads`): `tile-warp-specialize` turns the barriers of the
+    consumer warpgroups into such barriers, so that the producer warpgroup
+    is not waited for.
 
-    Example: `tile.barrier`
+    Example: `tile.barrier`, `tile.barrier {id = 1, threads = 256}`
   }];
+  let arguments = (ins OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>, IntMaxValue<15>]>>:$id,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$threads);
   let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins), [{ /* a barrier of the whole block */ }]>,
+    OpBuilder<(ins "int64_t":$id, "int64_t":$threads), [{
+      build($_builder, $_state, $_builder.getI64IntegerAttr(id),
+            $_builder.getI64IntegerAttr(threads));
+    }]>];
 }
 
 //===----------------------------------------------------------------------===//
@@ -303,6 +316,11 @@ def Tile_GemmOp : Tile_Op<"gemm"> {
     f32 `[M, N]` fragment, accumulated in place. The warp tiling is the
     layout of `C` (`#tile.mma`, chosen by `tile-assign-layouts`).
 
+    With `async` (wgmma only; set by `tile-pipeline`), the MMAs are issued as
+    one asynchronous wgmma group and the op does not wait for them: `C` is
+    valid and `A`, `B` may be overwritten only after a `tile.gemm_wait`
+    that leaves this group no longer pending.
+
     Example:
     ```mlir
     tile.gemm %sA, %sB, %acc : !tile.buffer<128x64xf16, shared>, !tile.buffer<64x128xf16, shared>, !tile.buffer<128x128xf32, fragment>
@@ -311,7 +329,8 @@ def Tile_GemmOp : Tile_Op<"gemm"> {
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$a,
                        Arg<Tile_AnyBuffer, "", [MemRead]>:$b,
                        Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$c,
-                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b,
+                       UnitAttr:$async);
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c))
   }];
@@ -433,5 +452,7 @@ def Tile_ForOp : Tile_Op<"for", [
     ::mlir::Block *getBody() { return &getRegion().front(); }
   }];
 }
+
+include "gdn/Dialect/Tile/IR/TileHopperOps.td"
 
 #endif // GDN_DIALECT_TILE_IR_TILEOPS_TD

@@ -73,4 +73,30 @@ def Tile_BufferType : Tile_Type<"Buffer", "buffer"> {
   }];
 }
 
+
+def Tile_TensorMapType : Tile_Type<"TensorMap", "tensormap"> {
+  let summary = "a TMA tensor map (CUtensorMap) kernel parameter";
+  let description = [{
+    A 128-byte tensor map that the host builds with `cuTensorMapEncodeTiled`
+    and passes by value (`__grid_constant__`): a global tensor and the box
+    of `shape` (outermost first; a box dimension of 1 selects one index of
+    a tensor dimension) that one TMA instruction moves, with `swizzle`
+    bytes of shared-memory swizzle (0, 32, 64 or 128; the box's innermost
+    row must fit into it). The kernel argument's `tile.tensor_map`
+    attribute says which pointer argument and which sizes the host takes
+    (see `tile-pipeline`, which creates these arguments).
+
+    Example: `!tile.tensormap<128x64xf16, swizzle = 128>`
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType, "int64_t":$swizzle);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() const { return getShape().size(); }
+    /// Bytes of one box.
+    int64_t getBoxBytes() const;
+  }];
+}
+
 #endif // GDN_DIALECT_TILE_IR_TILETYPES_TD

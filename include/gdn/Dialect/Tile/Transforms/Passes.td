@@ -189,4 +189,66 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::func::FuncOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// WarpSpecialize
+//===----------------------------------------------------------------------===//
+
+def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
+  let summary = "split a TMA-pipelined kernel into a producer warpgroup and consumers";
+  let description = [{
+    For kernels that ask for it (`tile.warp_specialize = {producer_registers
+    = P, consumer_registers = C}`), after `tile-pipeline` built their mbarrier
+    rings: adds one producer warpgroup (`tile.producer_warps = 4`) to the
+    kernel's `tile.num_warps` compute warps and splits the kernel body,
+    after the barrier that follows the rings' initialization, into a
+    `tile.warp_specialize` op:
+
+    * the **producer** region is the body with only its control flow, the
+      index arithmetic it needs and its `tile.producer` regions (the waits
+      for free stages, the `expect_tx` arrivals and the TMA loads), run by
+      the producer warpgroup's first thread; every other op with memory
+      effects is dropped, and so are dead loops and branches;
+    * the **consumer** region is the body without the `tile.producer`
+      regions; its block barriers become named barriers over the consumer
+      threads only (`bar.sync 1, 32 * num_warps`), since the producer never
+      reaches them.
+
+    Registers move from the producer to the consumers (`setmaxnreg.dec P`,
+    `setmaxnreg.inc C`; `P * 128 + C * 32 * num_warps` must fit the 64K
+    register file). Producer and consumers meet only at the rings' mbarriers,
+    so the producer runs up to `stages` loads ahead, across loop iterations
+    and (in persistent kernels) across tiles. Runs after
+    `tile-insert-barriers`.
+
+    Before (after tile-pipeline):
+    ```mlir
+    tile.producer { tile.mbarrier_init ... }
+    tile.barrier
+    scf.for ... {
+      tile.mbarrier_wait %full[%s], %p : ...
+      tile.gemm ...
+      tile.mbarrier_arrive %empty[%s] : ...
+      scf.if %more { tile.producer { <wait empty, expect_tx, TMA loads> } }
+    }
+    ```
+    After:
+    ```mlir
+    tile.producer { tile.mbarrier_init ... }
+    tile.barrier
+    tile.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232}
+    producer {
+      scf.for ... { scf.if %more { tile.producer thread 256 { ... } } }
+    } consumer {
+      scf.for ... { tile.mbarrier_wait ...; tile.gemm ...; tile.mbarrier_arrive ... }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gdn::tile::TileDialect",
+                           "::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numSpecialized", "specialized-kernels", "Kernels split into producer and consumers">,
+    Statistic<"numNamedBarriers", "named-barriers", "Consumer barriers made named barriers">
+  ];
+}
+
 #endif // GDN_DIALECT_TILE_TRANSFORMS_PASSES_TD

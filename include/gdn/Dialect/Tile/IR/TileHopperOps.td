@@ -1,0 +1,210 @@
+//===- TileHopperOps.td - TMA, mbarriers, warp roles -------*- tablegen -*-===//
+//
+// The Hopper (sm_90a) part of the tile dialect: tensor-memory-accelerator
+// (TMA) tile loads that complete on shared-memory barriers (mbarriers), the
+// mbarrier operations of a producer/consumer ring, the single-thread
+// producer region, the warp-specialized split of a kernel into a producer
+// warpgroup and consumer warpgroups, and the wait for asynchronous wgmma
+// groups. Kernels rarely write these ops: `tile-pipeline` and
+// `tile-warp-specialize` create them from `tile.for` loops when the kernel
+// asks for TMA (`tile.copy_engine = "tma"`) and warp specialization
+// (`tile.warp_specialize`). Included by TileOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_DIALECT_TILE_IR_TILEHOPPEROPS_TD
+#define GDN_DIALECT_TILE_IR_TILEHOPPEROPS_TD
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "number of thread blocks in the grid along a dimension";
+  let description = [{
+    With `tile.program_id`, the stride of a persistent loop over tiles.
+
+    Example:
+    ```mlir
+    %n = tile.num_programs x
+    ```
+  }];
+  let arguments = (ins Tile_DimAttr:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "custom<Dim>($dim) attr-dict";
+}
+
+def Tile_TmaLoadOp : Tile_Op<"tma_load"> {
+  let summary = "asynchronous TMA tile load that completes on an mbarrier";
+  let description = [{
+    Starts a `cp.async.bulk.tensor` load of the box of `map` at the element
+    coordinates `coords` (one per dimension, outermost first, as for
+    `tile.copy`) into the shared buffer `dest`, and makes the load's bytes
+    count towards the transaction count of barrier `barriers[index]`
+    (`mbarrier::complete_tx`). Elements outside the tensor read as zero.
+
+    `dest` has the map's box shape, except that its innermost dimension may
+    be a multiple of the box's: then one load per box is issued, box `b`
+    starting `b` boxes further along the innermost coordinate and stored
+    `b * rows * swizzle` bytes into `dest` (the box order of
+    `#tile.swizzle`). `dest`'s swizzle must be the map's.
+
+    The issuing thread is expected to have announced the bytes with
+    `tile.mbarrier_arrive ... {expect_tx = N}`; `tile-pipeline` emits both
+    inside a `tile.producer` region.
+
+    Example:
+    ```mlir
+    tile.tma_load %mapB[%k, %n0] to %sB, %full[%s]
+        : !tile.tensormap<64x64xf16, swizzle = 128>,
+          !tile.buffer<64x256xf16, shared, #tile.swizzle<128>>, !tile.buffer<4xi64, shared>
+    ```
+  }];
+  let arguments = (ins Tile_TensorMapType:$map, Variadic<Index>:$coords,
+                       Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
+                       Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$barriers,
+                       Index:$index);
+  let assemblyFormat = [{
+    $map `[` $coords `]` `to` $dest `,` $barriers `[` $index `]` attr-dict
+    `:` qualified(type($map)) `,` qualified(type($dest)) `,` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Number of TMA loads (boxes) the op issues.
+    int64_t getNumBoxes();
+    /// Bytes the op delivers to its barrier.
+    int64_t getNumBytes();
+  }];
+}
+
+def Tile_MBarrierInitOp : Tile_Op<"mbarrier_init"> {
+  let summary = "initialize every mbarrier of a barrier buffer";
+  let description = [{
+    `barriers` is a 1-D shared buffer of `i64`, one mbarrier object per
+    element; each is initialized to expect `count` arrivals per phase, in
+    phase 0. Run by one thread (inside `tile.producer`), followed by a block
+    barrier before any other thread uses the barriers; the lowering adds the
+    `fence.mbarrier_init` that makes the initialization visible to the
+    asynchronous proxy.
+
+    Example: `tile.mbarrier_init %full {count = 1} : !tile.buffer<4xi64, shared>`
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemWrite]>:$barriers,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$count);
+  let assemblyFormat = "$barriers attr-dict `:` qualified(type($barriers))";
+  let hasVerifier = 1;
+}
+
+def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive"> {
+  let summary = "arrive on an mbarrier, optionally announcing TMA bytes";
+  let description = [{
+    Each executing thread arrives once on `barriers[index]`. With
+    `expect_tx = N` the arrival also raises the phase's transaction count by
+    `N` bytes (`mbarrier.arrive.expect_tx`): the phase completes once all
+    arrivals happened and all announced bytes landed.
+
+    Example:
+    ```mlir
+    tile.mbarrier_arrive %full[%s] {expect_tx = 49152} : !tile.buffer<4xi64, shared>
+    tile.mbarrier_arrive %empty[%s] : !tile.buffer<4xi64, shared>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$barriers,
+                       Index:$index,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$expect_tx);
+  let assemblyFormat = "$barriers `[` $index `]` attr-dict `:` qualified(type($barriers))";
+  let hasVerifier = 1;
+}
+
+def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait"> {
+  let summary = "wait for the completion of an mbarrier phase";
+  let description = [{
+    Blocks until the phase of `barriers[index]` with parity `parity` (0 or 1,
+    the low bit of the operand) has completed (`mbarrier.try_wait.parity`
+    in a loop). Waiting with the parity of the phase before the first one
+    returns at once, which is how a producer treats a fresh ring as empty.
+
+    Example: `tile.mbarrier_wait %full[%s], %parity : !tile.buffer<4xi64, shared>`
+  }];
+  // A synchronization point: modelled as reading and writing the barrier,
+  // so that it is neither removed nor reordered with other accesses.
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$barriers,
+                       Index:$index, Index:$parity);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $parity attr-dict `:` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ProducerOp : Tile_Op<"producer", [SingleBlock, NoTerminator,
+    RecursiveMemoryEffects]> {
+  let summary = "code run by the one thread that issues asynchronous copies";
+  let description = [{
+    The body runs on thread `thread` of the block only (thread 0 by default;
+    `tile-warp-specialize` moves it to the producer warpgroup's first
+    thread). `tile-pipeline` puts each ring step of the producer here: the
+    wait for a free stage, the `expect_tx` arrival and the TMA loads.
+    `tile-warp-specialize` uses these regions to tell the producer's work
+    from the consumers'.
+
+    Example:
+    ```mlir
+    tile.producer thread 0 {
+      tile.mbarrier_wait %empty[%s], %p : !tile.buffer<4xi64, shared>
+      tile.mbarrier_arrive %full[%s] {expect_tx = 16384} : !tile.buffer<4xi64, shared>
+      tile.tma_load %map[%m0, %k] to %sA, %full[%s] : ...
+    }
+    ```
+  }];
+  let arguments = (ins DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$thread);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "(`thread` $thread^)? $body attr-dict";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins CArg<"int64_t", "0">:$thread)>];
+}
+
+def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [NoTerminator,
+    RecursiveMemoryEffects]> {
+  let summary = "split the block into a producer warpgroup and consumers";
+  let description = [{
+    The first `32 * tile.num_warps` threads (the consumers) run the
+    `consumer` region, the `producer_warps` warps after them (one
+    warpgroup) run the `producer` region. Registers are rebalanced on entry
+    (`setmaxnreg.dec` to `producer_registers` in the producer, `.inc` to
+    `consumer_registers` in the consumers; the kernel gets a register cap
+    at entry). Created by `tile-warp-specialize`: consumers synchronize
+    among themselves with named barriers, producer and consumers only
+    through mbarriers.
+
+    Example:
+    ```mlir
+    tile.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232}
+    producer {
+      ...
+    } consumer {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$producer_warps,
+                       ConfinedAttr<I64Attr, [IntMinValue<24>, IntMaxValue<256>]>:$producer_registers,
+                       ConfinedAttr<I64Attr, [IntMinValue<24>, IntMaxValue<256>]>:$consumer_registers);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  let assemblyFormat = "attr-dict `producer` $producer `consumer` $consumer";
+  let hasVerifier = 1;
+}
+
+def Tile_GemmWaitOp : Tile_Op<"gemm_wait"> {
+  let summary = "wait for asynchronous tile.gemm groups";
+  let description = [{
+    Waits until at most `pending` of the executing warpgroup's asynchronous
+    `tile.gemm {async}` groups are still in flight (`wgmma.wait_group`).
+    Until then, an async gemm's accumulator must not be read and its
+    shared operands must not be overwritten. `tile-pipeline` places these
+    waits: `pending = 1` keeps one k-step's MMAs in flight while the next
+    one is issued.
+
+    Example: `tile.gemm_wait {pending = 1}`
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<7>]>:$pending);
+  let assemblyFormat = "attr-dict";
+}
+
+#endif // GDN_DIALECT_TILE_IR_TILEHOPPEROPS_TD

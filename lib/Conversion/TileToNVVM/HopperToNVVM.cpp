@@ -1,0 +1,278 @@
+//===- HopperToNVVM.cpp - TMA, mbarriers and warp roles to NVVM ------------===//
+//
+// Lowers the sm_90a ops of the tile dialect (TileHopperOps.td): TMA tile
+// loads to cp.async.bulk.tensor, the mbarrier ops to mbarrier.init /
+// arrive(.expect_tx) / try_wait.parity, tile.producer to a branch on the
+// producer thread, tile.warp_specialize to a branch on the warpgroup with
+// setmaxnreg on each side, tile.gemm_wait to wgmma.wait_group and
+// tile.num_programs to %nctaid.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Conversion/TileToNVVM/TileToNVVM.h"
+#include "gdn/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::gdn {
+namespace {
+using namespace mlir::gdn::tile;
+
+Value constI32(OpBuilder &b, Location loc, int64_t v) {
+  return b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                    b.getI32IntegerAttr(v));
+}
+Value constI64(OpBuilder &b, Location loc, int64_t v) {
+  return b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
+                                    b.getI64IntegerAttr(v));
+}
+Value threadId(OpBuilder &b, Location loc) {
+  return b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
+}
+
+/// Address of mbarrier `index` (an i64 value) of a barrier buffer.
+Value barrierPtr(OpBuilder &b, Location loc, Value base, Value index) {
+  return b.create<LLVM::GEPOp>(loc, base.getType(), b.getI64Type(), base,
+                               ValueRange{index});
+}
+
+/// Replaces `op` (whose region `body` has a single block without
+/// terminator) by `if (cond) { body }`; conversion of the body's ops
+/// continues in the inlined block.
+void inlineUnderCondition(ConversionPatternRewriter &rewriter, Operation *op,
+                          Region &body, Value cond) {
+  Location loc = op->getLoc();
+  Block *before = rewriter.getInsertionBlock();
+  Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
+  Block *then = &body.front();
+  rewriter.inlineRegionBefore(body, after);
+  rewriter.setInsertionPointToEnd(then);
+  rewriter.create<LLVM::BrOp>(loc, ValueRange{}, after);
+  rewriter.setInsertionPointToEnd(before);
+  rewriter.create<LLVM::CondBrOp>(loc, cond, then, after);
+  rewriter.setInsertionPointToStart(after);
+}
+
+template <typename Op>
+struct HopperPattern : ConvertOpToLLVMPattern<Op> {
+  using ConvertOpToLLVMPattern<Op>::ConvertOpToLLVMPattern;
+};
+
+/// tile.tma_load -> one cp.async.bulk.tensor per box. Coordinates are
+/// innermost first in PTX; box b of a wide destination starts b boxes
+/// further along the innermost coordinate and lands b * (rows * swizzle)
+/// bytes further into the destination (the box order of #tile.swizzle).
+struct TmaLoadLowering : HopperPattern<TmaLoadOp> {
+  using HopperPattern::HopperPattern;
+  LogicalResult
+  matchAndRewrite(TmaLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TensorMapType map = op.getMap().getType();
+    auto dst = cast<BufferType>(op.getDest().getType());
+    int64_t rank = map.getRank();
+    int64_t boxInner = map.getShape().back();
+    int64_t boxBytes = map.getBoxBytes();
+    Value bar = barrierPtr(rewriter, loc, adaptor.getBarriers(),
+                           adaptor.getIndex());
+    SmallVector<Value> coords;
+    for (int64_t d = rank - 1; d >= 0; --d)
+      coords.push_back(rewriter.create<LLVM::TruncOp>(
+          loc, rewriter.getI32Type(), adaptor.getCoords()[d]));
+    Value inner = coords.front();
+    for (int64_t b = 0; b < op.getNumBoxes(); ++b) {
+      Value dstPtr = adaptor.getDest();
+      if (b != 0) {
+        dstPtr = rewriter.create<LLVM::GEPOp>(
+            loc, dstPtr.getType(), rewriter.getI8Type(), dstPtr,
+            ValueRange{constI64(rewriter, loc, b * boxBytes)});
+        coords.front() = rewriter.create<LLVM::AddOp>(
+            loc, inner, constI32(rewriter, loc, b * boxInner));
+      }
+      rewriter.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+          loc, dstPtr, adaptor.getMap(), coords, bar, ValueRange{},
+          /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+          /*predicate=*/Value());
+    }
+    (void)dst;
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.mbarrier_init -> mbarrier.init of every barrier, then
+/// fence.mbarrier_init so that the asynchronous proxy sees them.
+struct MBarrierInitLowering : HopperPattern<MBarrierInitOp> {
+  using HopperPattern::HopperPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierInitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<BufferType>(op.getBarriers().getType());
+    Value count = constI32(rewriter, loc, op.getCount());
+    for (int64_t i = 0; i < type.getShape()[0]; ++i)
+      rewriter.create<NVVM::MBarrierInitSharedOp>(
+          loc,
+          barrierPtr(rewriter, loc, adaptor.getBarriers(),
+                     constI64(rewriter, loc, i)),
+          count, /*predicate=*/Value());
+    rewriter.create<NVVM::FenceMbarrierInitOp>(loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierArriveLowering : HopperPattern<MBarrierArriveOp> {
+  using HopperPattern::HopperPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value bar = barrierPtr(rewriter, loc, adaptor.getBarriers(),
+                           adaptor.getIndex());
+    if (auto tx = op.getExpectTx())
+      rewriter.create<NVVM::MBarrierArriveExpectTxSharedOp>(
+          loc, bar, constI32(rewriter, loc, *tx), /*predicate=*/Value());
+    else
+      rewriter.create<NVVM::MBarrierArriveSharedOp>(loc, rewriter.getI64Type(),
+                                                    bar);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.mbarrier_wait -> mbarrier.try_wait.parity in a loop.
+struct MBarrierWaitLowering : HopperPattern<MBarrierWaitOp> {
+  using HopperPattern::HopperPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value bar = barrierPtr(rewriter, loc, adaptor.getBarriers(),
+                           adaptor.getIndex());
+    Value parity = rewriter.create<LLVM::TruncOp>(loc, rewriter.getI32Type(),
+                                                  adaptor.getParity());
+    parity = rewriter.create<LLVM::AndOp>(loc, parity,
+                                          constI32(rewriter, loc, 1));
+    // The suspend-time hint of CUTLASS's ClusterBarrier::wait.
+    rewriter.create<NVVM::MBarrierTryWaitParitySharedOp>(
+        loc, bar, parity, constI32(rewriter, loc, 0x989680));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ProducerLowering : HopperPattern<ProducerOp> {
+  using HopperPattern::HopperPattern;
+  LogicalResult
+  matchAndRewrite(ProducerOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value isProducer = rewriter.create<LLVM::ICmpOp>(
+        loc, LLVM::ICmpPredicate::eq, threadId(rewriter, loc),
+        constI32(rewriter, loc, op.getThread()));
+    inlineUnderCondition(rewriter, op, op.getBody(), isProducer);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.warp_specialize -> if (tid >= consumers) { setmaxnreg.dec; producer }
+/// else { setmaxnreg.inc; consumer }. The condition is uniform per
+/// warpgroup, as setmaxnreg requires.
+struct WarpSpecializeLowering : HopperPattern<WarpSpecializeOp> {
+  using HopperPattern::HopperPattern;
+  LogicalResult
+  matchAndRewrite(WarpSpecializeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    // The consumers are the kernel's first threads: all but the producer
+    // warpgroup (the kernel may already be an llvm.func with maxntid).
+    auto kernel = op->getParentOfType<FunctionOpInterface>();
+    int64_t consumerThreads = 0;
+    if (auto warps = kernel ? kernel->getAttrOfType<IntegerAttr>(
+                                  TileDialect::getNumWarpsAttrName())
+                            : IntegerAttr())
+      consumerThreads = 32 * warps.getInt();
+    else if (auto ntid = kernel ? kernel->getAttrOfType<DenseI32ArrayAttr>(
+                                      NVVM::NVVMDialect::getMaxntidAttrName())
+                                : DenseI32ArrayAttr())
+      consumerThreads = ntid[0] - 32 * op.getProducerWarps();
+    if (consumerThreads <= 0)
+      return op.emitOpError("is not inside a tile kernel");
+    Block *before = rewriter.getInsertionBlock();
+    Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
+    Block *producer = &op.getProducer().front();
+    Block *consumer = &op.getConsumer().front();
+    rewriter.inlineRegionBefore(op.getProducer(), after);
+    rewriter.inlineRegionBefore(op.getConsumer(), after);
+    rewriter.setInsertionPointToStart(producer);
+    rewriter.create<NVVM::SetMaxRegisterOp>(
+        loc, op.getProducerRegisters(), NVVM::SetMaxRegisterAction::decrease);
+    rewriter.setInsertionPointToEnd(producer);
+    rewriter.create<LLVM::BrOp>(loc, ValueRange{}, after);
+    rewriter.setInsertionPointToStart(consumer);
+    rewriter.create<NVVM::SetMaxRegisterOp>(
+        loc, op.getConsumerRegisters(), NVVM::SetMaxRegisterAction::increase);
+    rewriter.setInsertionPointToEnd(consumer);
+    rewriter.create<LLVM::BrOp>(loc, ValueRange{}, after);
+    rewriter.setInsertionPointToEnd(before);
+    Value isProducer = rewriter.create<LLVM::ICmpOp>(
+        loc, LLVM::ICmpPredicate::uge, threadId(rewriter, loc),
+        constI32(rewriter, loc, consumerThreads));
+    rewriter.create<LLVM::CondBrOp>(loc, isProducer, producer, consumer);
+    rewriter.setInsertionPointToStart(after);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct GemmWaitLowering : HopperPattern<GemmWaitOp> {
+  using HopperPattern::HopperPattern;
+  LogicalResult
+  matchAndRewrite(GemmWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(op,
+                                                            op.getPending());
+    return success();
+  }
+};
+
+struct NumProgramsLowering : HopperPattern<NumProgramsOp> {
+  using HopperPattern::HopperPattern;
+  LogicalResult
+  matchAndRewrite(NumProgramsOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type i32 = rewriter.getI32Type();
+    Value n;
+    switch (op.getDim()) {
+    case Dim::X:
+      n = rewriter.create<NVVM::GridDimXOp>(op.getLoc(), i32);
+      break;
+    case Dim::Y:
+      n = rewriter.create<NVVM::GridDimYOp>(op.getLoc(), i32);
+      break;
+    case Dim::Z:
+      n = rewriter.create<NVVM::GridDimZOp>(op.getLoc(), i32);
+      break;
+    }
+    rewriter.replaceOpWithNewOp<LLVM::ZExtOp>(op, rewriter.getI64Type(), n);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateTileHopperToNVVMConversionPatterns(LLVMTypeConverter &converter,
+                                                RewritePatternSet &patterns) {
+  converter.addConversion([&](TensorMapType) -> Type {
+    // The address of the by-value __grid_constant__ parameter.
+    return LLVM::LLVMPointerType::get(&converter.getContext());
+  });
+  patterns.add<TmaLoadLowering, MBarrierInitLowering, MBarrierArriveLowering,
+               MBarrierWaitLowering, ProducerLowering, WarpSpecializeLowering,
+               GemmWaitLowering, NumProgramsLowering>(converter);
+}
+
+} // namespace mlir::gdn

@@ -1,0 +1,182 @@
+//===- TileHopperOps.cpp - TMA, mbarrier and warp-role ops -----------------===//
+//
+// Verifiers and builders of the ops in TileHopperOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::gdn::tile;
+
+/// A 1-D shared buffer of i64 mbarrier objects.
+static LogicalResult verifyBarrierBuffer(Operation *op, Value barriers) {
+  auto type = cast<BufferType>(barriers.getType());
+  if (!type.isShared() || type.getRank() != 1 ||
+      !type.getElementType().isInteger(64) || type.getLayout())
+    return op->emitOpError("barriers must be a 1-D shared buffer of i64 "
+                           "(one mbarrier each), got ")
+           << type;
+  return success();
+}
+
+/// A constant index operand must address one of the buffer's barriers.
+static LogicalResult verifyBarrierIndex(Operation *op, Value barriers,
+                                        Value index) {
+  auto type = cast<BufferType>(barriers.getType());
+  APInt c;
+  if (matchPattern(index, m_ConstantInt(&c)) &&
+      (c.isNegative() || c.getSExtValue() >= type.getShape()[0]))
+    return op->emitOpError("barrier index ")
+           << c.getSExtValue() << " is out of bounds for "
+           << type.getShape()[0] << " barriers";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TmaLoadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TmaLoadOp::verify() {
+  auto map = getMap().getType();
+  auto dst = cast<BufferType>(getDest().getType());
+  if (failed(verifyBarrierBuffer(*this, getBarriers())) ||
+      failed(verifyBarrierIndex(*this, getBarriers(), getIndex())))
+    return failure();
+  if (!dst.isShared())
+    return emitOpError("destination must be a shared buffer");
+  if (dst.getElementType() != map.getElementType())
+    return emitOpError("destination element type ")
+           << dst.getElementType() << " differs from the tensor map's "
+           << map.getElementType();
+  if (static_cast<int64_t>(getCoords().size()) != map.getRank())
+    return emitOpError("expected ")
+           << map.getRank() << " coordinates (one per tensor dimension), got "
+           << getCoords().size();
+  // The destination is the box without its dimensions of 1 (a box that
+  // takes one index of a tensor dimension), except that it may repeat the
+  // box along the innermost dimension.
+  ArrayRef<int64_t> fullBox = map.getShape();
+  SmallVector<int64_t> box, shape;
+  for (size_t d = 0; d + 1 < fullBox.size(); ++d)
+    if (fullBox[d] != 1)
+      box.push_back(fullBox[d]);
+  for (size_t d = 0; d + 1 < dst.getShape().size(); ++d)
+    if (dst.getShape()[d] != 1)
+      shape.push_back(dst.getShape()[d]);
+  if (box != shape)
+    return emitOpError("destination ")
+           << dst << " does not hold the box of " << map;
+  if (dst.getShape().back() % fullBox.back() != 0)
+    return emitOpError("destination innermost dimension ")
+           << dst.getShape().back() << " is not a multiple of the box's "
+           << fullBox.back();
+  int64_t swizzle = 0;
+  if (auto swz = dyn_cast_or_null<SwizzleAttr>(dst.getLayout()))
+    swizzle = swz.getBytes();
+  if (swizzle != map.getSwizzle())
+    return emitOpError("destination swizzle (")
+           << swizzle << " bytes) differs from the tensor map's ("
+           << map.getSwizzle() << " bytes)";
+  if (getNumBoxes() > 1 && swizzle != 0 &&
+      fullBox.back() * dst.getElementBytes() != swizzle)
+    return emitOpError("several boxes along the innermost dimension need "
+                       "box rows of exactly the swizzle width");
+  return success();
+}
+
+int64_t TmaLoadOp::getNumBoxes() {
+  auto dst = cast<BufferType>(getDest().getType());
+  return dst.getShape().back() / getMap().getType().getShape().back();
+}
+
+int64_t TmaLoadOp::getNumBytes() {
+  return getNumBoxes() * getMap().getType().getBoxBytes();
+}
+
+//===----------------------------------------------------------------------===//
+// MBarrier ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult MBarrierInitOp::verify() {
+  if (failed(verifyBarrierBuffer(*this, getBarriers())))
+    return failure();
+  // mbarrier arrival counts are 20 bits wide.
+  if (getCount() >= (int64_t(1) << 20))
+    return emitOpError("arrival count ")
+           << getCount() << " exceeds the mbarrier limit of 2^20 - 1";
+  return success();
+}
+
+LogicalResult MBarrierArriveOp::verify() {
+  if (failed(verifyBarrierBuffer(*this, getBarriers())) ||
+      failed(verifyBarrierIndex(*this, getBarriers(), getIndex())))
+    return failure();
+  if (getExpectTx() && *getExpectTx() >= (int64_t(1) << 20))
+    return emitOpError("expect_tx of ")
+           << *getExpectTx()
+           << " bytes exceeds the mbarrier transaction limit of 2^20 - 1";
+  return success();
+}
+
+LogicalResult MBarrierWaitOp::verify() {
+  if (failed(verifyBarrierBuffer(*this, getBarriers())) ||
+      failed(verifyBarrierIndex(*this, getBarriers(), getIndex())))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ProducerOp, WarpSpecializeOp
+//===----------------------------------------------------------------------===//
+
+void ProducerOp::build(OpBuilder &builder, OperationState &state,
+                       int64_t thread) {
+  state.addAttribute(getThreadAttrName(state.name),
+                     builder.getI64IntegerAttr(thread));
+  Region *body = state.addRegion();
+  body->emplaceBlock();
+}
+
+LogicalResult ProducerOp::verify() {
+  if (getBody().front().getNumArguments() != 0)
+    return emitOpError("body takes no arguments");
+  if ((*this)->getParentOfType<ProducerOp>())
+    return emitOpError("producer regions do not nest");
+  return success();
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  for (Region *r : {&getProducer(), &getConsumer()})
+    if (r->front().getNumArguments() != 0)
+      return emitOpError("regions take no arguments");
+  if (getProducerWarps() % 4 != 0)
+    return emitOpError("producer_warps must be whole warpgroups (a multiple "
+                       "of 4), got ")
+           << getProducerWarps();
+  for (int64_t regs : {getProducerRegisters(), getConsumerRegisters()})
+    if (regs % 8 != 0)
+      return emitOpError("setmaxnreg register counts must be multiples of 8, "
+                         "got ")
+             << regs;
+  if ((*this)->getParentOfType<WarpSpecializeOp>())
+    return emitOpError("warp_specialize does not nest");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BarrierOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BarrierOp::verify() {
+  if (getId().has_value() != getThreads().has_value())
+    return emitOpError("a named barrier needs both 'id' and 'threads'");
+  if (getThreads() && (*getThreads() % 32 != 0 || *getThreads() > 1024))
+    return emitOpError("a named barrier's thread count must be a multiple of "
+                       "32 up to 1024, got ")
+           << *getThreads();
+  return success();
+}

@@ -1,0 +1,198 @@
+//===- WarpSpecialize.cpp - producer/consumer warpgroups -------------------===//
+//
+// Splits a kernel whose loops tile-pipeline put on TMA/mbarrier rings into a
+// producer warpgroup, which runs only the rings' producer steps, and the
+// consumer warps, which run everything else. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Dialect/Tile/IR/TileOps.h"
+#include "gdn/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace mlir::gdn::tile {
+#define GEN_PASS_DEF_TILEWARPSPECIALIZE
+#include "gdn/Dialect/Tile/Transforms/Passes.h.inc"
+
+namespace {
+
+constexpr int64_t kWarpgroupWarps = 4;
+
+struct WarpSpecializePass
+    : impl::TileWarpSpecializeBase<WarpSpecializePass> {
+  using TileWarpSpecializeBase::TileWarpSpecializeBase;
+  void runOnOperation() override;
+};
+
+/// Whether `op` only allocates (or has no memory effects at all).
+bool onlyAllocates(Operation *op) {
+  if (isPure(op))
+    return true;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  return llvm::all_of(list, [](auto &e) {
+    return isa<MemoryEffects::Allocate>(e.getEffect());
+  });
+}
+
+/// The producer's program: keeps control flow, pure ops, allocations and
+/// tile.producer regions; drops every other op with memory effects.
+void stripToProducer(Block &block, int64_t producerThread) {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (auto prod = dyn_cast<ProducerOp>(op)) {
+      prod.setThread(producerThread);
+      continue;
+    }
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      continue;
+    if (op.getNumRegions() != 0 && !isa<MapOp, ReduceOp>(op)) {
+      for (Region &r : op.getRegions())
+        for (Block &b : r)
+          stripToProducer(b, producerThread);
+      continue;
+    }
+    if (onlyAllocates(&op))
+      continue;
+    op.dropAllUses();
+    op.erase();
+  }
+}
+
+/// Removes dead ops (bottom-up, until nothing changes), including loops and
+/// branches whose bodies no longer do anything.
+void eraseDeadOps(Region &region) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<Operation *> ops;
+    region.walk<WalkOrder::PostOrder>([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : ops) {
+      if (op->hasTrait<OpTrait::IsTerminator>())
+        continue;
+      bool dead = isOpTriviallyDead(op);
+      if (!dead && op->getNumResults() == 0 && op->getNumRegions() != 0 &&
+          isa<scf::ForOp, scf::IfOp, ForOp>(op)) {
+        // A loop or branch whose bodies hold only terminators.
+        dead = llvm::all_of(op->getRegions(), [](Region &r) {
+          return llvm::all_of(r, [](Block &b) {
+            return llvm::all_of(b, [](Operation &o) {
+              return o.hasTrait<OpTrait::IsTerminator>();
+            });
+          });
+        });
+      }
+      if (dead) {
+        op->erase();
+        changed = true;
+      }
+    }
+  }
+}
+
+void WarpSpecializePass::runOnOperation() {
+  func::FuncOp kernel = getOperation();
+  auto request = kernel->getAttrOfType<DictionaryAttr>(
+      TileDialect::getWarpSpecializeAttrName());
+  if (!request || kernel.isExternal())
+    return;
+  auto intOf = [&](StringRef key, int64_t fallback) {
+    if (auto v = request.getAs<IntegerAttr>(key))
+      return v.getInt();
+    return fallback;
+  };
+  int64_t producerRegs = intOf("producer_registers", 40);
+  int64_t consumerRegs = intOf("consumer_registers", 232);
+  int64_t numWarps =
+      cast<IntegerAttr>(kernel->getAttr(TileDialect::getNumWarpsAttrName()))
+          .getInt();
+  int64_t consumerThreads = 32 * numWarps;
+  if (numWarps % kWarpgroupWarps != 0) {
+    kernel.emitError("warp specialization needs whole consumer warpgroups: "
+                     "tile.num_warps = ")
+        << numWarps << " is not a multiple of 4";
+    return signalPassFailure();
+  }
+  if (numWarps + kWarpgroupWarps > 32) {
+    kernel.emitError("warp specialization adds a warpgroup to the ")
+        << numWarps << " warps; a block has at most 32";
+    return signalPassFailure();
+  }
+  if (producerRegs * 32 * kWarpgroupWarps + consumerRegs * consumerThreads >
+      65536) {
+    kernel.emitError("register budget of the warpgroups (")
+        << producerRegs << " x 128 + " << consumerRegs << " x "
+        << consumerThreads << ") exceeds the 65536 registers of an SM";
+    return signalPassFailure();
+  }
+
+  // The split point: after the block barrier that follows the rings'
+  // initialization at the kernel's entry (tile-pipeline puts it there).
+  Block &entry = kernel.getBody().front();
+  Operation *split = nullptr;
+  for (Operation &op : entry) {
+    auto prod = dyn_cast<ProducerOp>(op);
+    if (!prod || prod.getBody().front().empty() ||
+        !llvm::all_of(prod.getBody().front(),
+                      [](Operation &o) { return isa<MBarrierInitOp>(o); }))
+      continue;
+    if (auto barrier = dyn_cast_or_null<BarrierOp>(op.getNextNode()))
+      split = barrier;
+  }
+  if (!split) {
+    kernel.emitError("tile.warp_specialize needs a loop that tile-pipeline "
+                     "put on a TMA ring (tile.copy_engine = \"tma\" and a "
+                     "tile.for with stages >= 2)");
+    return signalPassFailure();
+  }
+
+  // Move the rest of the body into the consumer region, clone it into the
+  // producer region.
+  OpBuilder b(kernel.getContext());
+  b.setInsertionPointAfter(split);
+  auto ws = b.create<WarpSpecializeOp>(
+      kernel.getLoc(), b.getI64IntegerAttr(kWarpgroupWarps),
+      b.getI64IntegerAttr(producerRegs), b.getI64IntegerAttr(consumerRegs));
+  Block *consumer = b.createBlock(&ws.getConsumer());
+  Block *producer = b.createBlock(&ws.getProducer());
+  Operation *terminator = entry.getTerminator();
+  consumer->getOperations().splice(consumer->end(), entry.getOperations(),
+                                   std::next(ws->getIterator()),
+                                   terminator->getIterator());
+  IRMapping mapping;
+  OpBuilder pb = OpBuilder::atBlockEnd(producer);
+  for (Operation &op : *consumer)
+    pb.clone(op, mapping);
+
+  stripToProducer(*producer, consumerThreads);
+  eraseDeadOps(ws.getProducer());
+
+  consumer->walk([&](Operation *op) {
+    if (auto prod = dyn_cast<ProducerOp>(op)) {
+      prod.erase();
+      return WalkResult::skip();
+    }
+    if (auto barrier = dyn_cast<BarrierOp>(op); barrier && !barrier.getId()) {
+      OpBuilder(barrier).create<BarrierOp>(barrier.getLoc(), 1,
+                                           consumerThreads);
+      barrier.erase();
+      ++numNamedBarriers;
+    }
+    return WalkResult::advance();
+  });
+  eraseDeadOps(ws.getConsumer());
+
+  kernel->setAttr(TileDialect::getProducerWarpsAttrName(),
+                  b.getI64IntegerAttr(kWarpgroupWarps));
+  ++numSpecialized;
+}
+
+} // namespace
+} // namespace mlir::gdn::tile

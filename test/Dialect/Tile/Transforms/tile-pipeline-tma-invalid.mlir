@@ -1,0 +1,51 @@
+// RUN: gdn-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tile-pipeline))'
+
+// Loops tile-pipeline cannot put on a TMA ring: a remark where it falls
+// back to cp.async, an error where it cannot pipeline at all.
+
+// A source TMA cannot describe (a view narrowed to a sequence: loads past
+// its end must not read the next sequence) keeps cp.async, with a remark.
+
+func.func @narrowed(%pq: !tile.ptr<f16>, %T: i32, %bos: index, %len: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %q = tile.view %pq[%t] : !tile.ptr<f16> -> !tile.buffer<?x128xf16, global>
+  %seq = tile.narrow %q[%bos, %len] dim 0 : !tile.buffer<?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+  %s = tile.alloc : !tile.buffer<64x128xf16, shared>
+  %f = tile.alloc : !tile.buffer<64x128xf32, fragment, #tile.blocked<vector = 4>>
+  // expected-remark @below {{pipelined with cp.async instead of TMA: the source is not a tile.view (through tile.take) of a kernel pointer}}
+  tile.for %i = %c0 to %len step %c64 stages 2 {
+    tile.copy %seq[%i, %c0] to %s {masked, layout = #tile.blocked<vector = 8>} : !tile.buffer<?x128xf16, global> to !tile.buffer<64x128xf16, shared>
+    tile.copy %s to %f : !tile.buffer<64x128xf16, shared> to !tile.buffer<64x128xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}
+
+// -----
+
+// The ring counts iterations across the executions of a loop; it cannot if
+// the trip count changes from one execution to the next.
+
+func.func @varying_trip(%pa: !tile.ptr<f16>, %M: i32, %K: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %m = arith.index_cast %M : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %t = %c0 to %c4 step %c1 stages 1 {
+    %ub = arith.muli %t, %c64 : index
+    // expected-error @below {{the trip count of a TMA-pipelined loop must not change between iterations of the enclosing loop}}
+    tile.for %kk = %c0 to %ub step %c64 stages 2 {
+      tile.copy %A[%c0, %kk] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+      tile.copy %s to %f : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+    }
+  }
+  return
+}

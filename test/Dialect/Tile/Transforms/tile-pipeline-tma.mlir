@@ -1,0 +1,161 @@
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-pipeline))' | FileCheck %s
+
+// tile.copy_engine = "tma": the loop's global->shared copies become TMA
+// loads on a ring of full/empty mbarriers; the kernel gains one tensor-map
+// argument per tensor and box.
+
+// Form 1: a top-level loop whose body reads the stages synchronously
+// (mma.sync): each iteration waits for its stage's full barrier, runs the
+// body, releases the stage (empty barrier), then the producer thread issues
+// the load N-1 iterations ahead: wait until that stage is empty (parity of
+// the round before, so a fresh ring counts as empty), announce the bytes,
+// issue the TMA loads.
+
+// CHECK-LABEL: func.func @sync_body
+// CHECK-SAME:    %{{.*}}: !tile.tensormap<128x64xf16, swizzle = 128> {tile.name = "A_tma", tile.tensor_map = {base = "A", dims = ["M", "K"], strides = ["K"]}}
+// CHECK-SAME:    %{{.*}}: !tile.tensormap<64x64xf16, swizzle = 128> {tile.name = "B_tma", tile.tensor_map = {base = "B", dims = ["K", "N"], strides = ["N"]}}
+// CHECK-NEXT:  %[[FULL:.*]] = tile.alloc : !tile.buffer<3xi64, shared>
+// CHECK-NEXT:  %[[EMPTY:.*]] = tile.alloc : !tile.buffer<3xi64, shared>
+// CHECK-NEXT:  tile.producer {
+// CHECK-NEXT:    tile.mbarrier_init %[[FULL]] {count = 1 : i64}
+// CHECK-NEXT:    tile.mbarrier_init %[[EMPTY]] {count = 128 : i64}
+// CHECK-NEXT:  }
+// CHECK-NEXT:  tile.barrier
+// CHECK:       %[[SA:.*]] = tile.alloc : !tile.buffer<3x128x64xf16, shared, #tile.swizzle<128>>
+// CHECK:       %[[SB:.*]] = tile.alloc : !tile.buffer<3x64x128xf16, shared, #tile.swizzle<128>>
+// CHECK:       %[[TRIP:.*]] = arith.ceildivsi
+// Two prologue steps.
+// CHECK:       scf.if
+// CHECK:         tile.producer {
+// CHECK-NEXT:      tile.mbarrier_wait %[[EMPTY]]
+// CHECK-NEXT:      tile.mbarrier_arrive %[[FULL]][%{{.*}}] {expect_tx = 32768 : i64}
+// CHECK-NEXT:      tile.tma_load %arg7[%{{.*}}, %{{.*}}] to %{{.*}}, %[[FULL]]
+// CHECK-NEXT:      tile.tma_load %arg8[%{{.*}}, %{{.*}}] to %{{.*}}, %[[FULL]]
+// CHECK-NEXT:    }
+// CHECK:       scf.if
+// CHECK:         tile.producer {
+// CHECK:       scf.for %[[IV:.*]] =
+// CHECK:         %[[G:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:    %[[ST:.*]] = arith.remsi %[[G]], %{{.*}} : index
+// CHECK:         tile.mbarrier_wait %[[FULL]][%[[ST]]], %{{.*}}
+// CHECK:         tile.gemm %{{.*}}, %{{.*}}, %{{.*}} : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+// CHECK-NEXT:    tile.mbarrier_arrive %[[EMPTY]][%[[ST]]] :
+// CHECK:         scf.if
+// CHECK:           tile.producer {
+// CHECK:       }
+// CHECK-NOT:   tile.gemm_wait
+// CHECK-NOT:   tile.copy
+// CHECK:       return
+func.func @sync_body(%pa: !tile.ptr<f16> {tile.name = "A"}, %pb: !tile.ptr<f16> {tile.name = "B"},
+                     %M: i32 {tile.name = "M"}, %N: i32 {tile.name = "N"}, %K: i32 {tile.name = "K"},
+                     %m0: index, %n0: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m = arith.index_cast %M : i32 to index
+  %n = arith.index_cast %N : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %B = tile.view %pb[%k, %n] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %sA = tile.alloc : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+  %sB = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+  %acc = tile.alloc : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [2, 2]>>
+  tile.for %kk = %c0 to %k step %c64 stages 3 {
+    tile.copy %A[%m0, %kk] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+    tile.copy %B[%kk, %n0] to %sB : !tile.buffer<?x?xf16, global> to !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+    tile.gemm %sA, %sB, %acc : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [2, 2]>>
+  }
+  return
+}
+
+// -----
+
+// Form 2: wgmma kernels keep one k-step's MMAs in flight: the gemm becomes
+// async, a wait leaves one group pending, and the stage of the previous
+// iteration (whose group just retired) is released; after the loop all
+// groups retire and the last stage is released. In a persistent loop the
+// ring's iterations continue across tiles: g = tile iteration * trip + i.
+
+// CHECK-LABEL: func.func @async_persistent
+// CHECK:       scf.for %[[T:.*]] = %[[FIRST:.*]] to %{{.*}} step %[[STRIDE:.*]] {
+// CHECK:         %[[SPAN:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:    %[[TRIP:.*]] = arith.ceildivsi %[[SPAN]], %{{.*}} : index
+// CHECK:         %[[REL:.*]] = arith.subi %[[T]], %[[FIRST]] : index
+// CHECK-NEXT:    %[[TI:.*]] = arith.divsi %[[REL]], %[[STRIDE]] : index
+// CHECK-NEXT:    %[[BASE:.*]] = arith.muli %[[TI]], %[[TRIP]] : index
+// CHECK:         scf.for
+// CHECK:           tile.mbarrier_wait %[[FULL:.*]][%{{.*}}], %{{.*}}
+// CHECK:           tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {async, transpose_b}
+// CHECK-NEXT:      tile.gemm_wait {pending = 1 : i64}
+// CHECK:           %[[NOTFIRST:.*]] = arith.cmpi sgt
+// CHECK-NEXT:      scf.if %[[NOTFIRST]] {
+// CHECK-NEXT:        arith.subi
+// CHECK-NEXT:        %[[PREV:.*]] = arith.remsi
+// CHECK-NEXT:        tile.mbarrier_arrive %[[EMPTY:.*]][%[[PREV]]] :
+// CHECK-NEXT:      }
+// CHECK:           tile.producer {
+// CHECK:         tile.gemm_wait {pending = 0 : i64}
+// CHECK:         scf.if
+// CHECK:           tile.mbarrier_arrive %[[EMPTY]]
+// CHECK:         tile.copy %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] : !tile.buffer<128x256xf32
+func.func @async_persistent(%pa: !tile.ptr<bf16> {tile.name = "A"}, %pb: !tile.ptr<bf16> {tile.name = "B"},
+                            %pc: !tile.ptr<f32> {tile.name = "C"},
+                            %M: i32 {tile.name = "M"}, %N: i32 {tile.name = "N"}, %K: i32 {tile.name = "K"})
+    attributes {tile.kernel, tile.num_warps = 8 : i64, tile.copy_engine = "tma", tile.mma_engine = "wgmma"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  %m = arith.index_cast %M : i32 to index
+  %n = arith.index_cast %N : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<bf16> -> !tile.buffer<?x?xbf16, global>
+  %B = tile.view %pb[%n, %k] : !tile.ptr<bf16> -> !tile.buffer<?x?xbf16, global>
+  %C = tile.view %pc[%m, %n] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %first = tile.program_id x
+  %stride = tile.num_programs x
+  %sA = tile.alloc : !tile.buffer<128x64xbf16, shared, #tile.swizzle<128>>
+  %sB = tile.alloc : !tile.buffer<256x64xbf16, shared, #tile.swizzle<128>>
+  %acc = tile.alloc : !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1]>>
+  tile.for %t = %first to %n step %stride stages 1 {
+    %n0 = arith.muli %t, %c256 : index
+    tile.fill %acc, %zero : !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1]>>, f32
+    tile.for %kk = %c0 to %k step %c64 stages 4 {
+      tile.copy %A[%c0, %kk] to %sA : !tile.buffer<?x?xbf16, global> to !tile.buffer<128x64xbf16, shared, #tile.swizzle<128>>
+      tile.copy %B[%n0, %kk] to %sB : !tile.buffer<?x?xbf16, global> to !tile.buffer<256x64xbf16, shared, #tile.swizzle<128>>
+      tile.gemm %sA, %sB, %acc {transpose_b} : !tile.buffer<128x64xbf16, shared, #tile.swizzle<128>>, !tile.buffer<256x64xbf16, shared, #tile.swizzle<128>>, !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1]>>
+    }
+    tile.copy %acc to %C[%c0, %n0] : !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1]>> to !tile.buffer<?x?xf32, global>
+  }
+  return
+}
+
+// -----
+
+// Form 3: a tensor reached through tile.take keeps all its dimensions; the
+// taken one gets a box of 1 and the take's index as its coordinate. Sizes
+// that are products of launch parameters become expressions.
+
+// CHECK-LABEL: func.func @taken_head
+// CHECK-SAME:    !tile.tensormap<64x1x64xf16, swizzle = 128> {tile.name = "q_tma", tile.tensor_map = {base = "q", dims = ["(B)*(T)", "H", "128"], strides = ["(H)*(128)", "128"]}}
+// CHECK:         tile.tma_load %{{.*}}[%{{.*}}, %[[HEAD:.*]], %{{.*}}] to
+func.func @taken_head(%pq: !tile.ptr<f16> {tile.name = "q"}, %B: i32 {tile.name = "B"}, %T: i32 {tile.name = "T"},
+                      %H: i32 {tile.name = "H"}, %head: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %b = arith.index_cast %B : i32 to index
+  %t = arith.index_cast %T : i32 to index
+  %h = arith.index_cast %H : i32 to index
+  %bt = arith.muli %b, %t : index
+  %q = tile.view %pq[%bt, %h] : !tile.ptr<f16> -> !tile.buffer<?x?x128xf16, global>
+  %qh = tile.take %q[%head] dims [1] : !tile.buffer<?x?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+  %s = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+  %f = tile.alloc : !tile.buffer<64x128xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %i = %c0 to %bt step %c64 stages 2 {
+    tile.copy %qh[%i, %c0] to %s : !tile.buffer<?x128xf16, global> to !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+    tile.copy %s to %f : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>> to !tile.buffer<64x128xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}
+

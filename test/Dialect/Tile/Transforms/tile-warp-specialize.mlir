@@ -1,0 +1,103 @@
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-warp-specialize))' | FileCheck %s
+
+// The form tile-pipeline leaves (one ring, persistent outer loop, async
+// wgmma), split into a producer warpgroup and the consumers: the producer
+// keeps only the loops, the index arithmetic and its tile.producer regions
+// (moved to thread 256, the producer warpgroup's first thread); the
+// consumers keep everything else, with their block barriers turned into
+// named barriers over the 256 consumer threads.
+
+// CHECK-LABEL: func.func @split
+// CHECK-SAME:    tile.producer_warps = 4 : i64
+// CHECK:         %[[FULL:.*]] = tile.alloc {offset = 0 : i64} : !tile.buffer<2xi64, shared>
+// CHECK:         tile.producer {
+// CHECK-NEXT:      tile.mbarrier_init %[[FULL]] {count = 1 : i64} : !tile.buffer<2xi64, shared>
+// CHECK-NEXT:      tile.mbarrier_init %{{.*}} {count = 256 : i64} : !tile.buffer<2xi64, shared>
+// CHECK-NEXT:    {{^ *}}}{{$}}
+// CHECK-NEXT:    tile.barrier
+// CHECK-NEXT:    tile.warp_specialize {consumer_registers = 232 : i64, producer_registers = 40 : i64, producer_warps = 4 : i64} producer {
+// CHECK-NOT:       tile.gemm
+// CHECK-NOT:       tile.fill
+// CHECK-NOT:       tile.copy
+// CHECK-NOT:       tile.barrier
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             scf.for
+// CHECK:               scf.if
+// CHECK:                 tile.producer thread 256 {
+// CHECK-NEXT:              tile.mbarrier_wait %[[EMPTY:.*]][
+// CHECK-NEXT:              tile.mbarrier_arrive %[[FULL]][%{{.*}}] {expect_tx = 16384 : i64}
+// CHECK-NEXT:              tile.tma_load
+// CHECK-NEXT:            {{^ *}}}{{$}}
+// CHECK:         } consumer {
+// CHECK-NOT:       tile.producer
+// CHECK:           scf.for
+// CHECK:             tile.fill
+// CHECK:             scf.for
+// CHECK:               tile.mbarrier_wait %[[FULL]]
+// CHECK:               tile.gemm {{.*}} {async, transpose_b}
+// CHECK-NEXT:          tile.gemm_wait {pending = 1 : i64}
+// CHECK:               tile.mbarrier_arrive %[[EMPTY]]
+// CHECK:             tile.gemm_wait {pending = 0 : i64}
+// CHECK:             tile.copy
+// CHECK-NEXT:        tile.barrier {id = 1 : i64, threads = 256 : i64}
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return
+func.func @split(%map: !tile.tensormap<128x64xf16, swizzle = 128>, %pc: !tile.ptr<f32>, %n: index, %k: index)
+    attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %full = tile.alloc {offset = 0 : i64} : !tile.buffer<2xi64, shared>
+  %empty = tile.alloc {offset = 16 : i64} : !tile.buffer<2xi64, shared>
+  tile.producer {
+    tile.mbarrier_init %full {count = 1} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %empty {count = 256} : !tile.buffer<2xi64, shared>
+  }
+  tile.barrier
+  %C = tile.view %pc[%n, %n] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %s = tile.alloc {offset = 1024 : i64} : !tile.buffer<2x128x64xf16, shared, #tile.swizzle<128>>
+  %acc = tile.alloc : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1]>>
+  %first = tile.program_id x
+  %stride = tile.num_programs x
+  scf.for %t = %first to %n step %stride {
+    tile.fill %acc, %zero : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1]>>, f32
+    scf.for %i = %c0 to %k step %c1 {
+      %st = arith.remsi %i, %c2 : index
+      %ph = arith.divsi %i, %c2 : index
+      tile.mbarrier_wait %full[%st], %ph : !tile.buffer<2xi64, shared>
+      %cur = tile.slice %s[%st] : !tile.buffer<2x128x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+      tile.gemm %cur, %cur, %acc {async, transpose_b} : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1]>>
+      tile.gemm_wait {pending = 1}
+      tile.mbarrier_arrive %empty[%st] : !tile.buffer<2xi64, shared>
+      %more = arith.cmpi slt, %i, %k : index
+      scf.if %more {
+        %next = tile.slice %s[%st] : !tile.buffer<2x128x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+        tile.producer {
+          tile.mbarrier_wait %empty[%st], %ph : !tile.buffer<2xi64, shared>
+          tile.mbarrier_arrive %full[%st] {expect_tx = 16384} : !tile.buffer<2xi64, shared>
+          tile.tma_load %map[%t, %i] to %next, %full[%st] : !tile.tensormap<128x64xf16, swizzle = 128>, !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<2xi64, shared>
+        }
+      }
+    }
+    tile.gemm_wait {pending = 0}
+    tile.copy %acc to %C[%t, %c0] : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1]>> to !tile.buffer<?x?xf32, global>
+    tile.barrier
+  }
+  return
+}
+
+// -----
+
+// Kernels that do not ask for it are left alone.
+
+// CHECK-LABEL: func.func @not_asked
+// CHECK-NOT:     tile.warp_specialize
+// CHECK-NOT:     tile.producer_warps
+func.func @not_asked() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  tile.barrier
+  return
+}

@@ -1,0 +1,73 @@
+// RUN: gdn-opt %s -split-input-file | FileCheck %s
+// RUN: gdn-opt %s -split-input-file -mlir-print-op-generic | gdn-opt -split-input-file | FileCheck %s
+
+// The sm_90a ops round-trip in both the pretty and the generic form.
+
+// CHECK-LABEL: func.func @ring
+// CHECK-SAME:    %[[MAP:.*]]: !tile.tensormap<128x64xf16, swizzle = 128> {tile.name = "A_tma", tile.tensor_map = {base = "A", dims = ["M", "K"], strides = ["K"]}}
+// CHECK:         %[[N:.*]] = tile.num_programs y
+// CHECK:         tile.producer {
+// CHECK-NEXT:      tile.mbarrier_init %[[FULL:.*]] {count = 1 : i64} : !tile.buffer<4xi64, shared>
+// CHECK-NEXT:      tile.mbarrier_wait %[[FULL]][%{{.*}}], %{{.*}} : !tile.buffer<4xi64, shared>
+// CHECK-NEXT:      tile.mbarrier_arrive %[[FULL]][%{{.*}}] {expect_tx = 32768 : i64} : !tile.buffer<4xi64, shared>
+// CHECK-NEXT:      tile.tma_load %[[MAP]][%{{.*}}, %{{.*}}] to %{{.*}}, %[[FULL]][%{{.*}}] : !tile.tensormap<128x64xf16, swizzle = 128>, !tile.buffer<128x128xf16, shared, #tile.swizzle<128>>, !tile.buffer<4xi64, shared>
+// CHECK-NEXT:    }
+// CHECK:         tile.producer thread 256 {
+// CHECK:         tile.mbarrier_arrive %[[FULL]][%{{.*}}] : !tile.buffer<4xi64, shared>
+// CHECK:         tile.gemm_wait {pending = 1 : i64}
+// CHECK:         tile.barrier {id = 1 : i64, threads = 256 : i64}
+func.func @ring(%map: !tile.tensormap<128x64xf16, swizzle = 128> {tile.name = "A_tma", tile.tensor_map = {base = "A", dims = ["M", "K"], strides = ["K"]}})
+    attributes {tile.kernel, tile.num_warps = 8 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tile.num_programs y
+  %full = tile.alloc : !tile.buffer<4xi64, shared>
+  %s = tile.alloc : !tile.buffer<128x128xf16, shared, #tile.swizzle<128>>
+  tile.producer {
+    tile.mbarrier_init %full {count = 1} : !tile.buffer<4xi64, shared>
+    tile.mbarrier_wait %full[%c1], %c0 : !tile.buffer<4xi64, shared>
+    tile.mbarrier_arrive %full[%c0] {expect_tx = 32768} : !tile.buffer<4xi64, shared>
+    tile.tma_load %map[%c0, %n] to %s, %full[%c0] : !tile.tensormap<128x64xf16, swizzle = 128>, !tile.buffer<128x128xf16, shared, #tile.swizzle<128>>, !tile.buffer<4xi64, shared>
+  }
+  tile.producer thread 256 {
+    tile.mbarrier_wait %full[%c0], %c1 : !tile.buffer<4xi64, shared>
+  }
+  tile.mbarrier_arrive %full[%c0] : !tile.buffer<4xi64, shared>
+  tile.gemm_wait {pending = 1}
+  tile.barrier {id = 1, threads = 256}
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @roles
+// CHECK:         tile.warp_specialize {consumer_registers = 232 : i64, producer_registers = 40 : i64, producer_warps = 4 : i64} producer {
+// CHECK-NEXT:      tile.producer thread 256 {
+// CHECK:         } consumer {
+// CHECK-NEXT:      tile.barrier {id = 1 : i64, threads = 256 : i64}
+// CHECK-NEXT:    }
+func.func @roles() attributes {tile.kernel, tile.num_warps = 8 : i64, tile.producer_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  tile.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} producer {
+    tile.producer thread 256 {
+      tile.mbarrier_arrive %full[%c0] : !tile.buffer<2xi64, shared>
+    }
+  } consumer {
+    tile.barrier {id = 1, threads = 256}
+  }
+  return
+}
+
+// -----
+
+// A box of 1 along a taken dimension: a [B, T, H, D] tensor, one head.
+// CHECK-LABEL: func.func @take_box
+// CHECK:         tile.tma_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] to %{{.*}} : !tile.tensormap<64x1x128xf16, swizzle = 0>, !tile.buffer<64x128xf16, shared>
+func.func @take_box(%map: !tile.tensormap<64x1x128xf16, swizzle = 0>) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %bar = tile.alloc : !tile.buffer<1xi64, shared>
+  %s = tile.alloc : !tile.buffer<64x128xf16, shared>
+  tile.tma_load %map[%c0, %c0, %c0] to %s, %bar[%c0] : !tile.tensormap<64x1x128xf16, swizzle = 0>, !tile.buffer<64x128xf16, shared>, !tile.buffer<1xi64, shared>
+  return
+}

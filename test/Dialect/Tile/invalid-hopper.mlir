@@ -1,0 +1,261 @@
+// RUN: gdn-opt %s -split-input-file -verify-diagnostics
+
+// Verifier diagnostics of the sm_90a ops, types and kernel attributes.
+
+// expected-error @below {{a tensor map box has rank 1 to 5, got 6}}
+func.func @rank6(%m: !tile.tensormap<1x1x1x1x1x64xf16, swizzle = 0>) { return }
+
+// -----
+
+// expected-error @below {{tensor map box dimensions must be in [1, 256], got 512}}
+func.func @big_box(%m: !tile.tensormap<512x64xf16, swizzle = 128>) { return }
+
+// -----
+
+// expected-error @below {{tensor map element type must be f16, bf16, f32, i32 or i64, got i8}}
+func.func @i8_map(%m: !tile.tensormap<64x64xi8, swizzle = 0>) { return }
+
+// -----
+
+// expected-error @below {{tensor map swizzle must be 0, 32, 64 or 128 bytes, got 256}}
+func.func @bad_swizzle(%m: !tile.tensormap<64x64xf16, swizzle = 256>) { return }
+
+// -----
+
+// expected-error @below {{a tensor map box row must be a multiple of 16 bytes, got 6}}
+func.func @short_row(%m: !tile.tensormap<64x3xf16, swizzle = 0>) { return }
+
+// -----
+
+// expected-error @below {{a box row of 256 bytes does not fit the 128-byte swizzle}}
+func.func @wide_row(%m: !tile.tensormap<64x128xf16, swizzle = 128>) { return }
+
+// -----
+
+func.func @bad_barriers(%m: !tile.tensormap<64x64xf16, swizzle = 128>, %i: index) {
+  %bar = tile.alloc : !tile.buffer<4xi32, shared>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  // expected-error @below {{barriers must be a 1-D shared buffer of i64 (one mbarrier each), got '!tile.buffer<4xi32, shared>'}}
+  tile.tma_load %m[%i, %i] to %s, %bar[%i] : !tile.tensormap<64x64xf16, swizzle = 128>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<4xi32, shared>
+  return
+}
+
+// -----
+
+func.func @barrier_oob(%i: index) {
+  %c4 = arith.constant 4 : index
+  %bar = tile.alloc : !tile.buffer<4xi64, shared>
+  // expected-error @below {{barrier index 4 is out of bounds for 4 barriers}}
+  tile.mbarrier_wait %bar[%c4], %i : !tile.buffer<4xi64, shared>
+  return
+}
+
+// -----
+
+func.func @fragment_dest(%m: !tile.tensormap<64x64xf16, swizzle = 0>, %i: index) {
+  %bar = tile.alloc : !tile.buffer<1xi64, shared>
+  %s = tile.alloc : !tile.buffer<64x64xf16, fragment>
+  // expected-error @below {{destination must be a shared buffer}}
+  tile.tma_load %m[%i, %i] to %s, %bar[%i] : !tile.tensormap<64x64xf16, swizzle = 0>, !tile.buffer<64x64xf16, fragment>, !tile.buffer<1xi64, shared>
+  return
+}
+
+// -----
+
+func.func @elem_mismatch(%m: !tile.tensormap<64x64xf16, swizzle = 0>, %i: index) {
+  %bar = tile.alloc : !tile.buffer<1xi64, shared>
+  %s = tile.alloc : !tile.buffer<64x64xbf16, shared>
+  // expected-error @below {{destination element type 'bf16' differs from the tensor map's 'f16'}}
+  tile.tma_load %m[%i, %i] to %s, %bar[%i] : !tile.tensormap<64x64xf16, swizzle = 0>, !tile.buffer<64x64xbf16, shared>, !tile.buffer<1xi64, shared>
+  return
+}
+
+// -----
+
+func.func @coords(%m: !tile.tensormap<64x64xf16, swizzle = 0>, %i: index) {
+  %bar = tile.alloc : !tile.buffer<1xi64, shared>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  // expected-error @below {{expected 2 coordinates (one per tensor dimension), got 1}}
+  tile.tma_load %m[%i] to %s, %bar[%i] : !tile.tensormap<64x64xf16, swizzle = 0>, !tile.buffer<64x64xf16, shared>, !tile.buffer<1xi64, shared>
+  return
+}
+
+// -----
+
+func.func @not_the_box(%m: !tile.tensormap<64x64xf16, swizzle = 0>, %i: index) {
+  %bar = tile.alloc : !tile.buffer<1xi64, shared>
+  %s = tile.alloc : !tile.buffer<32x64xf16, shared>
+  // expected-error @below {{destination '!tile.buffer<32x64xf16, shared>' does not hold the box of '!tile.tensormap<64x64xf16, swizzle = 0>'}}
+  tile.tma_load %m[%i, %i] to %s, %bar[%i] : !tile.tensormap<64x64xf16, swizzle = 0>, !tile.buffer<32x64xf16, shared>, !tile.buffer<1xi64, shared>
+  return
+}
+
+// -----
+
+func.func @inner_multiple(%m: !tile.tensormap<64x64xf16, swizzle = 0>, %i: index) {
+  %bar = tile.alloc : !tile.buffer<1xi64, shared>
+  %s = tile.alloc : !tile.buffer<64x96xf16, shared>
+  // expected-error @below {{destination innermost dimension 96 is not a multiple of the box's 64}}
+  tile.tma_load %m[%i, %i] to %s, %bar[%i] : !tile.tensormap<64x64xf16, swizzle = 0>, !tile.buffer<64x96xf16, shared>, !tile.buffer<1xi64, shared>
+  return
+}
+
+// -----
+
+func.func @swizzle_mismatch(%m: !tile.tensormap<64x64xf16, swizzle = 0>, %i: index) {
+  %bar = tile.alloc : !tile.buffer<1xi64, shared>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  // expected-error @below {{destination swizzle (128 bytes) differs from the tensor map's (0 bytes)}}
+  tile.tma_load %m[%i, %i] to %s, %bar[%i] : !tile.tensormap<64x64xf16, swizzle = 0>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<1xi64, shared>
+  return
+}
+
+// -----
+
+func.func @narrow_boxes(%m: !tile.tensormap<64x32xf16, swizzle = 128>, %i: index) {
+  %bar = tile.alloc : !tile.buffer<1xi64, shared>
+  %s = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+  // expected-error @below {{several boxes along the innermost dimension need box rows of exactly the swizzle width}}
+  tile.tma_load %m[%i, %i] to %s, %bar[%i] : !tile.tensormap<64x32xf16, swizzle = 128>, !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.buffer<1xi64, shared>
+  return
+}
+
+// -----
+
+func.func @init_count() {
+  %bar = tile.alloc : !tile.buffer<2xi64, shared>
+  // expected-error @below {{arrival count 1048576 exceeds the mbarrier limit of 2^20 - 1}}
+  tile.mbarrier_init %bar {count = 1048576} : !tile.buffer<2xi64, shared>
+  return
+}
+
+// -----
+
+func.func @expect_tx(%i: index) {
+  %bar = tile.alloc : !tile.buffer<2xi64, shared>
+  // expected-error @below {{expect_tx of 1048576 bytes exceeds the mbarrier transaction limit of 2^20 - 1}}
+  tile.mbarrier_arrive %bar[%i] {expect_tx = 1048576} : !tile.buffer<2xi64, shared>
+  return
+}
+
+// -----
+
+func.func @nested_producer() {
+  tile.producer {
+    // expected-error @below {{producer regions do not nest}}
+    tile.producer {
+      tile.barrier
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @producer_args() {
+  // expected-error @below {{body takes no arguments}}
+  "tile.producer"() ({
+  ^bb0(%x: index):
+    tile.barrier
+  }) : () -> ()
+  return
+}
+
+// -----
+
+func.func @ws_warps() {
+  // expected-error @below {{producer_warps must be whole warpgroups (a multiple of 4), got 2}}
+  tile.warp_specialize {producer_warps = 2, producer_registers = 40, consumer_registers = 232} producer {
+    tile.barrier
+  } consumer {
+    tile.barrier
+  }
+  return
+}
+
+// -----
+
+func.func @ws_regs() {
+  // expected-error @below {{setmaxnreg register counts must be multiples of 8, got 42}}
+  tile.warp_specialize {producer_warps = 4, producer_registers = 42, consumer_registers = 232} producer {
+    tile.barrier
+  } consumer {
+    tile.barrier
+  }
+  return
+}
+
+// -----
+
+func.func @ws_nested() {
+  tile.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} producer {
+    // expected-error @below {{warp_specialize does not nest}}
+    tile.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} producer {
+      tile.barrier
+    } consumer {
+      tile.barrier
+    }
+  } consumer {
+    tile.barrier
+  }
+  return
+}
+
+// -----
+
+func.func @ws_args() {
+  // expected-error @below {{regions take no arguments}}
+  "tile.warp_specialize"() <{producer_warps = 4 : i64, producer_registers = 40 : i64, consumer_registers = 232 : i64}> ({
+  ^bb0(%x: index):
+    tile.barrier
+  }, {
+    tile.barrier
+  }) : () -> ()
+  return
+}
+
+// -----
+
+func.func @named_half() {
+  // expected-error @below {{a named barrier needs both 'id' and 'threads'}}
+  tile.barrier {id = 1}
+  return
+}
+
+// -----
+
+func.func @named_threads() {
+  // expected-error @below {{a named barrier's thread count must be a multiple of 32 up to 1024, got 100}}
+  tile.barrier {id = 1, threads = 100}
+  return
+}
+
+// -----
+
+// expected-error @below {{'tile.copy_engine' must be "cp.async" or "tma"}}
+func.func @engine() attributes {tile.copy_engine = "dma"} { return }
+
+// -----
+
+// expected-error @below {{'tile.warp_specialize' takes 'producer_registers' and 'consumer_registers', not 'producers'}}
+func.func @ws_key() attributes {tile.warp_specialize = {producers = 1 : i64}} { return }
+
+// -----
+
+// expected-error @below {{'tile.warp_specialize' consumer_registers must be a multiple of 8 in [24, 256]}}
+func.func @ws_value() attributes {tile.warp_specialize = {consumer_registers = 300 : i64}} { return }
+
+// -----
+
+// expected-error @below {{'tile.warp_specialize' must be a dictionary}}
+func.func @ws_dict() attributes {tile.warp_specialize = 1 : i64} { return }
+
+// -----
+
+// expected-error @below {{'tile.producer_warps' must be a positive multiple of 4}}
+func.func @pwarps() attributes {tile.producer_warps = 3 : i64} { return }
+
+// -----
+
+// expected-error @below {{'tile.tensor_map' must be a dictionary with 'base' (a string), 'dims' and 'strides' (arrays)}}
+func.func @recipe(%m: !tile.tensormap<64x64xf16, swizzle = 0> {tile.tensor_map = {base = "A"}}) { return }
