@@ -2,6 +2,8 @@
 
 #include "GdnDriver.h"
 
+#include "TensorMaps.h"
+
 #include "gdn/Reference/GdnReference.h"
 
 #include <algorithm>
@@ -47,6 +49,23 @@ bool isDirectory(const std::string &path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
+
+} // namespace
+
+void bindGdnScalars(const GdnStage &stage, const ExprVariables &scalars,
+                    double scale, KernelArgs &args) {
+  for (size_t j = 0; j < stage.args.size(); ++j) {
+    const GdnArg &arg = stage.args[j];
+    if (arg.kind != GdnArg::Scalar)
+      continue;
+    if (arg.index == static_cast<int>(GdnScalarId::Scale))
+      args.setF32(j, static_cast<float>(scale)); // the oracle's value
+    else
+      args.setInt(j, scalars.at(arg.param->name));
+  }
+}
+
+namespace {
 
 /// The parameter declaring tensor `id` first, for messages.
 std::string whereDeclared(const GdnSequence &seq, GdnTensorId id) {
@@ -289,7 +308,14 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
     return Status::badInput("varlen inputs (cu_seqlens), but no kernel of the "
                             "sequence takes parameter cu_seqlens (or "
                             "cp_bounds)");
-  GDN_RUN_TRY(evaluateGdnSequence(p.scalars(), sequence_));
+  const ExprVariables scalars = p.scalars();
+  GDN_RUN_TRY(evaluateGdnSequence(scalars, sequence_));
+  // Tensor maps: dims and strides for this problem, before any GPU work.
+  for (const GdnStage &stage : sequence_.stages) {
+    KernelArgs args(*stage.manifest);
+    bindGdnScalars(stage, scalars, p.scale, args);
+    GDN_RUN_TRY(args.checkTensorMaps(scalars));
+  }
 
   if (!options.saveDir.empty()) {
     struct stat st;
@@ -560,45 +586,31 @@ Status GdnDriver::runChecked(CudaSession &session,
                    ws.elemSize);
   }
 
-  // Kernel arguments: one 8-byte slot per parameter holding its value
-  // (cuLaunchKernel reads each through a pointer to it).
+  // Kernel arguments, bound by name; then each kernel's tensor maps from
+  // its bound pointers and the problem scalars (TensorMaps.h).
   const ExprVariables scalars = p.scalars();
-  const float scale = static_cast<float>(p.scale);
-  struct Bound {
-    std::vector<uint64_t> slots;
-    std::vector<void *> args;
-  };
-  std::vector<Bound> bound(stages.size());
+  std::vector<std::unique_ptr<KernelArgs>> bound;
   for (size_t i = 0; i < stages.size(); ++i) {
-    Bound &b = bound[i];
-    b.slots.assign(stages[i].args.size(), 0);
+    bound.push_back(std::make_unique<KernelArgs>(*stages[i].manifest));
+    KernelArgs &b = *bound.back();
+    bindGdnScalars(stages[i], scalars, p.scale, b);
     for (size_t j = 0; j < stages[i].args.size(); ++j) {
       const GdnArg &arg = stages[i].args[j];
-      void *slot = &b.slots[j];
-      if (arg.kind == GdnArg::Tensor || arg.kind == GdnArg::Workspace) {
-        CUdeviceptr ptr = arg.kind == GdnArg::Tensor
-                              ? tensors[arg.index].ptr()
-                              : workspaces[arg.index]->ptr();
-        std::memcpy(slot, &ptr, sizeof ptr);
-      } else if (arg.index == static_cast<int>(GdnScalarId::Scale)) {
-        std::memcpy(slot, &scale, sizeof scale);
-      } else {
-        int64_t v = scalars.at(arg.param->name);
-        if (arg.param->type.elem == DType::I32) {
-          int32_t v32 = static_cast<int32_t>(v);
-          std::memcpy(slot, &v32, sizeof v32);
-        } else {
-          std::memcpy(slot, &v, sizeof v);
-        }
-      }
-      b.args.push_back(slot);
+      if (arg.kind == GdnArg::Tensor)
+        b.setPointer(j, tensors[arg.index].ptr());
+      else if (arg.kind == GdnArg::Workspace)
+        b.setPointer(j, workspaces[arg.index]->ptr());
     }
+    Status s = b.bindTensorMaps(session.driver(), scalars, verbose);
+    if (!s.ok())
+      return Status(s.code(), "stage '" + stages[i].name + "': " +
+                                  s.message());
   }
 
   auto launchAll = [&]() -> Status {
     for (size_t i = 0; i < stages.size(); ++i) {
       Status s = session.launch(kernels[i], stages[i].grid,
-                                bound[i].args.data());
+                                bound[i]->data());
       if (!s.ok())
         return Status(s.code(), "launching stage '" + stages[i].name +
                                     "' (" + stages[i].manifest->kernel +
@@ -693,7 +705,7 @@ Status GdnDriver::runChecked(CudaSession &session,
       for (size_t i = 0; i < stages.size(); ++i) {
         auto launchOne = [&]() -> Status {
           return session.launch(kernels[i], stages[i].grid,
-                                bound[i].args.data());
+                                bound[i]->data());
         };
         std::vector<float> one;
         GDN_RUN_TRY(session.timeLaunches(launchOne, 1,

@@ -187,6 +187,13 @@ private:
   std::vector<double> refO_, refHt_;
 };
 
+class KernelArgs;
+
+/// Binds the scalar parameters of `stage` (the integer ones from `scalars`,
+/// scale as f32) into `args`.
+void bindGdnScalars(const GdnStage &stage, const ExprVariables &scalars,
+                    double scale, KernelArgs &args);
+
 /// The result table's header and one row (op, shape, dtype, family, check,
 /// o_rel, ht_rel, median_ms, TFLOP/s, GB/s, xfloor, result).
 std::vector<std::string> gdnTableHeader();
