@@ -2,6 +2,7 @@
 
 #include "GdnDriver.h"
 
+#include "Operator.h"
 #include "TensorMaps.h"
 
 #include "gdn/Reference/GdnReference.h"
@@ -150,6 +151,11 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
                                    : 1.0 / std::sqrt(double(kGdnHeadDim));
   p.scale = static_cast<double>(static_cast<float>(scale));
   GDN_RUN_TRY(validateGdnProblem(p));
+  // Before anything of the problem's size is allocated (the segmentation
+  // below holds B + 1 boundaries): --B 2147483647 is bad input, not an
+  // out-of-memory kill.
+  GDN_RUN_TRY(checkHostMemory("gdn_prefill problem " + p.shapeText(),
+                              gdnHostBytes(p), hostMemoryLimit_));
   gdn::ref::GdnShape refShape{p.B, p.T, p.H, p.HV, p.DK, p.DV};
   gdn::ref::GdnOptions refOptions;
   refOptions.cuSeqlens = p.cuSeqlens;

@@ -36,6 +36,7 @@
 #include "GdnProblem.h"
 #include "GdnSequence.h"
 #include "HostTensor.h"
+#include "Operator.h"
 #include "Options.h"
 
 #include <map>
@@ -161,6 +162,10 @@ public:
   /// Fills the report fields that are known before the run.
   void describe(GdnResult &result) const;
 
+  /// The host memory prepare() allows a problem (default: this machine's
+  /// physical memory; for tests).
+  void setHostMemoryLimit(uint64_t bytes) { hostMemoryLimit_ = bytes; }
+
   /// Bytes of the L2-flushing scratch buffer written before each timed run.
   static constexpr size_t kScratchBytes = size_t(256) << 20;
 
@@ -175,6 +180,7 @@ private:
               const std::vector<float> &ht) const;
 
   const RunOptions *options_ = nullptr;
+  uint64_t hostMemoryLimit_ = physicalMemoryBytes();
   GdnSequence sequence_;
   GdnProblem problem_;
   GdnPathChoice choice_;

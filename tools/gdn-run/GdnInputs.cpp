@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cerrno>
 #include <cstring>
 #include <tuple>
 
@@ -292,10 +293,29 @@ std::string joinPath(const std::string &dir, const std::string &file) {
   return dir.back() == '/' ? dir + file : dir + "/" + file;
 }
 
-bool fileExists(const std::string &path) {
+} // namespace
+
+Status optionalFilePresent(const std::string &path, bool &present) {
+  present = false;
   struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT)
+      return Status::success(); // absent
+    return Status::badInput(path + ": error: cannot read optional input: " +
+                            std::strerror(errno));
+  }
+  // Something is there: it must be readable. A dangling symbolic link is
+  // an error, not an absent file (a varlen input would otherwise run as
+  // non-varlen, or with a zero initial state).
+  if (S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0)
+    return Status::badInput(
+        path + ": error: is a broken symbolic link (" + std::strerror(errno) +
+        "); remove it if the input is meant to be absent");
+  present = true;
+  return Status::success();
 }
+
+namespace {
 
 Status fileError(const std::string &path, const std::string &problem) {
   return Status::badInput(path + ": error: " + problem);
@@ -435,7 +455,10 @@ Status inspectGdnInputs(const std::string &dir, GdnLayout layout,
   p.T = q.T;
   p.H = q.heads;
   p.HV = v.heads;
-  if (fileExists(cuPath)) {
+  bool hasCu = false, hasH0 = false;
+  GDN_RUN_TRY(optionalFilePresent(cuPath, hasCu));
+  GDN_RUN_TRY(optionalFilePresent(h0Path, hasH0));
+  if (hasCu) {
     NpyArray cu;
     GDN_RUN_TRY(readNpy(cuPath, cu));
     if (cu.header.type != NpyType::I32 && cu.header.type != NpyType::I64)
@@ -469,7 +492,7 @@ Status inspectGdnInputs(const std::string &dir, GdnLayout layout,
                                      std::to_string(i));
     plan.hasCuSeqlens = true;
   }
-  p.hasH0 = fileExists(h0Path);
+  p.hasH0 = hasH0;
   if (p.hasH0) {
     GDN_RUN_TRY(floatHeader(h0Path, bf16Bits, plan.h0));
     std::vector<int64_t> expected = {p.numSequences(), p.HV, kGdnHeadDim,
