@@ -481,6 +481,17 @@ Status GdnDriver::runChecked(CudaSession &session,
   if (verbose)
     std::fprintf(stderr, "gdn-run: gdn_prefill: inputs %s in %.2f s\n",
                  load_ ? "loaded" : "generated", secondsSince(start));
+  // Non-finite inputs run like any other (the kernels must finish without a
+  // fault); the check then fails (the error norms are undefined).
+  const GdnNonFinite nonFinite = findNonFiniteInputs(p, inputs_);
+  if (nonFinite.count) {
+    result.nonFiniteInputs = nonFinite.count;
+    std::fprintf(stderr,
+                 "gdn-run: warning: the inputs hold %zu non-finite value%s "
+                 "(first: %s)\n",
+                 nonFinite.count, nonFinite.count == 1 ? "" : "s",
+                 nonFinite.first.c_str());
+  }
 
   // Device buffers: the GDN tensors the kernels take, then the workspaces.
   std::array<DeviceBuffer, kGdnTensorCount> tensors;
@@ -726,8 +737,16 @@ Status GdnDriver::runChecked(CudaSession &session,
 
   if (!check && !opts.saveDir.empty())
     GDN_RUN_TRY(download(o, ht)); // the outputs of the last run
-  if (check)
+  if (check) {
     GDN_RUN_TRY(compare(o, ht, verbose, result));
+    if (nonFinite.count)
+      addFailure(result,
+                 "the inputs hold " + std::to_string(nonFinite.count) +
+                     " non-finite value" + (nonFinite.count == 1 ? "" : "s") +
+                     " (first: " + nonFinite.first +
+                     "): the outputs cannot match the reference (the kernels "
+                     "ran to completion; --check none runs without checking)");
+  }
   if (!opts.saveDir.empty()) {
     auto saveStart = std::chrono::steady_clock::now();
     GDN_RUN_TRY(save(o, ht));

@@ -60,6 +60,7 @@ struct GdnResult {
   bool compared = false;
   ErrorStats o, ht;
   int determinismRuns = 0; ///< extra runs done (all identical when passed)
+  size_t nonFiniteInputs = 0; ///< NaN/Inf among the inputs (check fails)
   bool timed = false;
   int iters = 0;
   double medianMs = 0, minMs = 0;

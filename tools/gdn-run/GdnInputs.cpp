@@ -644,4 +644,46 @@ Status saveGdnTensor(const std::string &dir, const std::string &name,
   return writeNpy(path, type, shape, headMajor.data(), headMajor.size());
 }
 
+GdnNonFinite findNonFiniteInputs(const GdnProblem &p,
+                                 const GdnInputs &in) {
+  GdnNonFinite result;
+  const int64_t D = kGdnHeadDim;
+  const struct {
+    const char *name;
+    const HostArray *array;
+    std::vector<int64_t> dims;
+  } arrays[] = {
+      {"q", &in.q, {p.B, p.T, p.H, D}},
+      {"k", &in.k, {p.B, p.T, p.H, D}},
+      {"v", &in.v, {p.B, p.T, p.HV, D}},
+      {"g", &in.g, {p.B, p.T, p.HV}},
+      {"beta", &in.beta, {p.B, p.T, p.HV}},
+      {"h0", &in.h0, {p.numSequences(), p.HV, D, D}},
+  };
+  for (const auto &a : arrays) {
+    const HostArray &h = *a.array;
+    const size_t size = dtypeSize(h.type);
+    const size_t n = size ? std::min(h.count, h.bytes.size() / size) : 0;
+    for (size_t i = 0; i < n; ++i) {
+      double x = hostElement(h.type, h.bytes.data(), i);
+      if (std::isfinite(x))
+        continue;
+      if (result.count++ == 0) {
+        std::string index;
+        size_t rest = i;
+        std::vector<size_t> idx(a.dims.size());
+        for (size_t d = a.dims.size(); d-- > 0;) {
+          idx[d] = rest % static_cast<size_t>(a.dims[d]);
+          rest /= static_cast<size_t>(a.dims[d]);
+        }
+        for (size_t d = 0; d < idx.size(); ++d)
+          index += (d ? "," : "") + std::to_string(idx[d]);
+        result.first = std::string(a.name) + "[" + index + "] = " +
+                       (std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+      }
+    }
+  }
+  return result;
+}
+
 } // namespace gdn::run

@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 
@@ -374,4 +375,29 @@ TEST(HardeningTest, TargetsKnownOnHostAndMatchedToDevice) {
   EXPECT_FALSE(
       checkTargetForDevice(manifestFor("k", "sm_100f"), false, 12, 0, dev)
           .ok());
+}
+
+TEST(HardeningTest, NonFiniteInputsAreFoundAndNamed) {
+  GdnProblem p;
+  p.B = 1;
+  p.T = 300;
+  p.H = 1;
+  p.HV = 2;
+  p.hasH0 = true;
+  GdnInputs in;
+  generateGdnInputs(p, GdnFamily::Weak, 1, /*withValues=*/false, in);
+  EXPECT_EQ(findNonFiniteInputs(p, in).count, 0u);
+  EXPECT_EQ(findNonFiniteInputs(p, in).first, "");
+  const uint16_t nan16 = 0x7E00;
+  std::memcpy(&in.q.bytes[2 * 1000], &nan16, 2); // q[0,7,0,104]
+  const float inf = INFINITY, minusInf = -INFINITY;
+  std::memcpy(&in.g.bytes[4 * 5], &inf, 4); // g[0,2,1]
+  std::memcpy(&in.h0.bytes[4 * (128 * 128 + 3)], &minusInf, 4);
+  GdnNonFinite nf = findNonFiniteInputs(p, in);
+  EXPECT_EQ(nf.count, 3u);
+  EXPECT_EQ(nf.first, "q[0,7,0,104] = nan");
+  std::memcpy(&in.q.bytes[2 * 1000], &in.q.bytes[0], 2);
+  EXPECT_EQ(findNonFiniteInputs(p, in).first, "g[0,2,1] = inf");
+  std::memcpy(&in.g.bytes[4 * 5], &in.g.bytes[0], 4);
+  EXPECT_EQ(findNonFiniteInputs(p, in).first, "h0[0,1,0,3] = -inf");
 }
