@@ -1,40 +1,80 @@
 # -*- Python -*-
 # The GPU suite: runs compiled kernels through gdn-run on a real GPU.
-# Without a usable CUDA device (gdn-run --probe exits 77) every test is
-# UNSUPPORTED, so CI without a GPU skips them.
+#
+# Without a usable CUDA device (gdn-run --probe fails) every test is
+# UNSUPPORTED, so CI without a GPU skips them -- unless a GPU is requested
+# with GDN_GPU=1 in the environment: then a missing, failing or crashing
+# gdn-run is a configuration error (lit exits non-zero), never a silent skip.
+#
+# Works with LLVM 19's lit.py and with `pip install lit` (>= 23, which
+# refuses the external shell): the tests use lit's internal shell.
+# GDN_KERNEL_DIR (default: the build's kernels/) may be relative; it is
+# resolved against the directory lit is started from.
 
 import os
 import shutil
 import subprocess
+import sys
 
 import lit.formats
 
 config.name = "GDN-GPU"
-config.test_format = lit.formats.ShTest(True)
+config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".test"]
-config.test_source_root = os.path.dirname(__file__)
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 config.test_exec_root = os.path.join(config.gdn_obj_root, "test", "GPU")
 
-kernel_dir = os.environ.get("GDN_KERNEL_DIR", config.gdn_kernel_dir)
+kernel_dir = os.path.abspath(os.environ.get("GDN_KERNEL_DIR", config.gdn_kernel_dir))
 gdn_run = os.path.join(config.gdn_tools_dir, "gdn-run")
+inputs = os.path.join(config.test_source_root, "Inputs")
+lit_root = os.path.dirname(os.path.dirname(os.path.abspath(lit.__file__)))
 config.substitutions.append(("%kernels", kernel_dir))
 config.substitutions.append(("%gdn-run", gdn_run))
+config.substitutions.append(("%python", sys.executable))
+# %expect-exit N CMD...: runs CMD, passes its output through, succeeds iff
+# it exits with status N (the internal shell has no $?).
+config.substitutions.append(
+    ("%expect-exit", '"%s" "%s"' % (sys.executable, os.path.join(inputs, "expect-exit.py"))))
+# %lit: this lit, for the suite's self-test (lit-config.test).
+config.substitutions.append(
+    ("%lit", '"%s" "%s" "%s"' % (sys.executable, os.path.join(inputs, "run-lit.py"), lit_root)))
 config.environment["PATH"] = config.gdn_tools_dir + os.pathsep + os.environ.get("PATH", "")
-for var in ["CUDA_VISIBLE_DEVICES", "GDN_GPU"]:
+for var in ["CUDA_VISIBLE_DEVICES", "GDN_GPU", "HOME", "TMPDIR"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
-def probe():
-    if not os.path.exists(gdn_run):
-        return False
-    try:
-        return subprocess.run([gdn_run, "--probe"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, timeout=120).returncode == 0
-    except Exception:
-        return False
+gpu_requested = os.environ.get("GDN_GPU", "") not in ("", "0")
 
-if probe():
+
+def probe():
+    """(status, why): "ok", "absent" (no gdn-run, or exit 77: no device) or
+    "broken" (any other failure, a crash included), and the details."""
+    if not os.path.exists(gdn_run):
+        return "absent", "gdn-run not found at %s" % gdn_run
+    try:
+        r = subprocess.run([gdn_run, "--probe"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=120)
+    except Exception as e:  # not executable, timeout, ...
+        return "broken", "%s --probe could not run: %s" % (gdn_run, e)
+    out = r.stdout.decode("utf-8", "replace").strip()
+    if r.returncode == 0:
+        return "ok", out
+    if r.returncode < 0:
+        return "broken", "%s --probe was killed by signal %d: %s" % (
+            gdn_run, -r.returncode, out)
+    return ("absent" if r.returncode == 77 else "broken",
+            "%s --probe exited with %d: %s" % (gdn_run, r.returncode, out))
+
+
+status, why = probe()
+if status == "ok":
     config.available_features.add("gpu")
+elif gpu_requested:
+    lit_config.fatal("GDN_GPU=%s asks for the GPU suite, but %s"
+                     % (os.environ["GDN_GPU"], why))
+elif status == "broken":
+    lit_config.warning("GPU tests unsupported: " + why)
 
 if shutil.which("compute-sanitizer"):
     config.available_features.add("compute-sanitizer")

@@ -53,6 +53,7 @@ namespace gdn::run {
   X(cuMemsetD8Async)                                                           \
   X(cuLaunchKernel)                                                            \
   X(cuLaunchKernelEx)                                                          \
+  X(cuTensorMapEncodeTiled)                                                    \
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy)                                                           \
   X(cuStreamSynchronize)                                                       \

@@ -8,6 +8,8 @@
 
 #include "CudaSession.h"
 
+#include "KernelImage.h"
+
 #include <cstdint>
 #include <cstdio>
 
@@ -124,6 +126,11 @@ static std::string smName(const DeviceInfo &d) {
 
 Status CudaSession::loadKernel(const Manifest &manifest,
                                const std::string &image, Kernel &out) {
+  // A target the device cannot run is reported before the driver tries.
+  GDN_RUN_TRY(checkTargetForDevice(manifest, isElfImage(image), info_.ccMajor,
+                                   info_.ccMinor,
+                                   "device " + std::to_string(info_.ordinal) +
+                                       ": " + info_.name));
   CUmodule module = nullptr;
   auto cached = modules_.find(manifest.ptxPath);
   if (cached != modules_.end()) {

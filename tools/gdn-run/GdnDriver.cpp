@@ -2,6 +2,9 @@
 
 #include "GdnDriver.h"
 
+#include "Operator.h"
+#include "TensorMaps.h"
+
 #include "gdn/Reference/GdnReference.h"
 
 #include <algorithm>
@@ -47,6 +50,23 @@ bool isDirectory(const std::string &path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
+
+} // namespace
+
+void bindGdnScalars(const GdnStage &stage, const ExprVariables &scalars,
+                    double scale, KernelArgs &args) {
+  for (size_t j = 0; j < stage.args.size(); ++j) {
+    const GdnArg &arg = stage.args[j];
+    if (arg.kind != GdnArg::Scalar)
+      continue;
+    if (arg.index == static_cast<int>(GdnScalarId::Scale))
+      args.setF32(j, static_cast<float>(scale)); // the oracle's value
+    else
+      args.setInt(j, scalars.at(arg.param->name));
+  }
+}
+
+namespace {
 
 /// The parameter declaring tensor `id` first, for messages.
 std::string whereDeclared(const GdnSequence &seq, GdnTensorId id) {
@@ -131,6 +151,11 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
                                    : 1.0 / std::sqrt(double(kGdnHeadDim));
   p.scale = static_cast<double>(static_cast<float>(scale));
   GDN_RUN_TRY(validateGdnProblem(p));
+  // Before anything of the problem's size is allocated (the segmentation
+  // below holds B + 1 boundaries): --B 2147483647 is bad input, not an
+  // out-of-memory kill.
+  GDN_RUN_TRY(checkHostMemory("gdn_prefill problem " + p.shapeText(),
+                              gdnHostBytes(p), hostMemoryLimit_));
   gdn::ref::GdnShape refShape{p.B, p.T, p.H, p.HV, p.DK, p.DV};
   gdn::ref::GdnOptions refOptions;
   refOptions.cuSeqlens = p.cuSeqlens;
@@ -289,7 +314,14 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
     return Status::badInput("varlen inputs (cu_seqlens), but no kernel of the "
                             "sequence takes parameter cu_seqlens (or "
                             "cp_bounds)");
-  GDN_RUN_TRY(evaluateGdnSequence(p.scalars(), sequence_));
+  const ExprVariables scalars = p.scalars();
+  GDN_RUN_TRY(evaluateGdnSequence(scalars, sequence_));
+  // Tensor maps: dims and strides for this problem, before any GPU work.
+  for (const GdnStage &stage : sequence_.stages) {
+    KernelArgs args(*stage.manifest);
+    bindGdnScalars(stage, scalars, p.scale, args);
+    GDN_RUN_TRY(args.checkTensorMaps(scalars));
+  }
 
   if (!options.saveDir.empty()) {
     struct stat st;
@@ -449,6 +481,17 @@ Status GdnDriver::runChecked(CudaSession &session,
   if (verbose)
     std::fprintf(stderr, "gdn-run: gdn_prefill: inputs %s in %.2f s\n",
                  load_ ? "loaded" : "generated", secondsSince(start));
+  // Non-finite inputs run like any other (the kernels must finish without a
+  // fault); the check then fails (the error norms are undefined).
+  const GdnNonFinite nonFinite = findNonFiniteInputs(p, inputs_);
+  if (nonFinite.count) {
+    result.nonFiniteInputs = nonFinite.count;
+    std::fprintf(stderr,
+                 "gdn-run: warning: the inputs hold %zu non-finite value%s "
+                 "(first: %s)\n",
+                 nonFinite.count, nonFinite.count == 1 ? "" : "s",
+                 nonFinite.first.c_str());
+  }
 
   // Device buffers: the GDN tensors the kernels take, then the workspaces.
   std::array<DeviceBuffer, kGdnTensorCount> tensors;
@@ -560,45 +603,31 @@ Status GdnDriver::runChecked(CudaSession &session,
                    ws.elemSize);
   }
 
-  // Kernel arguments: one 8-byte slot per parameter holding its value
-  // (cuLaunchKernel reads each through a pointer to it).
+  // Kernel arguments, bound by name; then each kernel's tensor maps from
+  // its bound pointers and the problem scalars (TensorMaps.h).
   const ExprVariables scalars = p.scalars();
-  const float scale = static_cast<float>(p.scale);
-  struct Bound {
-    std::vector<uint64_t> slots;
-    std::vector<void *> args;
-  };
-  std::vector<Bound> bound(stages.size());
+  std::vector<std::unique_ptr<KernelArgs>> bound;
   for (size_t i = 0; i < stages.size(); ++i) {
-    Bound &b = bound[i];
-    b.slots.assign(stages[i].args.size(), 0);
+    bound.push_back(std::make_unique<KernelArgs>(*stages[i].manifest));
+    KernelArgs &b = *bound.back();
+    bindGdnScalars(stages[i], scalars, p.scale, b);
     for (size_t j = 0; j < stages[i].args.size(); ++j) {
       const GdnArg &arg = stages[i].args[j];
-      void *slot = &b.slots[j];
-      if (arg.kind == GdnArg::Tensor || arg.kind == GdnArg::Workspace) {
-        CUdeviceptr ptr = arg.kind == GdnArg::Tensor
-                              ? tensors[arg.index].ptr()
-                              : workspaces[arg.index]->ptr();
-        std::memcpy(slot, &ptr, sizeof ptr);
-      } else if (arg.index == static_cast<int>(GdnScalarId::Scale)) {
-        std::memcpy(slot, &scale, sizeof scale);
-      } else {
-        int64_t v = scalars.at(arg.param->name);
-        if (arg.param->type.elem == DType::I32) {
-          int32_t v32 = static_cast<int32_t>(v);
-          std::memcpy(slot, &v32, sizeof v32);
-        } else {
-          std::memcpy(slot, &v, sizeof v);
-        }
-      }
-      b.args.push_back(slot);
+      if (arg.kind == GdnArg::Tensor)
+        b.setPointer(j, tensors[arg.index].ptr());
+      else if (arg.kind == GdnArg::Workspace)
+        b.setPointer(j, workspaces[arg.index]->ptr());
     }
+    Status s = b.bindTensorMaps(session.driver(), scalars, verbose);
+    if (!s.ok())
+      return Status(s.code(), "stage '" + stages[i].name + "': " +
+                                  s.message());
   }
 
   auto launchAll = [&]() -> Status {
     for (size_t i = 0; i < stages.size(); ++i) {
       Status s = session.launch(kernels[i], stages[i].grid,
-                                bound[i].args.data());
+                                bound[i]->data());
       if (!s.ok())
         return Status(s.code(), "launching stage '" + stages[i].name +
                                     "' (" + stages[i].manifest->kernel +
@@ -693,7 +722,7 @@ Status GdnDriver::runChecked(CudaSession &session,
       for (size_t i = 0; i < stages.size(); ++i) {
         auto launchOne = [&]() -> Status {
           return session.launch(kernels[i], stages[i].grid,
-                                bound[i].args.data());
+                                bound[i]->data());
         };
         std::vector<float> one;
         GDN_RUN_TRY(session.timeLaunches(launchOne, 1,
@@ -708,8 +737,16 @@ Status GdnDriver::runChecked(CudaSession &session,
 
   if (!check && !opts.saveDir.empty())
     GDN_RUN_TRY(download(o, ht)); // the outputs of the last run
-  if (check)
+  if (check) {
     GDN_RUN_TRY(compare(o, ht, verbose, result));
+    if (nonFinite.count)
+      addFailure(result,
+                 "the inputs hold " + std::to_string(nonFinite.count) +
+                     " non-finite value" + (nonFinite.count == 1 ? "" : "s") +
+                     " (first: " + nonFinite.first +
+                     "): the outputs cannot match the reference (the kernels "
+                     "ran to completion; --check none runs without checking)");
+  }
   if (!opts.saveDir.empty()) {
     auto saveStart = std::chrono::steady_clock::now();
     GDN_RUN_TRY(save(o, ht));

@@ -36,6 +36,7 @@
 #include "GdnProblem.h"
 #include "GdnSequence.h"
 #include "HostTensor.h"
+#include "Operator.h"
 #include "Options.h"
 
 #include <map>
@@ -59,6 +60,7 @@ struct GdnResult {
   bool compared = false;
   ErrorStats o, ht;
   int determinismRuns = 0; ///< extra runs done (all identical when passed)
+  size_t nonFiniteInputs = 0; ///< NaN/Inf among the inputs (check fails)
   bool timed = false;
   int iters = 0;
   double medianMs = 0, minMs = 0;
@@ -161,6 +163,10 @@ public:
   /// Fills the report fields that are known before the run.
   void describe(GdnResult &result) const;
 
+  /// The host memory prepare() allows a problem (default: this machine's
+  /// physical memory; for tests).
+  void setHostMemoryLimit(uint64_t bytes) { hostMemoryLimit_ = bytes; }
+
   /// Bytes of the L2-flushing scratch buffer written before each timed run.
   static constexpr size_t kScratchBytes = size_t(256) << 20;
 
@@ -175,6 +181,7 @@ private:
               const std::vector<float> &ht) const;
 
   const RunOptions *options_ = nullptr;
+  uint64_t hostMemoryLimit_ = physicalMemoryBytes();
   GdnSequence sequence_;
   GdnProblem problem_;
   GdnPathChoice choice_;
@@ -186,6 +193,13 @@ private:
   GdnInputs inputs_;
   std::vector<double> refO_, refHt_;
 };
+
+class KernelArgs;
+
+/// Binds the scalar parameters of `stage` (the integer ones from `scalars`,
+/// scale as f32) into `args`.
+void bindGdnScalars(const GdnStage &stage, const ExprVariables &scalars,
+                    double scale, KernelArgs &args);
 
 /// The result table's header and one row (op, shape, dtype, family, check,
 /// o_rel, ht_rel, median_ms, TFLOP/s, GB/s, xfloor, result).

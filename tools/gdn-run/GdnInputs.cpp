@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cerrno>
 #include <cstring>
 #include <tuple>
 
@@ -292,10 +293,29 @@ std::string joinPath(const std::string &dir, const std::string &file) {
   return dir.back() == '/' ? dir + file : dir + "/" + file;
 }
 
-bool fileExists(const std::string &path) {
+} // namespace
+
+Status optionalFilePresent(const std::string &path, bool &present) {
+  present = false;
   struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT)
+      return Status::success(); // absent
+    return Status::badInput(path + ": error: cannot read optional input: " +
+                            std::strerror(errno));
+  }
+  // Something is there: it must be readable. A dangling symbolic link is
+  // an error, not an absent file (a varlen input would otherwise run as
+  // non-varlen, or with a zero initial state).
+  if (S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0)
+    return Status::badInput(
+        path + ": error: is a broken symbolic link (" + std::strerror(errno) +
+        "); remove it if the input is meant to be absent");
+  present = true;
+  return Status::success();
 }
+
+namespace {
 
 Status fileError(const std::string &path, const std::string &problem) {
   return Status::badInput(path + ": error: " + problem);
@@ -435,7 +455,10 @@ Status inspectGdnInputs(const std::string &dir, GdnLayout layout,
   p.T = q.T;
   p.H = q.heads;
   p.HV = v.heads;
-  if (fileExists(cuPath)) {
+  bool hasCu = false, hasH0 = false;
+  GDN_RUN_TRY(optionalFilePresent(cuPath, hasCu));
+  GDN_RUN_TRY(optionalFilePresent(h0Path, hasH0));
+  if (hasCu) {
     NpyArray cu;
     GDN_RUN_TRY(readNpy(cuPath, cu));
     if (cu.header.type != NpyType::I32 && cu.header.type != NpyType::I64)
@@ -469,7 +492,7 @@ Status inspectGdnInputs(const std::string &dir, GdnLayout layout,
                                      std::to_string(i));
     plan.hasCuSeqlens = true;
   }
-  p.hasH0 = fileExists(h0Path);
+  p.hasH0 = hasH0;
   if (p.hasH0) {
     GDN_RUN_TRY(floatHeader(h0Path, bf16Bits, plan.h0));
     std::vector<int64_t> expected = {p.numSequences(), p.HV, kGdnHeadDim,
@@ -619,6 +642,48 @@ Status saveGdnTensor(const std::string &dir, const std::string &name,
                  size * static_cast<size_t>(std::max<int64_t>(row, 1)),
                  /*toHeadMajor=*/true);
   return writeNpy(path, type, shape, headMajor.data(), headMajor.size());
+}
+
+GdnNonFinite findNonFiniteInputs(const GdnProblem &p,
+                                 const GdnInputs &in) {
+  GdnNonFinite result;
+  const int64_t D = kGdnHeadDim;
+  const struct {
+    const char *name;
+    const HostArray *array;
+    std::vector<int64_t> dims;
+  } arrays[] = {
+      {"q", &in.q, {p.B, p.T, p.H, D}},
+      {"k", &in.k, {p.B, p.T, p.H, D}},
+      {"v", &in.v, {p.B, p.T, p.HV, D}},
+      {"g", &in.g, {p.B, p.T, p.HV}},
+      {"beta", &in.beta, {p.B, p.T, p.HV}},
+      {"h0", &in.h0, {p.numSequences(), p.HV, D, D}},
+  };
+  for (const auto &a : arrays) {
+    const HostArray &h = *a.array;
+    const size_t size = dtypeSize(h.type);
+    const size_t n = size ? std::min(h.count, h.bytes.size() / size) : 0;
+    for (size_t i = 0; i < n; ++i) {
+      double x = hostElement(h.type, h.bytes.data(), i);
+      if (std::isfinite(x))
+        continue;
+      if (result.count++ == 0) {
+        std::string index;
+        size_t rest = i;
+        std::vector<size_t> idx(a.dims.size());
+        for (size_t d = a.dims.size(); d-- > 0;) {
+          idx[d] = rest % static_cast<size_t>(a.dims[d]);
+          rest /= static_cast<size_t>(a.dims[d]);
+        }
+        for (size_t d = 0; d < idx.size(); ++d)
+          index += (d ? "," : "") + std::to_string(idx[d]);
+        result.first = std::string(a.name) + "[" + index + "] = " +
+                       (std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+      }
+    }
+  }
+  return result;
 }
 
 } // namespace gdn::run

@@ -106,6 +106,23 @@ struct GdnLoadPlan {
   DType qDtype = DType::F16;
 };
 
+/// Whether optional input `path` (h0.npy, cu_seqlens.npy) is present:
+/// false only when nothing exists at the path (lstat: ENOENT). A dangling
+/// symbolic link or an unreadable directory entry is BadInput, never
+/// "absent".
+Status optionalFilePresent(const std::string &path, bool &present);
+
+/// Non-finite values among the inputs (counted from the kernel-format
+/// bytes, so also without the oracle's doubles).
+struct GdnNonFinite {
+  size_t count = 0;
+  std::string first; ///< e.g. "q[0,7,0,104] = nan"; "" when count = 0
+};
+/// Counts the NaN and infinite values of q, k, v, g, beta and h0 of
+/// `problem` (`inputs` canonical BTHD).
+GdnNonFinite findNonFiniteInputs(const GdnProblem &problem,
+                                 const GdnInputs &inputs);
+
 /// Reads the headers of DIR/{q,k,v,g,beta}.npy and, if present, DIR/h0.npy
 /// and DIR/cu_seqlens.npy (which is read whole), checks their shapes against
 /// each other in `layout`, and sets problem.B, T, H, HV, hasH0 and cuSeqlens

@@ -83,7 +83,10 @@ Status validateGdnProblem(const GdnProblem &p) {
       __builtin_mul_overflow(tmp, p.HV, &tmp) ||
       __builtin_mul_overflow(tmp, p.DV, &tmp) ||
       __builtin_mul_overflow(p.B * p.T, p.H, &tmp) ||
-      __builtin_mul_overflow(tmp, p.DK * 8, &tmp))
+      __builtin_mul_overflow(tmp, p.DK * 8, &tmp) ||
+      __builtin_mul_overflow(p.varlen() ? int64_t(p.cuSeqlens.size()) : p.B,
+                             p.HV, &tmp) ||
+      __builtin_mul_overflow(tmp, p.DK * p.DV * 8, &tmp))
     return bad("shape " + p.shapeText() + " is too large");
   if (p.varlen()) {
     const std::vector<int64_t> &cu = p.cuSeqlens;
@@ -110,6 +113,23 @@ Status validateGdnProblem(const GdnProblem &p) {
     return bad("scale " + std::to_string(p.scale) +
                " must be positive and finite");
   return Status::success();
+}
+
+double gdnHostBytes(const GdnProblem &p) {
+  const double d = static_cast<double>(kGdnHeadDim);
+  const double tokens = static_cast<double>(p.B) * static_cast<double>(p.T);
+  const double h = static_cast<double>(p.H), hv = static_cast<double>(p.HV);
+  const double n = static_cast<double>(p.varlen() ? p.cuSeqlens.size() - 1
+                                                  : static_cast<size_t>(p.B));
+  const double elem = static_cast<double>(dtypeSize(p.dtype));
+  const double qk = 2 * tokens * h * d * (elem + 8);
+  const double v = tokens * hv * d * (elem + 8);
+  const double o = tokens * hv * d * (2 * elem + 8);
+  const double gates = 2 * tokens * hv * (4 + 8);
+  const double state = n * hv * d * d;
+  const double ht = state * (4 + 4 + 8) + (p.hasH0 ? state * (4 + 8) : 0);
+  const double index = (n + 1) * 8 * 5;
+  return qk + v + o + gates + ht + index;
 }
 
 GdnCost gdnCost(const GdnProblem &p) {

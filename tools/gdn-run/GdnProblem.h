@@ -70,6 +70,12 @@ struct GdnProblem {
 /// counts that fit int64). BadInput naming the problem.
 Status validateGdnProblem(const GdnProblem &problem);
 
+/// A lower bound of the host memory one check of `problem` takes: the
+/// inputs in the kernel formats and as doubles, o and the final state
+/// downloaded twice (determinism) and as the fp64 reference, the index
+/// tensors. Double precision, so that absurd shapes cannot overflow.
+double gdnHostBytes(const GdnProblem &problem);
+
 /// Work and traffic of one forward (GDN.md §5, "our floor model").
 struct GdnCost {
   double flop = 0;  ///< B*T*HV*180224

@@ -401,6 +401,15 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
       arg.param = &p;
       GdnTensorId tid;
       GdnScalarId sid;
+      if (p.type.isTensorMap) {
+        if (findTensor(p.name, tid) || findScalar(p.name, sid))
+          return error(m, p.line,
+                       "parameter " + p.name + " is a tensor or scalar of the "
+                       "GDN kernel ABI and cannot be a tensormap");
+        arg.kind = GdnArg::TensorMap;
+        stage.args.push_back(arg);
+        continue;
+      }
       if (findTensor(p.name, tid)) {
         GDN_RUN_TRY(checkTensorType(m, p, tid));
         arg.kind = GdnArg::Tensor;

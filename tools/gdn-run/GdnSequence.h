@@ -49,6 +49,10 @@
 //                                           of CP segments; N on the direct
 //                                           path, one segment per sequence)
 //   scale                                    f32 scalar
+//   X:tensormap                              a TMA tensor map over another
+//                                           parameter of the kernel (its
+//                                           tensormap.X line, Manifest.h);
+//                                           dims/strides over the scalars
 //   any other ptr<...> X: a workspace. Some manifest at or before X's first
 //   user in launch order must declare meta.ws_X; one buffer per name is
 //   shared by the whole sequence and holds ws_X elements of the widest
@@ -98,7 +102,10 @@ const char *gdnScalarName(GdnScalarId id);
 
 /// How one kernel parameter is bound.
 struct GdnArg {
-  enum Kind { Tensor, Workspace, Scalar };
+  /// TensorMap: a `param = X:tensormap` (Manifest.h), built from its base
+  /// tensor or workspace after the others are bound (TensorMaps.h); its
+  /// expressions use the problem scalars.
+  enum Kind { Tensor, Workspace, Scalar, TensorMap };
   Kind kind = Tensor;
   int index = 0; ///< GdnTensorId, index into workspaces, or GdnScalarId
   const Param *param = nullptr;

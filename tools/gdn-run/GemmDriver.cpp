@@ -9,6 +9,8 @@
 
 #include "GemmDriver.h"
 
+#include "TensorMaps.h"
+
 #include <chrono>
 #include <algorithm>
 #include <cstdint>
@@ -24,10 +26,21 @@ std::unique_ptr<OperatorDriver> createGemmDriver() {
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 static const Param *findParam(const Manifest &m, const std::string &name) {
-  for (const Param &p : m.params)
-    if (p.name == name)
-      return &p;
-  return nullptr;
+  return m.findParam(name);
+}
+
+Dim3 GemmDriver::persistentGrid(int64_t tiles, int64_t smCount,
+                                int64_t blocksPerSm, unsigned clusterX) {
+  int64_t slots = 0;
+  if (__builtin_mul_overflow(std::max<int64_t>(smCount, 1),
+                             std::max<int64_t>(blocksPerSm, 1), &slots))
+    slots = INT64_MAX;
+  int64_t x = std::min(std::max<int64_t>(tiles, 1), slots);
+  const int64_t c = std::max<unsigned>(clusterX, 1);
+  x = std::max(c, x / c * c);
+  Dim3 grid;
+  grid.x = static_cast<unsigned>(std::min<int64_t>(x, INT32_MAX));
+  return grid;
 }
 
 Status GemmDriver::prepare(const Manifest &manifest,
@@ -74,6 +87,19 @@ Status GemmDriver::prepare(const Manifest &manifest,
   GDN_RUN_TRY(manifest.metaInt("transpose_b", transposeB, false, 0, 0, 1));
   GDN_RUN_TRY(
       manifest.metaInt("requires_divisible", divisible, false, 0, 0, 1));
+  int64_t persistent = 0;
+  GDN_RUN_TRY(manifest.metaInt("persistent", persistent, false, 0, 0, 1));
+  persistent_ = persistent != 0;
+  GDN_RUN_TRY(
+      manifest.metaInt("blocks_per_sm", blocksPerSm_, false, 1, 1, 64));
+  if (!persistent_ && manifest.findMeta("blocks_per_sm"))
+    return Status::badInput(
+        manifest.location(manifest.findMeta("blocks_per_sm")->line) +
+        ": error: meta.blocks_per_sm applies only to meta.persistent = 1");
+  if (persistent_ && (manifest.cluster[1] != 1 || manifest.cluster[2] != 1))
+    return Status::badInput(
+        manifest.location(manifest.findMeta("persistent")->line) +
+        ": error: a persistent kernel has a 1-D grid: cluster must be N,1,1");
 
   // Shape.
   problem_.m = options.dim("m", kDefaultSize);
@@ -102,11 +128,18 @@ Status GemmDriver::prepare(const Manifest &manifest,
           d.blockKey + " = " + std::to_string(d.block) +
           " (meta.requires_divisible = 1)");
   }
-  grid_.x = static_cast<unsigned>(
-      std::min<int64_t>(ceilDiv(problem_.n, blockN_), UINT32_MAX));
-  grid_.y = static_cast<unsigned>(
-      std::min<int64_t>(ceilDiv(problem_.m, blockM_), UINT32_MAX));
-  grid_.z = 1;
+  // M, N, K <= 2^31 - 1: the products below cannot overflow int64.
+  tiles_ = ceilDiv(problem_.m, blockM_) * ceilDiv(problem_.n, blockN_);
+  if (persistent_) {
+    grid_ = persistentGrid(tiles_, kDefaultSmCount, blocksPerSm_,
+                           manifest.cluster[0]);
+  } else {
+    grid_.x = static_cast<unsigned>(
+        std::min<int64_t>(ceilDiv(problem_.n, blockN_), UINT32_MAX));
+    grid_.y = static_cast<unsigned>(
+        std::min<int64_t>(ceilDiv(problem_.m, blockM_), UINT32_MAX));
+    grid_.z = 1;
+  }
   GDN_RUN_TRY(checkLaunchGrid(manifest, grid_));
   // Host copies (inputs, output, fp64 reference) must fit in memory.
   const int64_t kMaxElements = int64_t(1) << 33;
@@ -116,7 +149,28 @@ Status GemmDriver::prepare(const Manifest &manifest,
     return Status::badInput(manifest.path + ": error: GEMM shape " + shape() +
                             " is too large (an operand has more than 2^33 "
                             "elements)");
-  return Status::success();
+  const double mn = double(problem_.m) * double(problem_.n);
+  const double hostBytes =
+      2.0 * double(problem_.k) * (double(problem_.m) + double(problem_.n)) +
+      4.0 * mn + (options.check == CheckMode::Full ? 8.0 * mn : 0.0);
+  GDN_RUN_TRY(checkHostMemory(manifest.path + ": error: GEMM shape " +
+                                  shape(),
+                              hostBytes));
+  // Tensor maps: their dims and strides over M, N, K, before any GPU work.
+  KernelArgs args(manifest);
+  bindScalars(args);
+  return args.checkTensorMaps({});
+}
+
+void GemmDriver::bindScalars(KernelArgs &args) const {
+  const Manifest &m = *manifest_;
+  const struct {
+    const char *name;
+    int64_t value;
+  } dims[] = {{"M", problem_.m}, {"N", problem_.n}, {"K", problem_.k}};
+  for (const auto &d : dims)
+    args.setInt(static_cast<size_t>(m.findParam(d.name) - m.params.data()),
+                d.value);
 }
 
 std::string GemmDriver::shape() const {
@@ -169,18 +223,36 @@ Status GemmDriver::runChecked(CudaSession &session, const Kernel &kernel,
   GDN_RUN_TRY(dA.upload(a.data(), dA.bytes()));
   GDN_RUN_TRY(dB.upload(b.data(), dB.bytes()));
 
-  // cuLaunchKernel reads each parameter through a pointer to its value.
-  CUdeviceptr ptrA = dA.ptr(), ptrB = dB.ptr(), ptrC = dC.ptr();
-  int32_t m32 = static_cast<int32_t>(p.m), n32 = static_cast<int32_t>(p.n),
-          k32 = static_cast<int32_t>(p.k);
-  int64_t m64 = p.m, n64 = p.n, k64 = p.k;
-  void *args[] = {&ptrA,
-                  &ptrB,
-                  &ptrC,
-                  sizes64_ ? static_cast<void *>(&m64) : &m32,
-                  sizes64_ ? static_cast<void *>(&n64) : &n32,
-                  sizes64_ ? static_cast<void *>(&k64) : &k32};
-  auto launchOnce = [&]() { return session.launch(kernel, grid_, args); };
+  // Parameters by name (tensor maps may sit anywhere between them); then
+  // the tensor maps from the bound pointers and M, N, K.
+  const Manifest &mf = *manifest_;
+  KernelArgs args(mf);
+  auto index = [&](const char *name) {
+    return static_cast<size_t>(mf.findParam(name) - mf.params.data());
+  };
+  args.setPointer(index("A"), dA.ptr());
+  args.setPointer(index("B"), dB.ptr());
+  args.setPointer(index("C"), dC.ptr());
+  bindScalars(args);
+  GDN_RUN_TRY(args.bindTensorMaps(session.driver(), {}, session.verbose()));
+  if (persistent_)
+    grid_ = persistentGrid(tiles_, session.device().smCount, blocksPerSm_,
+                           mf.cluster[0]);
+  GDN_RUN_TRY(checkLaunchGrid(mf, grid_));
+  if (session.verbose()) {
+    std::string how =
+        persistent_ ? " (persistent: " + std::to_string(tiles_) + " tiles, " +
+                          std::to_string(session.device().smCount) +
+                          " SMs x " + std::to_string(blocksPerSm_) +
+                          " block" + (blocksPerSm_ == 1 ? "" : "s") +
+                          " per SM)"
+                    : "";
+    std::fprintf(stderr, "gdn-run: %s: grid %ux%ux%u%s\n", mf.kernel.c_str(),
+                 grid_.x, grid_.y, grid_.z, how.c_str());
+  }
+  auto launchOnce = [&]() {
+    return session.launch(kernel, grid_, args.data());
+  };
   const std::string what = "launching " + manifest_->kernel;
 
   std::vector<float> c;

@@ -8,6 +8,14 @@
 // ceil(M/block_m), 1). meta.requires_divisible = 1 restricts shapes to
 // multiples of the block sizes (meta.block_k included).
 //
+// meta.persistent = 1: the kernel loops over the tiles itself; the grid is
+// (min(tiles, SMs * meta.blocks_per_sm), 1, 1) with tiles = ceil(M/block_m)
+// * ceil(N/block_n) and meta.blocks_per_sm defaulting to 1 (rounded down to
+// a multiple of cluster.x, at least cluster.x; cluster.y = cluster.z = 1).
+//
+// Tensor maps (`param = X:tensormap`, Manifest.h) may appear anywhere in
+// the parameter list; their expressions use M, N and K (TensorMaps.h).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef GDN_TOOLS_GDN_RUN_GEMMDRIVER_H
@@ -20,6 +28,8 @@
 
 namespace gdn::run {
 
+class KernelArgs;
+
 /// The GEMM operator driver.
 class GemmDriver : public OperatorDriver {
 public:
@@ -28,10 +38,21 @@ public:
   void run(CudaSession &session, const Kernel &kernel,
            CheckResult &result) override;
 
-  /// Valid after prepare(); exposed for tests.
+  /// Valid after prepare(); exposed for tests. For a persistent kernel the
+  /// grid is the one for kDefaultSmCount SMs until run() knows the device.
   const GemmProblem &problem() const { return problem_; }
   DType inputType() const { return inputType_; }
   Dim3 grid() const { return grid_; }
+  bool persistent() const { return persistent_; }
+  int64_t tiles() const { return tiles_; }
+
+  /// The grid of a persistent kernel: (min(tiles, smCount * blocksPerSm),
+  /// 1, 1), rounded down to a multiple of clusterX (at least clusterX).
+  static Dim3 persistentGrid(int64_t tiles, int64_t smCount,
+                             int64_t blocksPerSm, unsigned clusterX);
+
+  /// SM count assumed by prepare() for persistent grids (an H100/H200).
+  static constexpr int64_t kDefaultSmCount = 132;
 
   /// Default problem size per dimension when --m/--n/--k are not given.
   static constexpr int64_t kDefaultSize = 4096;
@@ -39,6 +60,8 @@ public:
   static constexpr size_t kSampleCount = 4096;
 
 private:
+  /// Binds M, N, K (i32 or i64 as declared).
+  void bindScalars(KernelArgs &args) const;
   Status runChecked(CudaSession &session, const Kernel &kernel,
                     CheckResult &result);
   void compare(const std::vector<uint16_t> &a, const std::vector<uint16_t> &b,
@@ -51,6 +74,9 @@ private:
   DType inputType_ = DType::F16;
   bool sizes64_ = false; ///< M, N, K are i64 parameters
   int64_t blockM_ = 0, blockN_ = 0, blockK_ = 0;
+  bool persistent_ = false;
+  int64_t blocksPerSm_ = 1;
+  int64_t tiles_ = 0;
   Dim3 grid_;
 };
 

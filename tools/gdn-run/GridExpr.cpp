@@ -34,8 +34,9 @@ namespace {
 
 class Evaluator {
 public:
-  Evaluator(const std::string &text, const ExprVariables &vars)
-      : text_(text), vars_(vars) {}
+  Evaluator(const std::string &text, const ExprVariables &vars,
+            bool syntaxOnly = false)
+      : text_(text), vars_(vars), syntaxOnly_(syntaxOnly) {}
 
   /// Parses the whole text as one expression.
   Status run(int64_t &out) {
@@ -79,8 +80,26 @@ private:
     return error(std::string("expected '") + c + "', got '" + text_[pos_] +
                  "'");
   }
-  Status overflow(size_t at) const {
+  /// Integer overflow at `at`; ignored (the value becomes 1) when only the
+  /// syntax is checked.
+  Status overflow(size_t at, int64_t &value) const {
+    if (syntaxOnly_) {
+      value = 1;
+      return Status::success();
+    }
     return errorAt("integer overflow", at);
+  }
+
+  /// Enters one nesting level (a parenthesis, cdiv or unary minus); the
+  /// recursion of the evaluator is bounded by kMaxExprDepth.
+  struct Nest {
+    int &depth;
+    explicit Nest(int &d) : depth(d) { ++depth; }
+    ~Nest() { --depth; }
+  };
+  Status tooDeep() const {
+    return error("nested more than " + std::to_string(kMaxExprDepth) +
+                 " levels deep");
   }
 
   Status expr(int64_t &out) {
@@ -96,7 +115,7 @@ private:
       bool bad = plus ? __builtin_add_overflow(out, rhs, &out)
                       : __builtin_sub_overflow(out, rhs, &out);
       if (bad)
-        return overflow(at);
+        GDN_RUN_TRY(overflow(at, out));
     }
   }
 
@@ -112,7 +131,7 @@ private:
       GDN_RUN_TRY(unary(rhs));
       if (mul) {
         if (__builtin_mul_overflow(out, rhs, &out))
-          return overflow(at);
+          GDN_RUN_TRY(overflow(at, out));
         continue;
       }
       GDN_RUN_TRY(divide(out, rhs, at, /*ceil=*/false, out));
@@ -120,10 +139,14 @@ private:
   }
 
   Status divide(int64_t a, int64_t b, size_t at, bool ceil, int64_t &out) {
+    if (syntaxOnly_ && b == 0) {
+      out = 1;
+      return Status::success();
+    }
     if (b == 0)
       return errorAt("division by zero", at);
     if (a == INT64_MIN && b == -1)
-      return overflow(at);
+      return overflow(at, out);
     out = ceil ? ceilDivSigned(a, b) : floorDiv(a, b);
     return Status::success();
   }
@@ -132,9 +155,12 @@ private:
     skipSpace();
     size_t at = pos_;
     if (accept('-')) {
+      Nest nest(depth_);
+      if (depth_ > kMaxExprDepth)
+        return tooDeep();
       GDN_RUN_TRY(unary(out));
       if (out == INT64_MIN)
-        return overflow(at);
+        return overflow(at, out);
       out = -out;
       return Status::success();
     }
@@ -149,6 +175,9 @@ private:
     size_t start = pos_;
     if (c == '(') {
       ++pos_;
+      Nest nest(depth_);
+      if (depth_ > kMaxExprDepth)
+        return tooDeep();
       GDN_RUN_TRY(expr(out));
       return expect(')');
     }
@@ -169,6 +198,9 @@ private:
         ++pos_;
       std::string name = text_.substr(start, pos_ - start);
       if (name == "cdiv") {
+        Nest nest(depth_);
+        if (depth_ > kMaxExprDepth)
+          return tooDeep();
         GDN_RUN_TRY(expect('('));
         int64_t a = 0, b = 0;
         GDN_RUN_TRY(expr(a));
@@ -178,6 +210,10 @@ private:
         return divide(a, b, start, /*ceil=*/true, out);
       }
       auto it = vars_.find(name);
+      if (syntaxOnly_) {
+        out = 1;
+        return Status::success();
+      }
       if (it == vars_.end()) {
         std::string known;
         for (const auto &entry : vars_)
@@ -195,7 +231,9 @@ private:
 
   const std::string &text_;
   const ExprVariables &vars_;
+  bool syntaxOnly_ = false;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 } // namespace
@@ -208,8 +246,16 @@ Status evaluateIntExpr(const std::string &text, const ExprVariables &vars,
   return e.run(out);
 }
 
-Status evaluateExprTriple(const std::string &text, const ExprVariables &vars,
-                          std::array<int64_t, 3> &out) {
+Status checkIntExprSyntax(const std::string &text) {
+  if (trim(text).empty())
+    return Status::badInput("empty expression");
+  static const ExprVariables none;
+  Evaluator e(text, none, /*syntaxOnly=*/true);
+  int64_t ignored = 0;
+  return e.run(ignored);
+}
+
+std::vector<std::string> splitExprList(const std::string &text) {
   std::vector<std::string> parts;
   int depth = 0;
   size_t start = 0;
@@ -219,11 +265,29 @@ Status evaluateExprTriple(const std::string &text, const ExprVariables &vars,
       ++depth;
     else if (c == ')')
       --depth;
-    else if (c == ',' && depth <= 0) {
-      parts.push_back(text.substr(start, i - start));
+    else if ((c == ',' && depth <= 0) || i == text.size()) {
+      // The end always closes the last item, even inside an unbalanced
+      // parenthesis (the evaluator then reports it).
+      parts.push_back(trim(text.substr(start, i - start)));
       start = i + 1;
     }
   }
+  return parts;
+}
+
+Status evaluateExprList(const std::string &text, const ExprVariables &vars,
+                        std::vector<int64_t> &out) {
+  std::vector<std::string> parts = splitExprList(text);
+  std::vector<int64_t> values(parts.size(), 0);
+  for (size_t i = 0; i < parts.size(); ++i)
+    GDN_RUN_TRY(evaluateIntExpr(parts[i], vars, values[i]));
+  out = std::move(values);
+  return Status::success();
+}
+
+Status evaluateExprTriple(const std::string &text, const ExprVariables &vars,
+                          std::array<int64_t, 3> &out) {
+  std::vector<std::string> parts = splitExprList(text);
   if (parts.size() != 3)
     return Status::badInput("expected three comma-separated expressions "
                             "'x, y, z', got " +
@@ -231,7 +295,7 @@ Status evaluateExprTriple(const std::string &text, const ExprVariables &vars,
                             "'");
   std::array<int64_t, 3> v = {0, 0, 0};
   for (size_t i = 0; i < 3; ++i)
-    GDN_RUN_TRY(evaluateIntExpr(trim(parts[i]), vars, v[i]));
+    GDN_RUN_TRY(evaluateIntExpr(parts[i], vars, v[i]));
   out = v;
   return Status::success();
 }

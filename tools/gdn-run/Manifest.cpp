@@ -9,14 +9,19 @@
 
 #include "Manifest.h"
 
+#include "GridExpr.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <sstream>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace gdn::run {
 
@@ -55,6 +60,8 @@ size_t dtypeSize(DType type) {
 }
 
 std::string ParamType::str() const {
+  if (isTensorMap)
+    return "tensormap";
   if (isPointer)
     return std::string("ptr<") + dtypeName(elem) + ">";
   return dtypeName(elem);
@@ -74,6 +81,10 @@ static bool parseDType(const std::string &text, DType &out) {
 
 bool parseParamType(const std::string &text, ParamType &out) {
   std::string t = trim(text);
+  if (t == "tensormap") {
+    out = ParamType{false, DType::I64, true};
+    return true;
+  }
   const std::string prefix = "ptr<";
   if (t.size() > prefix.size() && t.compare(0, prefix.size(), prefix) == 0 &&
       t.back() == '>') {
@@ -90,6 +101,51 @@ bool parseParamType(const std::string &text, ParamType &out) {
   if (!parseDType(t, elem) || elem == DType::F16 || elem == DType::BF16)
     return false;
   out = ParamType{false, elem};
+  return true;
+}
+
+unsigned tmaSwizzleBytes(TmaSwizzle swizzle) {
+  switch (swizzle) {
+  case TmaSwizzle::None:
+    return 0;
+  case TmaSwizzle::B32:
+    return 32;
+  case TmaSwizzle::B64:
+    return 64;
+  case TmaSwizzle::B128:
+    return 128;
+  }
+  return 0;
+}
+
+bool isKnownTarget(const std::string &target) {
+  // CUDA architectures with a compute capability (sm_XX = X.X).
+  static const int known[] = {50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86,
+                              87, 88, 89, 90, 100, 101, 103, 110, 120, 121};
+  const std::string prefix = "sm_";
+  if (target.compare(0, prefix.size(), prefix) != 0)
+    return false;
+  std::string digits = target.substr(prefix.size());
+  char suffix = 0;
+  if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f')) {
+    suffix = digits.back();
+    digits.pop_back();
+  }
+  if (digits.empty() || digits.size() > 3 || digits[0] == '0')
+    return false;
+  for (char c : digits)
+    if (c < '0' || c > '9')
+      return false;
+  int sm = std::stoi(digits);
+  bool isKnown = false;
+  for (int k : known)
+    isKnown |= k == sm;
+  if (!isKnown)
+    return false;
+  if (suffix == 'a')
+    return sm >= 90;
+  if (suffix == 'f')
+    return sm >= 100;
   return true;
 }
 
@@ -172,6 +228,21 @@ const MetaEntry *Manifest::findMeta(const std::string &key) const {
   return nullptr;
 }
 
+const Param *Manifest::findParam(const std::string &name) const {
+  for (const Param &p : params)
+    if (p.name == name)
+      return &p;
+  return nullptr;
+}
+
+const TensorMapDecl *
+Manifest::findTensorMap(const std::string &name) const {
+  for (const TensorMapDecl &t : tensorMaps)
+    if (t.name == name)
+      return &t;
+  return nullptr;
+}
+
 std::string Manifest::metaString(const std::string &key,
                                  const std::string &fallback) const {
   const MetaEntry *e = findMeta(key);
@@ -239,10 +310,12 @@ private:
   Status parseUnsigned(const Entry &e, uint64_t maxValue, uint64_t &out);
   Status parseDims(const Entry &e, std::array<unsigned, 3> &out);
   Status parseParam(const Entry &e);
+  Status parseTensorMap(const Entry &e);
 
   const std::string &path;
   Manifest &m;
   std::map<std::string, int> firstLine; ///< non-repeatable key -> line
+  std::vector<Entry> tensorMapEntries;  ///< tensormap.* lines, in order
 };
 
 } // namespace
@@ -351,7 +424,7 @@ Status Parser::parseParam(const Entry &e) {
   if (!parseParamType(type, p.type))
     return error(e.line, "param " + p.name + ": unknown type '" + type +
                              "' (expected ptr<f16|bf16|f32|i32|i64>, i32, "
-                             "i64 or f32)");
+                             "i64, f32 or tensormap)");
   for (const Param &q : m.params)
     if (q.name == p.name)
       return error(e.line, "duplicate parameter '" + p.name +
@@ -361,11 +434,183 @@ Status Parser::parseParam(const Entry &e) {
   return Status::success();
 }
 
+Status Parser::parseTensorMap(const Entry &e) {
+  TensorMapDecl t;
+  t.name = e.key.substr(10);
+  t.line = e.line;
+  const std::string where = "tensormap." + t.name;
+  auto bad = [&](const std::string &problem) {
+    return error(e.line, where + ": " + problem);
+  };
+  const Param *param = m.findParam(t.name);
+  if (!param)
+    return bad("no parameter '" + t.name +
+               "' (declare it first: param = " + t.name + ":tensormap)");
+  if (!param->type.isTensorMap)
+    return bad("parameter " + t.name + " is " + param->type.str() +
+               ", not tensormap");
+  t.paramIndex = static_cast<size_t>(param - m.params.data());
+
+  // Fields: key=value, separated by ';'.
+  std::map<std::string, std::string> fields;
+  size_t start = 0;
+  while (true) {
+    size_t semi = e.value.find(';', start);
+    std::string field = trim(e.value.substr(
+        start, semi == std::string::npos ? std::string::npos : semi - start));
+    if (field.empty())
+      return bad("empty field in '" + e.value +
+                 "' (fields are 'key=value' separated by ';')");
+    size_t eq = field.find('=');
+    if (eq == std::string::npos)
+      return bad("expected 'key=value', got '" + field + "'");
+    std::string key = trim(field.substr(0, eq));
+    std::string value = trim(field.substr(eq + 1));
+    static const char *const keys[] = {"base", "dims",    "strides", "box",
+                                       "swizzle", "l2", "fill"};
+    bool knownKey = false;
+    for (const char *k : keys)
+      knownKey |= key == k;
+    if (!knownKey)
+      return bad("unknown field '" + key +
+                 "' (known: base, dims, strides, box, swizzle, l2, fill)");
+    if (value.empty() && key != "strides")
+      return bad("empty value for '" + key + "'");
+    if (!fields.emplace(key, value).second)
+      return bad("duplicate field '" + key + "'");
+    if (semi == std::string::npos)
+      break;
+    start = semi + 1;
+  }
+  for (const char *k : {"base", "dims", "strides", "box", "swizzle"})
+    if (!fields.count(k))
+      return bad(std::string("missing field '") + k +
+                 "' (required: base, dims, strides, box, swizzle)");
+
+  // base
+  t.base = fields["base"];
+  const Param *base = m.findParam(t.base);
+  if (!base)
+    return bad("base '" + t.base + "' is not a parameter of the kernel");
+  if (!base->type.isPointer)
+    return bad("base " + t.base + " is " + base->type.str() +
+               ", not a ptr<...> parameter");
+  t.baseIndex = static_cast<size_t>(base - m.params.data());
+  t.elem = base->type.elem;
+  const size_t elemBytes = dtypeSize(t.elem);
+
+  // dims, strides: expressions.
+  t.dims = splitExprList(fields["dims"]);
+  if (t.dims.size() > 5)
+    return bad("dims has " + std::to_string(t.dims.size()) +
+               " entries; a tensor map has rank 1 to 5");
+  for (size_t i = 0; i < t.dims.size(); ++i) {
+    Status s = checkIntExprSyntax(t.dims[i]);
+    if (!s.ok())
+      return bad("dims[" + std::to_string(i) + "]: " + s.message());
+  }
+  if (!trim(fields["strides"]).empty())
+    t.strides = splitExprList(fields["strides"]);
+  if (t.strides.size() != t.rank() - 1)
+    return bad("strides has " + std::to_string(t.strides.size()) +
+               " entries, expected rank - 1 = " +
+               std::to_string(t.rank() - 1) +
+               " (the strides of dims 1.." + std::to_string(t.rank() - 1) +
+               " in elements; dim 0 is contiguous)");
+  for (size_t i = 0; i < t.strides.size(); ++i) {
+    Status s = checkIntExprSyntax(t.strides[i]);
+    if (!s.ok())
+      return bad("strides[" + std::to_string(i) + "]: " + s.message());
+  }
+
+  // box: integer literals.
+  std::vector<std::string> box = splitExprList(fields["box"]);
+  if (box.size() != t.rank())
+    return bad("box has " + std::to_string(box.size()) +
+               " entries, expected one per dim (" + std::to_string(t.rank()) +
+               ")");
+  for (size_t i = 0; i < box.size(); ++i) {
+    int64_t v = 0;
+    if (!parseInt64(box[i], v))
+      return bad("box[" + std::to_string(i) + "]: expected an integer, got '" +
+                 box[i] + "'");
+    if (v < 1 || v > 256)
+      return bad("box[" + std::to_string(i) + "] = " + box[i] +
+                 " is out of range [1, 256]");
+    t.box.push_back(static_cast<uint32_t>(v));
+  }
+
+  // swizzle, l2, fill.
+  const std::string &sw = fields["swizzle"];
+  if (sw == "none")
+    t.swizzle = TmaSwizzle::None;
+  else if (sw == "32")
+    t.swizzle = TmaSwizzle::B32;
+  else if (sw == "64")
+    t.swizzle = TmaSwizzle::B64;
+  else if (sw == "128")
+    t.swizzle = TmaSwizzle::B128;
+  else
+    return bad("swizzle: expected none, 32, 64 or 128, got '" + sw + "'");
+  const uint64_t innerBytes = uint64_t(t.box[0]) * elemBytes;
+  if (innerBytes % 16 != 0)
+    return bad("box[0] = " + std::to_string(t.box[0]) + " " +
+               dtypeName(t.elem) + " elements = " +
+               std::to_string(innerBytes) +
+               " bytes is not a multiple of 16 bytes (required by "
+               "cuTensorMapEncodeTiled)");
+  if (t.swizzle != TmaSwizzle::None && innerBytes > tmaSwizzleBytes(t.swizzle))
+    return bad("box[0] = " + std::to_string(t.box[0]) + " " +
+               dtypeName(t.elem) + " elements = " +
+               std::to_string(innerBytes) + " bytes exceeds the " + sw +
+               "-byte swizzle span (box[0] * element size must be <= the "
+               "swizzle size)");
+  if (fields.count("l2")) {
+    const std::string &l2 = fields["l2"];
+    if (l2 == "none")
+      t.l2 = TmaL2Promotion::None;
+    else if (l2 == "64")
+      t.l2 = TmaL2Promotion::B64;
+    else if (l2 == "128")
+      t.l2 = TmaL2Promotion::B128;
+    else if (l2 == "256")
+      t.l2 = TmaL2Promotion::B256;
+    else
+      return bad("l2: expected none, 64, 128 or 256, got '" + l2 + "'");
+  }
+  if (fields.count("fill")) {
+    const std::string &fill = fields["fill"];
+    if (fill == "zero")
+      t.fill = TmaFill::Zero;
+    else if (fill == "nan")
+      t.fill = TmaFill::Nan;
+    else
+      return bad("fill: expected zero or nan, got '" + fill + "'");
+    if (t.fill == TmaFill::Nan &&
+        (t.elem == DType::I32 || t.elem == DType::I64))
+      return bad(std::string("fill=nan needs a floating-point map, but base ") +
+                 t.base + " is " + base->type.str());
+  }
+  m.tensorMaps.push_back(std::move(t));
+  return Status::success();
+}
+
 Status Parser::apply(const Entry &e) {
   if (e.key == "param")
     return parseParam(e);
 
   bool isMeta = e.key.compare(0, 5, "meta.") == 0;
+  if (e.key.compare(0, 10, "tensormap.") == 0) {
+    if (e.key.size() == 10)
+      return error(e.line, "empty tensor map name 'tensormap.'");
+    auto inserted = firstLine.emplace(e.key, e.line);
+    if (!inserted.second)
+      return error(e.line, "duplicate key '" + e.key +
+                               "' (first set on line " +
+                               std::to_string(inserted.first->second) + ")");
+    tensorMapEntries.push_back(e); // checked once every param is known
+    return Status::success();
+  }
   static const char *const known[] = {"gdn_manifest", "kernel", "ptx",
                                       "target",       "block",  "cluster",
                                       "shared_bytes"};
@@ -412,18 +657,35 @@ Status Parser::apply(const Entry &e) {
     if (!ok)
       return error(e.line, "target: expected 'sm_<NN>' or 'sm_<NN>a', got '" +
                                v + "'");
+    if (!isKnownTarget(v))
+      return error(e.line, "target: unknown CUDA architecture '" + v +
+                               "' (known: sm_50 ... sm_121; the 'a' suffix "
+                               "from sm_90 on, 'f' from sm_100 on)");
     m.target = v;
     return Status::success();
   }
   if (e.key == "block") {
     GDN_RUN_TRY(parseDims(e, m.block));
+    // The product is taken in 64 bits: 4096 x 4096 x 256 must not wrap to 0.
     if (m.threadsPerBlock() > 1024)
       return error(e.line, "block: " + std::to_string(m.threadsPerBlock()) +
-                               " threads per block, more than 1024");
+                               " threads per block, more than 1024 (" +
+                               std::to_string(m.block[0]) + " x " +
+                               std::to_string(m.block[1]) + " x " +
+                               std::to_string(m.block[2]) + ")");
+    if (m.block[0] > 1024 || m.block[1] > 1024 || m.block[2] > 64)
+      return error(e.line, "block: " + e.value +
+                               " exceeds the block limits (x, y <= 1024, "
+                               "z <= 64)");
     return Status::success();
   }
-  if (e.key == "cluster")
-    return parseDims(e, m.cluster);
+  if (e.key == "cluster") {
+    GDN_RUN_TRY(parseDims(e, m.cluster));
+    if (m.blocksPerCluster() > 16)
+      return error(e.line, "cluster: " + std::to_string(m.blocksPerCluster()) +
+                               " blocks per cluster, more than 16");
+    return Status::success();
+  }
   // shared_bytes
   uint64_t v = 0;
   GDN_RUN_TRY(parseUnsigned(e, 0x7fffffffu, v));
@@ -442,6 +704,19 @@ Status Parser::parse(const std::string &text) {
   for (const char *k : required)
     if (!firstLine.count(k))
       return error(0, std::string("missing required key '") + k + "'");
+  for (const Entry &e : tensorMapEntries)
+    GDN_RUN_TRY(parseTensorMap(e));
+  for (size_t i = 0; i < m.params.size(); ++i)
+    if (m.params[i].type.isTensorMap && !m.findTensorMap(m.params[i].name))
+      return error(m.params[i].line,
+                   "parameter " + m.params[i].name +
+                       " is a tensormap but no 'tensormap." +
+                       m.params[i].name + " = base=...; dims=...; ...' line "
+                                          "describes it");
+  std::sort(m.tensorMaps.begin(), m.tensorMaps.end(),
+            [](const TensorMapDecl &a, const TensorMapDecl &b) {
+              return a.paramIndex < b.paramIndex;
+            });
   if (m.ptx.front() == '/')
     m.ptxPath = m.ptx;
   else {
@@ -462,25 +737,64 @@ Status parseManifest(const std::string &text, const std::string &path,
   return Status::success();
 }
 
+Status openRegularFile(const std::string &path, const std::string &what,
+                       int &fd, uint64_t &size) {
+  auto fail = [&](const std::string &why) {
+    return Status::badInput(path + ": error: cannot read " + what + ": " +
+                            why);
+  };
+  // O_NONBLOCK: opening a FIFO without a writer would block forever.
+  int f = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (f < 0)
+    return fail(std::strerror(errno));
+  struct stat st;
+  if (::fstat(f, &st) != 0) {
+    int err = errno;
+    ::close(f);
+    return fail(std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(f);
+    return fail(S_ISDIR(st.st_mode)    ? "is a directory"
+                : S_ISFIFO(st.st_mode) ? "is a FIFO, not a regular file"
+                : S_ISSOCK(st.st_mode) ? "is a socket, not a regular file"
+                                       : "is a device, not a regular file");
+  }
+  int flags = ::fcntl(f, F_GETFL);
+  if (flags < 0 || ::fcntl(f, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    int err = errno;
+    ::close(f);
+    return fail(std::strerror(err));
+  }
+  fd = f;
+  size = static_cast<uint64_t>(st.st_size);
+  return Status::success();
+}
+
 Status readFile(const std::string &path, const std::string &what,
                 std::string &out) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0)
-    return Status::badInput(path + ": error: cannot read " + what + ": " +
-                            std::strerror(errno));
-  if (S_ISDIR(st.st_mode))
-    return Status::badInput(path + ": error: cannot read " + what +
-                            ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::badInput(path + ": error: cannot read " + what + ": " +
-                            std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad())
-    return Status::badInput(path + ": error: cannot read " + what +
-                            ": I/O error");
-  out = buffer.str();
+  int fd = -1;
+  uint64_t size = 0;
+  GDN_RUN_TRY(openRegularFile(path, what, fd, size));
+  std::string data;
+  data.reserve(static_cast<size_t>(size));
+  char buffer[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      return Status::badInput(path + ": error: cannot read " + what + ": " +
+                              std::strerror(err));
+    }
+    if (n == 0)
+      break;
+    data.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  out = std::move(data);
   return Status::success();
 }
 

@@ -13,12 +13,36 @@
 //   cluster = 1,1,1               # optional, default 1,1,1
 //   shared_bytes = 98304          # dynamic shared memory, required
 //   param = A:ptr<f16>            # repeated, in kernel parameter order
+//   param = tmA:tensormap         # a TMA descriptor passed by value
+//   tensormap.tmA = base=A; dims=K, M; strides=K; box=64, 128; swizzle=128
 //   meta.op = gemm                # operator driver; other meta.* free-form
 //
 // `#` starts a comment, blank lines are ignored and whitespace around tokens
 // is insignificant. The parser rejects unknown keys, duplicate keys (all but
 // `param`), missing required keys, malformed values and other versions, with
 // a `file:line: error: problem` message.
+//
+// Tensor maps (TMA): a `tensormap` parameter is a 128-byte CUtensorMap the
+// kernel takes by value (`.param .align 64 .b8 name[128]`). The host builds
+// it with cuTensorMapEncodeTiled (TensorMaps.h) from the line
+// `tensormap.<name> = key=value; key=value; ...` (one per tensormap
+// parameter, keys in any order):
+//
+//   base=P          a ptr<...> parameter: the global address; its element
+//                   type is the map's (f16, bf16, f32, i32, i64)
+//   dims=E, E, ...  the extents, innermost first (as cuTensorMapEncodeTiled
+//                   and PTX order them), rank 1..5
+//   strides=E, ...  rank-1 strides of dims 1..rank-1, in elements
+//   box=N, N, ...   the box (shared memory tile) per dim, integers 1..256
+//   swizzle=S       none | 32 | 64 | 128 (bytes); box[0] * element size must
+//                   not exceed the swizzle span
+//   l2=L            none | 64 | 128 | 256 (L2 promotion; default none)
+//   fill=F          zero | nan (out-of-bounds fill; default zero; nan only
+//                   for floating-point maps)
+//
+// E are integer expressions (GridExpr.h) over the names the operator driver
+// binds (e.g. M, N, K): their syntax is checked here, their values when the
+// kernel's arguments are bound.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,21 +67,30 @@ const char *dtypeName(DType type);
 /// Size of one element in bytes.
 size_t dtypeSize(DType type);
 
-/// A parameter type: a pointer to global memory of `elem`, or a scalar.
+/// A parameter type: a pointer to global memory of `elem`, a scalar, or a
+/// TMA tensor map (128 bytes by value; `elem` unused).
 struct ParamType {
   bool isPointer = false;
   DType elem = DType::I32;
+  bool isTensorMap = false;
 
   bool operator==(const ParamType &o) const {
-    return isPointer == o.isPointer && elem == o.elem;
+    return isPointer == o.isPointer && elem == o.elem &&
+           isTensorMap == o.isTensorMap;
   }
   bool operator!=(const ParamType &o) const { return !(*this == o); }
-  /// The manifest spelling, e.g. "ptr<f16>" or "i32".
+  /// True for i32 and i64 scalars.
+  bool isIntScalar() const {
+    return !isPointer && !isTensorMap &&
+           (elem == DType::I32 || elem == DType::I64);
+  }
+  /// The manifest spelling, e.g. "ptr<f16>", "i32" or "tensormap".
   std::string str() const;
 };
 
 /// Parses "ptr<f16>", "ptr<bf16>", "ptr<f32>", "ptr<i32>", "ptr<i64>", "i32",
-/// "i64" or "f32" (whitespace inside the brackets allowed). False otherwise.
+/// "i64", "f32" or "tensormap" (whitespace inside the brackets allowed).
+/// False otherwise.
 bool parseParamType(const std::string &text, ParamType &out);
 
 /// One kernel parameter, as declared by a `param = name:type` line.
@@ -74,6 +107,32 @@ struct MetaEntry {
   int line = 0;
 };
 
+/// Swizzle, L2 promotion and out-of-bounds fill of a tensor map.
+enum class TmaSwizzle { None, B32, B64, B128 };
+enum class TmaL2Promotion { None, B64, B128, B256 };
+enum class TmaFill { Zero, Nan };
+
+/// One `tensormap.<name> = ...` line (see the file comment).
+struct TensorMapDecl {
+  std::string name;   ///< the tensormap parameter
+  int line = 0;
+  size_t paramIndex = 0; ///< index of the tensormap parameter in `params`
+  std::string base;      ///< the ptr<...> parameter
+  size_t baseIndex = 0;  ///< its index in `params`
+  DType elem = DType::F16; ///< the base pointer's element type
+  std::vector<std::string> dims;    ///< expressions, innermost first
+  std::vector<std::string> strides; ///< rank-1 expressions, in elements
+  std::vector<uint32_t> box;        ///< rank integers 1..256
+  TmaSwizzle swizzle = TmaSwizzle::None;
+  TmaL2Promotion l2 = TmaL2Promotion::None;
+  TmaFill fill = TmaFill::Zero;
+
+  size_t rank() const { return dims.size(); }
+};
+
+/// Bytes of one swizzle span (0 for none).
+unsigned tmaSwizzleBytes(TmaSwizzle swizzle);
+
 /// A parsed manifest.
 struct Manifest {
   std::string path;    ///< the manifest file, as given (used in messages)
@@ -87,6 +146,8 @@ struct Manifest {
   uint32_t sharedBytes = 0;
   std::vector<Param> params;
   std::vector<MetaEntry> meta; ///< in file order
+  /// One per tensormap parameter, in parameter order.
+  std::vector<TensorMapDecl> tensorMaps;
 
   /// The entry for `meta.<key>`, or null.
   const MetaEntry *findMeta(const std::string &key) const;
@@ -100,12 +161,20 @@ struct Manifest {
                  int64_t maxValue = INT64_MAX) const;
   /// "path:line" (or "path" for line 0), the prefix of diagnostics.
   std::string location(int line) const;
-  /// Number of threads per block.
-  unsigned threadsPerBlock() const { return block[0] * block[1] * block[2]; }
-  /// True when any cluster dimension is larger than 1.
-  bool hasCluster() const {
-    return cluster[0] * cluster[1] * cluster[2] > 1;
+  /// The parameter called `name`, or null.
+  const Param *findParam(const std::string &name) const;
+  /// The tensor map of parameter `name`, or null.
+  const TensorMapDecl *findTensorMap(const std::string &name) const;
+  /// Number of threads per block (64-bit: three 16-bit dims cannot wrap).
+  uint64_t threadsPerBlock() const {
+    return uint64_t(block[0]) * block[1] * block[2];
   }
+  /// Blocks per cluster.
+  uint64_t blocksPerCluster() const {
+    return uint64_t(cluster[0]) * cluster[1] * cluster[2];
+  }
+  /// True when any cluster dimension is larger than 1.
+  bool hasCluster() const { return blocksPerCluster() > 1; }
 };
 
 /// Parses manifest `text`; `path` names the file in diagnostics and is the
@@ -118,9 +187,23 @@ Status parseManifest(const std::string &text, const std::string &path,
 Status loadManifest(const std::string &path, Manifest &out);
 
 /// Reads a whole file; `what` ("manifest", "PTX file") names it in the
-/// BadInput message on failure.
+/// BadInput message on failure. Only regular files are read: a FIFO, a
+/// device or a directory is refused (opened without blocking, so that a
+/// FIFO without a writer cannot hang gdn-run).
 Status readFile(const std::string &path, const std::string &what,
                 std::string &out);
+
+/// Opens `path` for reading (O_RDONLY | O_CLOEXEC, without blocking on a
+/// FIFO) and checks that it is a regular file; `fd` is the open descriptor
+/// in blocking mode and `size` its size. BadInput "PATH: error: cannot read
+/// WHAT: ..." otherwise (nothing left open).
+Status openRegularFile(const std::string &path, const std::string &what,
+                       int &fd, uint64_t &size);
+
+/// True for a manifest `target` this gdn-run knows: sm_XX for a CUDA
+/// architecture (50 ... 121), with an `a` suffix from sm_90 on and an `f`
+/// suffix from sm_100 on.
+bool isKnownTarget(const std::string &target);
 
 /// Strict decimal integer parse (optional leading '-', no spaces, no
 /// overflow). Exposed for the command line parser.

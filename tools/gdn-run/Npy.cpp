@@ -17,6 +17,7 @@
 #include <map>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace gdn::run {
 
@@ -347,17 +348,20 @@ struct File {
 };
 
 Status openForRead(const std::string &path, File &file, size_t &fileSize) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0)
+  // Only regular files: a FIFO named q.npy must not block gdn-run.
+  int fd = -1;
+  uint64_t size = 0;
+  Status s = openRegularFile(path, ".npy file", fd, size);
+  if (!s.ok())
+    return s;
+  file.f = ::fdopen(fd, "rb");
+  if (!file.f) {
+    int err = errno;
+    ::close(fd);
     return npyError(path, std::string("cannot read .npy file: ") +
-                              std::strerror(errno));
-  if (S_ISDIR(st.st_mode))
-    return npyError(path, "cannot read .npy file: is a directory");
-  file.f = std::fopen(path.c_str(), "rb");
-  if (!file.f)
-    return npyError(path, std::string("cannot read .npy file: ") +
-                              std::strerror(errno));
-  fileSize = static_cast<size_t>(st.st_size);
+                              std::strerror(err));
+  }
+  fileSize = static_cast<size_t>(size);
   return Status::success();
 }
 

@@ -5,6 +5,9 @@
 #include "GemmDriver.h"
 
 #include <algorithm>
+#include <cstdio>
+
+#include <unistd.h>
 
 namespace gdn::run {
 
@@ -70,17 +73,38 @@ Status checkParamNames(const Manifest &manifest,
   std::string expected, actual;
   for (const std::string &n : names)
     expected += (expected.empty() ? "" : ", ") + n;
-  for (const Param &p : manifest.params)
+  std::vector<std::string> declared;
+  for (const Param &p : manifest.params) {
     actual += (actual.empty() ? "" : ", ") + p.name;
-  bool same = manifest.params.size() == names.size();
-  for (size_t i = 0; same && i < names.size(); ++i)
-    same = manifest.params[i].name == names[i];
-  if (same)
+    if (!p.type.isTensorMap)
+      declared.push_back(p.name);
+  }
+  if (declared == names)
     return Status::success();
   return Status::badInput(manifest.location(0) + ": error: meta.op = " +
                           manifest.metaString("op") + " expects parameters (" +
                           expected + "), the manifest declares (" + actual +
                           ")");
+}
+
+uint64_t physicalMemoryBytes() {
+  long pages = ::sysconf(_SC_PHYS_PAGES);
+  long pageSize = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return 0;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(pageSize);
+}
+
+Status checkHostMemory(const std::string &what, double bytes,
+                       uint64_t limit) {
+  if (limit == 0 || !(bytes > static_cast<double>(limit)))
+    return Status::success();
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                " needs %.1f GiB of host memory (inputs, outputs and the "
+                "fp64 reference), more than this machine's %.1f GiB",
+                bytes / double(1ull << 30), double(limit) / double(1ull << 30));
+  return Status::badInput(what + buf);
 }
 
 void summarizeTimes(std::vector<float> ms, CheckResult &result) {

@@ -89,10 +89,20 @@ Status createOperatorDriver(const Manifest &manifest,
 /// dimensions within the hardware limits and divisible by the cluster.
 Status checkLaunchGrid(const Manifest &manifest, Dim3 grid);
 
-/// Checks that the manifest's parameters are exactly `names`, in order;
-/// BadInput listing the expected signature otherwise.
+/// Checks that the manifest's parameters, tensormap parameters aside (they
+/// may appear anywhere), are exactly `names`, in order; BadInput listing
+/// the expected signature otherwise.
 Status checkParamNames(const Manifest &manifest,
                        const std::vector<std::string> &names);
+
+/// Physical memory of this machine in bytes (0 when unknown).
+uint64_t physicalMemoryBytes();
+
+/// BadInput "WHAT needs N GiB of host memory, more than this machine's M
+/// GiB" when `bytes` exceeds `limit` (default: physicalMemoryBytes(); no
+/// check when that is unknown). Called before anything large is allocated.
+Status checkHostMemory(const std::string &what, double bytes,
+                       uint64_t limit = physicalMemoryBytes());
 
 /// Median and minimum of per-launch times into `result` (sets timed).
 void summarizeTimes(std::vector<float> ms, CheckResult &result);

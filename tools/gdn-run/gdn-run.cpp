@@ -15,6 +15,7 @@
 
 #include "CudaSession.h"
 #include "GdnDriver.h"
+#include "KernelImage.h"
 #include "Manifest.h"
 #include "Operator.h"
 #include "Options.h"
@@ -164,25 +165,36 @@ bool rejectForeignOptions(const RunOptions &options,
   return false;
 }
 
-/// Reads each distinct PTX file named by `manifests` into `images`;
-/// prints the errors and returns false when one cannot be read.
+/// Reads the PTX/cubin file of `m` into `images` (once per file) and
+/// checks it for m's kernel on the host (KernelImage.h).
+Status readImage(const Manifest &m,
+                 std::map<std::string, std::string> &images) {
+  auto cached = images.find(m.ptxPath);
+  if (cached == images.end()) {
+    std::string image;
+    Status st = readFile(m.ptxPath, "PTX file", image);
+    if (!st.ok())
+      return Status::badInput(st.message() + " (named by " + m.path + ")");
+    cached = images.emplace(m.ptxPath, std::move(image)).first;
+  }
+  std::string note;
+  GDN_RUN_TRY(validateKernelImage(m, cached->second, &note));
+  if (!note.empty())
+    std::fprintf(stderr, "gdn-run: %s\n", note.c_str());
+  return Status::success();
+}
+
+/// Reads and checks the PTX file of each of `manifests` into `images`;
+/// prints the errors and returns false when one is bad.
 bool readImages(const std::vector<const Manifest *> &manifests,
                 std::map<std::string, std::string> &images) {
   bool ok = true;
   for (const Manifest *m : manifests) {
-    if (images.count(m->ptxPath))
-      continue;
-    std::string image;
-    Status st = readFile(m->ptxPath, "PTX file", image);
-    if (st.ok() && image.empty())
-      st = Status::badInput(m->ptxPath + ": error: PTX file is empty");
+    Status st = readImage(*m, images);
     if (!st.ok()) {
-      std::fprintf(stderr, "%s (named by %s)\n", st.message().c_str(),
-                   m->path.c_str());
+      std::fprintf(stderr, "%s\n", st.message().c_str());
       ok = false;
-      continue;
     }
-    images.emplace(m->ptxPath, std::move(image));
   }
   return ok;
 }
@@ -376,17 +388,8 @@ int main(int argc, char **argv) {
     Status st = createOperatorDriver(check->manifest, check->driver);
     if (st.ok())
       st = check->driver->prepare(check->manifest, options);
-    if (st.ok() && !images.count(check->manifest.ptxPath)) {
-      std::string image;
-      st = readFile(check->manifest.ptxPath, "PTX file", image);
-      if (st.ok() && image.empty())
-        st = Status::badInput(check->manifest.ptxPath +
-                              ": error: PTX file is empty");
-      if (st.ok())
-        images.emplace(check->manifest.ptxPath, std::move(image));
-      else
-        st = Status::badInput(st.message() + " (named by " + path + ")");
-    }
+    if (st.ok())
+      st = readImage(check->manifest, images);
     if (!st.ok()) {
       std::fprintf(stderr, "%s\n", st.message().c_str());
       ++rejected;

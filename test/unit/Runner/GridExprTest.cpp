@@ -110,3 +110,64 @@ TEST(GridExprTest, Triples) {
   s = evaluateExprTriple("1, , 3", kVars, g);
   EXPECT_CONTAINS(s.message(), "empty expression");
 }
+
+TEST(GridExprTest, NestingDepthIsLimited) {
+  // Up to kMaxExprDepth levels evaluate...
+  auto nested = [](const std::string &open, const std::string &close,
+                   int depth) {
+    std::string s;
+    for (int i = 0; i < depth; ++i)
+      s += open;
+    s += "1";
+    for (int i = 0; i < depth; ++i)
+      s += close;
+    return s;
+  };
+  EXPECT_EQ(eval(nested("(", ")", kMaxExprDepth)), 1);
+  EXPECT_EQ(eval(nested("-", "", kMaxExprDepth)), 1);
+  EXPECT_EQ(eval(nested("cdiv(", ", 1)", kMaxExprDepth)), 1);
+  EXPECT_EQ(eval(nested("(-", ")", kMaxExprDepth / 2)), 1);
+  // ...deeper ones are an error, not a stack overflow (a million levels
+  // of recursion would crash the evaluator without the limit).
+  const int deep = 1000000;
+  for (const auto &[open, close] :
+       {std::pair<std::string, std::string>{"(", ")"},
+        std::pair<std::string, std::string>{"-", ""},
+        std::pair<std::string, std::string>{"cdiv(", ",1)"},
+        std::pair<std::string, std::string>{"(-", ")"}}) {
+    SCOPED_TRACE(open);
+    std::string msg = evalError(nested(open, close, deep));
+    EXPECT_CONTAINS(msg, "nested more than 64 levels deep");
+    EXPECT_CONTAINS(evalError(nested(open, close, kMaxExprDepth + 1)),
+                    "nested more than 64 levels deep");
+    EXPECT_EQ(checkIntExprSyntax(nested(open, close, deep)).code(),
+              ExitCode::BadInput);
+  }
+  // A grid triple of a hostile manifest: an error naming the problem.
+  std::array<int64_t, 3> g;
+  Status s = evaluateExprTriple("1, " + nested("(", ")", deep) + ", 1", kVars,
+                                g);
+  EXPECT_CONTAINS(s.message(), "nested more than 64 levels deep");
+}
+
+TEST(GridExprTest, ListsAndSyntaxOnlyChecks) {
+  EXPECT_EQ(splitExprList("K, cdiv(M, 2) ,N"),
+            (std::vector<std::string>{"K", "cdiv(M, 2)", "N"}));
+  EXPECT_EQ(splitExprList(""), (std::vector<std::string>{""}));
+  EXPECT_EQ(splitExprList("cdiv(M, 2"), (std::vector<std::string>{"cdiv(M, 2"}));
+  std::vector<int64_t> v;
+  ASSERT_TRUE(evaluateExprList("T, cdiv(T, 64)*64, HV", kVars, v).ok());
+  EXPECT_EQ(v, (std::vector<int64_t>{4097, 4160, 32}));
+  EXPECT_CONTAINS(evaluateExprList("T, Q", kVars, v).message(),
+                  "unknown name 'Q'");
+  // Syntax only: any name, no arithmetic errors, but syntax errors.
+  EXPECT_TRUE(checkIntExprSyntax("Anything * cdiv(x, 0) - 1/0").ok());
+  EXPECT_TRUE(checkIntExprSyntax("9223372036854775807 * 2 + 5").ok());
+  EXPECT_TRUE(checkIntExprSyntax("-(-9223372036854775807 - 1)").ok());
+  EXPECT_CONTAINS(checkIntExprSyntax("M +").message(), "in 'M +'");
+  EXPECT_CONTAINS(checkIntExprSyntax("cdiv(M)").message(), "expected ','");
+  EXPECT_CONTAINS(checkIntExprSyntax("(M").message(), "expected ')'");
+  EXPECT_CONTAINS(checkIntExprSyntax(" ").message(), "empty expression");
+  EXPECT_CONTAINS(checkIntExprSyntax("99999999999999999999").message(),
+                  "too large integer");
+}

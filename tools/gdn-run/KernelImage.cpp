@@ -1,0 +1,251 @@
+//===- KernelImage.cpp - host-side checks of PTX and cubin files ----------===//
+//
+// The PTX scanner strips comments and reads directives as whitespace-
+// separated tokens; it does not parse PTX. The ELF reader bounds-checks
+// every offset it follows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelImage.h"
+
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+
+namespace gdn::run {
+
+bool isElfImage(const std::string &image) {
+  return image.size() >= 4 && std::memcmp(image.data(), "\x7f"
+                                                        "ELF",
+                                          4) == 0;
+}
+
+namespace {
+
+/// `ptx` without // and /* */ comments (string literals do not occur in
+/// the directives we read).
+std::string stripComments(const std::string &ptx) {
+  std::string out;
+  out.reserve(ptx.size());
+  for (size_t i = 0; i < ptx.size(); ++i) {
+    if (ptx.compare(i, 2, "//") == 0) {
+      while (i < ptx.size() && ptx[i] != '\n')
+        ++i;
+      out += '\n';
+      continue;
+    }
+    if (ptx.compare(i, 2, "/*") == 0) {
+      size_t end = ptx.find("*/", i + 2);
+      i = end == std::string::npos ? ptx.size() : end + 1;
+      out += ' ';
+      continue;
+    }
+    out += ptx[i];
+  }
+  return out;
+}
+
+bool isIdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' ||
+         c == '.' || c == '%';
+}
+
+/// The token after `directive` at each occurrence that starts a token
+/// (".entry foo(" -> "foo"; ".target sm_90a, debug" -> "sm_90a").
+std::vector<std::string> tokensAfter(const std::string &text,
+                                     const std::string &directive) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while ((pos = text.find(directive, pos)) != std::string::npos) {
+    size_t end = pos + directive.size();
+    bool starts = pos == 0 || !isIdentChar(text[pos - 1]);
+    bool ends = end < text.size() &&
+                std::isspace(static_cast<unsigned char>(text[end]));
+    pos = end;
+    if (!starts || !ends)
+      continue;
+    while (end < text.size() &&
+           std::isspace(static_cast<unsigned char>(text[end])))
+      ++end;
+    size_t b = end;
+    while (end < text.size() && isIdentChar(text[end]))
+      ++end;
+    out.push_back(text.substr(b, end - b));
+  }
+  return out;
+}
+
+uint64_t readLE(const std::string &s, size_t at, size_t bytes) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < bytes; ++i)
+    v |= static_cast<uint64_t>(static_cast<unsigned char>(s[at + i])) << (8 * i);
+  return v;
+}
+
+Status validatePtx(const Manifest &m, const std::string &image,
+                   const std::function<Status(const std::string &)> &bad) {
+  if (image.find('\0') != std::string::npos)
+    return bad("not a PTX text file (it contains NUL bytes) and not a cubin "
+               "(no ELF header)");
+  const std::string text = stripComments(image);
+  std::vector<std::string> versions = tokensAfter(text, ".version");
+  if (versions.empty() || versions[0].empty() ||
+      !std::isdigit(static_cast<unsigned char>(versions[0][0])))
+    return bad("no '.version X.Y' directive: not a PTX file (nor a cubin)");
+  std::vector<std::string> targets = tokensAfter(text, ".target");
+  if (targets.empty() || targets[0].empty())
+    return bad("no '.target sm_XX' directive in the PTX");
+  if (targets[0] != m.target)
+    return bad("the PTX is compiled for .target " + targets[0] +
+               ", but the manifest says target = " + m.target);
+  std::vector<std::string> entries = ptxEntryNames(image);
+  for (const std::string &e : entries)
+    if (e == m.kernel)
+      return Status::success();
+  std::string list;
+  for (const std::string &e : entries)
+    list += (list.empty() ? "" : ", ") + e;
+  return bad("kernel '" + m.kernel + "' has no '.entry " + m.kernel +
+             "' in the PTX (entries: " + (list.empty() ? "none" : list) +
+             ")");
+}
+
+Status validateCubin(const Manifest &m, const std::string &image,
+                     const std::function<Status(const std::string &)> &bad,
+                     std::string *note) {
+  const size_t n = image.size();
+  if (n < 64)
+    return bad("truncated ELF header (" + std::to_string(n) + " bytes)");
+  if (image[4] != 2)
+    return bad("not a 64-bit ELF file (EI_CLASS " +
+               std::to_string(static_cast<int>(image[4])) +
+               "): not a cubin");
+  if (image[5] != 1)
+    return bad("not a little-endian ELF file: not a cubin");
+  const uint64_t machine = readLE(image, 18, 2);
+  if (machine != 190)
+    return bad("ELF e_machine is " + std::to_string(machine) +
+               ", not EM_CUDA (190): not a cubin for an NVIDIA GPU");
+  const uint64_t shoff = readLE(image, 0x28, 8);
+  const uint64_t shentsize = readLE(image, 0x3A, 2);
+  const uint64_t shnum = readLE(image, 0x3C, 2);
+  auto inside = [n](uint64_t off, uint64_t size) {
+    return off <= n && size <= n - off;
+  };
+  if (shnum == 0 || shentsize < 64 ||
+      !inside(shoff, shnum * shentsize)) {
+    if (note)
+      *note = m.ptxPath + ": note: cubin without readable section headers; "
+                          "kernel '" + m.kernel + "' not checked on the host";
+    return Status::success();
+  }
+  bool sawSymtab = false;
+  for (uint64_t i = 0; i < shnum; ++i) {
+    const size_t sh = static_cast<size_t>(shoff + i * shentsize);
+    if (readLE(image, sh + 4, 4) != 2) // SHT_SYMTAB
+      continue;
+    sawSymtab = true;
+    const uint64_t off = readLE(image, sh + 0x18, 8);
+    const uint64_t size = readLE(image, sh + 0x20, 8);
+    const uint64_t link = readLE(image, sh + 0x28, 4);
+    const uint64_t entsize = readLE(image, sh + 0x38, 8);
+    if (entsize < 24 || !inside(off, size) || link >= shnum)
+      return bad("malformed ELF symbol table");
+    const size_t str = static_cast<size_t>(shoff + link * shentsize);
+    const uint64_t strOff = readLE(image, str + 0x18, 8);
+    const uint64_t strSize = readLE(image, str + 0x20, 8);
+    if (!inside(strOff, strSize))
+      return bad("malformed ELF string table");
+    for (uint64_t s = 0; s + entsize <= size; s += entsize) {
+      const size_t sym = static_cast<size_t>(off + s);
+      const uint64_t name = readLE(image, sym, 4);
+      const unsigned info = static_cast<unsigned char>(image[sym + 4]);
+      if (name >= strSize || (info & 0xf) != 2) // STT_FUNC
+        continue;
+      const char *begin = image.data() + strOff + name;
+      size_t len = strnlen(begin, static_cast<size_t>(strSize - name));
+      if (std::string(begin, len) == m.kernel)
+        return Status::success();
+    }
+  }
+  if (!sawSymtab) {
+    if (note)
+      *note = m.ptxPath + ": note: cubin has no symbol table; kernel '" +
+              m.kernel + "' not checked on the host";
+    return Status::success();
+  }
+  return bad("kernel '" + m.kernel +
+             "' is not a function symbol of the cubin");
+}
+
+} // namespace
+
+std::vector<std::string> ptxEntryNames(const std::string &ptx) {
+  return tokensAfter(stripComments(ptx), ".entry");
+}
+
+Status validateKernelImage(const Manifest &manifest, const std::string &image,
+                           std::string *note) {
+  auto bad = [&](const std::string &problem) {
+    return Status::badInput(manifest.ptxPath + ": error: " + problem +
+                            " (named by " + manifest.path + ")");
+  };
+  if (image.empty())
+    return bad("the file is empty");
+  if (isElfImage(image))
+    return validateCubin(manifest, image, bad, note);
+  return validatePtx(manifest, image, bad);
+}
+
+bool parseTarget(const std::string &target, int &major, int &minor,
+                 char &suffix) {
+  if (!isKnownTarget(target))
+    return false;
+  std::string digits = target.substr(3);
+  suffix = 0;
+  if (digits.back() == 'a' || digits.back() == 'f') {
+    suffix = digits.back();
+    digits.pop_back();
+  }
+  int sm = std::stoi(digits);
+  major = sm / 10;
+  minor = sm % 10;
+  return true;
+}
+
+Status checkTargetForDevice(const Manifest &manifest, bool cubin, int ccMajor,
+                            int ccMinor, const std::string &deviceName) {
+  int major = 0, minor = 0;
+  char suffix = 0;
+  if (!parseTarget(manifest.target, major, minor, suffix))
+    return Status::badInput(manifest.location(0) + ": error: unknown target " +
+                            manifest.target);
+  const std::string cc = std::to_string(major) + "." + std::to_string(minor);
+  bool ok = false;
+  std::string rule;
+  if (suffix == 'a') {
+    ok = ccMajor == major && ccMinor == minor;
+    rule = "architecture-specific (sm_XXa) code runs only on compute "
+           "capability " + cc;
+  } else if (suffix == 'f' || cubin) {
+    ok = ccMajor == major && ccMinor >= minor;
+    rule = std::string(suffix == 'f' ? "family-specific (sm_XXf)"
+                                     : "a cubin's") +
+           " code runs only on compute capability " + std::to_string(major) +
+           ".x with x >= " + std::to_string(minor);
+  } else {
+    ok = ccMajor > major || (ccMajor == major && ccMinor >= minor);
+    rule = "PTX for it runs on compute capability " + cc + " or newer";
+  }
+  if (ok)
+    return Status::success();
+  return Status::badInput(
+      manifest.location(0) + ": error: kernel " + manifest.kernel +
+      " is compiled for " + manifest.target + ", but the device (" +
+      deviceName + ") is sm_" + std::to_string(ccMajor) +
+      std::to_string(ccMinor) + " (compute capability " +
+      std::to_string(ccMajor) + "." + std::to_string(ccMinor) + "): " + rule);
+}
+
+} // namespace gdn::run
