@@ -123,8 +123,14 @@ Status timeKernel(CudaSession &session, const RunOptions &options,
   if (options.warmup == 0 && options.iters == 0)
     return Status::success();
   std::vector<float> ms;
-  GDN_RUN_TRY(
-      session.timeLaunches(launchOnce, options.warmup, options.iters, ms));
+  DeviceBuffer scratch;
+  std::function<Status()> flush;
+  if (options.iters > 0) {
+    GDN_RUN_TRY(scratch.allocate(session, kL2FlushBytes));
+    flush = [&]() { return scratch.fill(0); };
+  }
+  GDN_RUN_TRY(session.timeLaunches(launchOnce, options.warmup, options.iters,
+                                   ms, flush));
   summarizeTimes(std::move(ms), result);
   return Status::success();
 }

@@ -108,10 +108,15 @@ Status checkHostMemory(const std::string &what, double bytes,
 void summarizeTimes(std::vector<float> ms, CheckResult &result);
 
 /// Runs `launchOnce` for timing as `options` ask (warmup, iters), filling the
-/// timing fields of `result`.
+/// timing fields of `result`. Before each timed launch (outside its events)
+/// a kL2FlushBytes scratch buffer is written, so that no operand stays in
+/// L2 from the previous launch (as the gdn_prefill timing does).
 Status timeKernel(CudaSession &session, const RunOptions &options,
                   const std::function<Status()> &launchOnce,
                   CheckResult &result);
+
+/// Bytes written before each timed launch to flush the L2 cache.
+constexpr size_t kL2FlushBytes = size_t(256) << 20;
 
 } // namespace gdn::run
 

@@ -284,8 +284,10 @@ common options:
                        gemm; gdn_prefill: 2e-3 for f16, 8e-3 for bf16,
                        applied to both o and the final state)
   --warmup N           untimed launches before timing (default 10)
-  --iters N            timed launches, one CUDA event pair each; the median
-                       and minimum are reported (default 50; 0: no timing)
+  --iters N            timed launches, one CUDA event pair each, a 256 MiB
+                       L2 flush before each (outside the events); the
+                       median and minimum are reported (default 50; 0: no
+                       timing)
   --device N           CUDA device ordinal (default 0)
   --probe              print the device's name, SM count and compute
                        capability, then exit
@@ -294,6 +296,12 @@ common options:
 
 gemm options:
   --m N, --n N, --k N  GEMM shape: C[M,N] = A[M,K] B[K,N] (default 4096 each)
+
+  Kernels with meta.persistent = 1 run on min(tiles, SMs *
+  meta.blocks_per_sm) blocks and loop over the tiles themselves (-v prints
+  the grid). Tensor maps (param X:tensormap, tensormap.X = ...) are built
+  with cuTensorMapEncodeTiled from the bound pointers and M, N, K; see
+  docs/gdn-run.md.
 
 gdn_prefill options (DK = DV = 128 only; the kernel ABI - parameters bound
 by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
@@ -335,6 +343,15 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                        ref_ht.npy (<f8) to DIR (created if missing). bf16
                        tensors are written as <u2 bit patterns (view them
                        with ml_dtypes or torch: NumPy has no bfloat16).
+                       Non-finite inputs (NaN, Inf) are passed to the
+                       kernels unchanged; the kernels must run to the end
+                       (a fault is exit 3), then the check fails (exit 1)
+                       with "the inputs hold N non-finite values" and the
+                       first one (e.g. q[0,7,0,104] = nan); with --check
+                       none the run succeeds. Only regular files are read
+                       (a FIFO is refused); a present but broken h0.npy or
+                       cu_seqlens.npy (dangling symlink) is an error, not
+                       an absent input.
   --layout bthd|bhtd   layout of the .npy files: bthd (default) [B,T,H,D] and
                        [B,T,HV]; bhtd [B,H,T,D] and [B,HV,T] (transposed to
                        BTHD on load, back on save). h0/ht: [N,HV,DK,DV].
@@ -372,11 +389,15 @@ output: a table with one row per check and a last line "N passed, M failed".
 exit status:
   0   every check passed (or --probe found a device)
   1   a check failed: an output mismatched the reference, was not finite,
-      or (gdn_prefill) differed between repeated runs
+      or (gdn_prefill) differed between repeated runs or came from
+      non-finite inputs
   2   bad usage or bad input: unreadable or malformed manifest, PTX or .npy
       file, unknown meta.op, parameters that do not fit the operator, a
-      shape the kernel cannot handle, a --dtype that does not match the
-      kernels; nothing is run
+      shape the kernel cannot handle or that needs more host memory than
+      the machine has, a --dtype that does not match the kernels, a PTX
+      without the manifest's .entry or .target, a tensor map whose dims or
+      strides are invalid for the shape; nothing is run. Also a manifest
+      target the device cannot run (sm_90a on a non-9.0 device).
   3   a CUDA driver call failed (the message names the CUresult)
   77  no CUDA driver (libcuda.so.1 cannot be loaded) or no CUDA device:
       "gdn-run: no CUDA device: <reason>" (lets CI skip GPU tests); only
