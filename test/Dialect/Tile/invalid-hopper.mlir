@@ -12,7 +12,7 @@ func.func @big_box(%m: !tile.tensormap<512x64xf16, swizzle = 128>) { return }
 
 // -----
 
-// expected-error @below {{tensor map element type must be f16, bf16, f32, i32 or i64, got i8}}
+// expected-error @below {{tensor map element type must be f16, bf16, f32, i32 or i64, got 'i8'}}
 func.func @i8_map(%m: !tile.tensormap<64x64xi8, swizzle = 0>) { return }
 
 // -----

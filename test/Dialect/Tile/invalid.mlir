@@ -454,7 +454,7 @@ func.func @many_warps() attributes {tile.kernel, tile.num_warps = 64 : i64} { re
 
 // -----
 
-// expected-error @below {{tile kernel arguments must be !tile.ptr or scalars, got '!tile.buffer<4xf16, shared>'}}
+// expected-error @below {{tile kernel arguments must be !tile.ptr, !tile.tensormap or scalars, got '!tile.buffer<4xf16, shared>'}}
 func.func @kernel_args(%b: !tile.buffer<4xf16, shared>) attributes {tile.kernel, tile.num_warps = 4 : i64} { return }
 
 // -----
