@@ -54,13 +54,15 @@ bool isDirectory(const std::string &path) {
 } // namespace
 
 void bindGdnScalars(const GdnStage &stage, const ExprVariables &scalars,
-                    double scale, KernelArgs &args) {
+                    double scale, double cpTheta, KernelArgs &args) {
   for (size_t j = 0; j < stage.args.size(); ++j) {
     const GdnArg &arg = stage.args[j];
     if (arg.kind != GdnArg::Scalar)
       continue;
     if (arg.index == static_cast<int>(GdnScalarId::Scale))
       args.setF32(j, static_cast<float>(scale)); // the oracle's value
+    else if (arg.index == static_cast<int>(GdnScalarId::CpTheta))
+      args.setF32(j, static_cast<float>(cpTheta));
     else
       args.setInt(j, scalars.at(arg.param->name));
   }
@@ -150,6 +152,7 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   double scale = options.scale > 0 ? options.scale
                                    : 1.0 / std::sqrt(double(kGdnHeadDim));
   p.scale = static_cast<double>(static_cast<float>(scale));
+  p.cpTheta = options.cpTheta;
   GDN_RUN_TRY(validateGdnProblem(p));
   // Before anything of the problem's size is allocated (the segmentation
   // below holds B + 1 boundaries): --B 2147483647 is bad input, not an
@@ -319,7 +322,7 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   // Tensor maps: dims and strides for this problem, before any GPU work.
   for (const GdnStage &stage : sequence_.stages) {
     KernelArgs args(*stage.manifest);
-    bindGdnScalars(stage, scalars, p.scale, args);
+    bindGdnScalars(stage, scalars, p.scale, p.cpTheta, args);
     GDN_RUN_TRY(args.checkTensorMaps(scalars));
   }
 
@@ -610,7 +613,7 @@ Status GdnDriver::runChecked(CudaSession &session,
   for (size_t i = 0; i < stages.size(); ++i) {
     bound.push_back(std::make_unique<KernelArgs>(*stages[i].manifest));
     KernelArgs &b = *bound.back();
-    bindGdnScalars(stages[i], scalars, p.scale, b);
+    bindGdnScalars(stages[i], scalars, p.scale, p.cpTheta, b);
     for (size_t j = 0; j < stages[i].args.size(); ++j) {
       const GdnArg &arg = stages[i].args[j];
       if (arg.kind == GdnArg::Tensor)
@@ -660,6 +663,28 @@ Status GdnDriver::runChecked(CudaSession &session,
     GDN_RUN_TRY(poison());
     GDN_RUN_TRY(launchAll());
     GDN_RUN_TRY(download(o, ht));
+    // What the CP summaries did (gdn_cp_summary writes cp_win).
+    for (size_t w = 0; w < sequence_.workspaces.size(); ++w) {
+      const GdnWorkspace &ws = sequence_.workspaces[w];
+      if (ws.name != "cp_win" || ws.elemSize != 4 || ws.elements <= 0)
+        continue;
+      std::vector<int32_t> win(static_cast<size_t>(ws.elements));
+      GDN_RUN_TRY(workspaces[w]->download(win.data(), win.size() * 4));
+      int64_t chunks = 0;
+      for (int32_t v : win) {
+        if (v > 0) {
+          ++result.cpWindowed;
+          chunks += v;
+        } else if (v < 0) {
+          ++result.cpExact;
+        } else {
+          ++result.cpNone;
+        }
+      }
+      result.cpReported = true;
+      result.cpMeanWindow =
+          result.cpWindowed ? double(chunks) / result.cpWindowed : 0;
+    }
     std::vector<unsigned char> o2(o.size());
     std::vector<float> ht2(ht.size());
     for (int r = 1; r <= opts.determinism; ++r) {
@@ -991,6 +1016,16 @@ std::vector<std::string> gdnDetailLines(const GdnResult &r) {
                     name, s.relL2(), s.maxAbs, s.nonFinite, s.count, r.rtol);
       lines.push_back(buf);
     }
+  }
+  if (r.cpReported) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "cp summaries: %lld windowed (mean %.1f chunks), %lld "
+                  "exact, %lld last segments (per segment and head)",
+                  static_cast<long long>(r.cpWindowed), r.cpMeanWindow,
+                  static_cast<long long>(r.cpExact),
+                  static_cast<long long>(r.cpNone));
+    lines.push_back(buf);
   }
   if (r.determinismRuns > 0)
     lines.push_back("determinism: " + std::to_string(r.determinismRuns) +

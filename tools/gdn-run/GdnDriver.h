@@ -60,6 +60,12 @@ struct GdnResult {
   bool compared = false;
   ErrorStats o, ht;
   int determinismRuns = 0; ///< extra runs done (all identical when passed)
+  /// CP path: what the summaries did (the cp_win workspace, per segment
+  /// and head): windowed (the guarded warm-up shortcut) with their mean
+  /// window in chunks, exact (full summary with M), none (last segments).
+  bool cpReported = false;
+  int64_t cpWindowed = 0, cpExact = 0, cpNone = 0;
+  double cpMeanWindow = 0;
   size_t nonFiniteInputs = 0; ///< NaN/Inf among the inputs (check fails)
   bool timed = false;
   int iters = 0;
@@ -199,7 +205,7 @@ class KernelArgs;
 /// Binds the scalar parameters of `stage` (the integer ones from `scalars`,
 /// scale as f32) into `args`.
 void bindGdnScalars(const GdnStage &stage, const ExprVariables &scalars,
-                    double scale, KernelArgs &args);
+                    double scale, double cpTheta, KernelArgs &args);
 
 /// The result table's header and one row (op, shape, dtype, family, check,
 /// o_rel, ht_rel, median_ms, TFLOP/s, GB/s, xfloor, result).

@@ -39,6 +39,9 @@ struct GdnProblem {
   bool hasH0 = false;           ///< an initial state is given
   std::vector<int64_t> cuSeqlens; ///< packed varlen boundaries; empty: none
   double scale = 0;             ///< output scale, f32-representable
+  /// CP summaries: the warm-up window's decay threshold (the shortcut is
+  /// exact to e^-cpTheta relative; 0 disables it: exact summaries only).
+  double cpTheta = 14;
   /// Chunks per CP segment (m) when the CP path runs; 0 for the direct
   /// path, whose view is one segment per sequence (NS = N).
   int64_t cpChunks = 0;

@@ -29,10 +29,14 @@ bool gdnIsIndexTensor(GdnTensorId id) {
   }
 }
 
+bool gdnIsFloatScalar(GdnScalarId id) {
+  return id == GdnScalarId::Scale || id == GdnScalarId::CpTheta;
+}
+
 const char *gdnScalarName(GdnScalarId id) {
   static const char *const names[kGdnScalarCount] = {
       "B", "T",  "H",  "HV",     "DK",     "DV",
-      "N", "NT", "NS", "has_h0", "varlen", "scale"};
+      "N", "NT", "NS", "has_h0", "varlen", "scale", "cp_theta"};
   return names[static_cast<int>(id)];
 }
 
@@ -119,11 +123,11 @@ Status checkTensorType(const Manifest &m, const Param &p, GdnTensorId id) {
 
 Status checkScalarType(const Manifest &m, const Param &p, GdnScalarId id) {
   const ParamType &t = p.type;
-  if (id == GdnScalarId::Scale) {
+  if (gdnIsFloatScalar(id)) {
     if (t == ParamType{false, DType::F32})
       return Status::success();
-    return error(m, p.line, "gdn_prefill parameter scale must be f32, got " +
-                                t.str());
+    return error(m, p.line, "gdn_prefill parameter " + p.name +
+                                " must be f32, got " + t.str());
   }
   if (t == ParamType{false, DType::I32} || t == ParamType{false, DType::I64})
     return Status::success();
@@ -553,7 +557,7 @@ Status evaluateGdnSequence(const ExprVariables &scalars, GdnSequence &seq) {
 
     for (const GdnArg &arg : stage.args) {
       if (arg.kind != GdnArg::Scalar ||
-          arg.index == static_cast<int>(GdnScalarId::Scale) ||
+          gdnIsFloatScalar(static_cast<GdnScalarId>(arg.index)) ||
           arg.param->type.elem != DType::I32)
         continue;
       int64_t v = scalars.at(arg.param->name);

@@ -94,9 +94,12 @@ const char *gdnTensorName(GdnTensorId id);
 
 /// Scalars of the GDN kernel ABI.
 enum class GdnScalarId {
-  B, T, H, HV, DK, DV, N, NT, NS, HasH0, Varlen, Scale
+  B, T, H, HV, DK, DV, N, NT, NS, HasH0, Varlen, Scale, CpTheta
 };
-constexpr int kGdnScalarCount = 12;
+constexpr int kGdnScalarCount = 13;
+/// True for the f32 scalars (scale, cp_theta), bound from the problem's
+/// doubles; the others are integers of ExprVariables.
+bool gdnIsFloatScalar(GdnScalarId id);
 /// The parameter name of `id` ("B", "has_h0", "scale", ...).
 const char *gdnScalarName(GdnScalarId id);
 

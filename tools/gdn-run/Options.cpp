@@ -104,7 +104,8 @@ const std::vector<std::string> &gdnOnlyOptions() {
       "--B",          "--T",           "--H",         "--HV",
       "--dtype",      "--family",      "--scale",     "--h0",
       "--cu-seqlens", "--determinism", "--load",      "--save",
-      "--layout",     "--cp",          "--cp-chunks", "--block-v"};
+      "--layout",     "--cp",          "--cp-chunks", "--block-v",
+      "--cp-theta"};
   return names;
 }
 
@@ -227,6 +228,13 @@ Status parseCommandLine(const std::vector<std::string> &args,
         return usageError("--cp: expected on, off or auto, got '" + value +
                           "'");
       o.cp = value;
+    } else if (name == "--cp-theta") {
+      GDN_RUN_TRY(takeValue());
+      GDN_RUN_TRY(
+          parseNumberOption(name, value, /*allowZero=*/true, o.cpTheta));
+      if (o.cpTheta > 80)
+        return usageError("--cp-theta: at most 80 (e^-80 is already far "
+                          "below f32 resolution), got '" + value + "'");
     } else if (name == "--cp-chunks") {
       GDN_RUN_TRY(takeValue());
       GDN_RUN_TRY(parseIntOption(name, value, 1, INT32_MAX, o.cpChunks));
@@ -363,6 +371,15 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                        when both paths are given, else takes the one given.
                        Manifests without any meta.path form the direct path.
                        The choice is printed as "path: ...".
+  --cp-theta X         CP summaries: the guarded warm-up threshold (default
+                       14). A segment's summary runs only over the shortest
+                       suffix of its chunks whose summed log-decay is <= -X,
+                       and drops the segment's transition M, when the
+                       kernel verifies 0 <= beta ||k||^2 <= 2 for every
+                       token of that window (then the dropped part is at
+                       most e^-X times the state); otherwise, and with
+                       X = 0, the exact summary over the whole segment.
+                       The report line "cp summaries:" counts both.
   --cp-chunks M        chunks of 64 tokens per CP segment (M >= 1; default
                        the power of two that the cost model finds fastest);
                        an error with --cp off; with auto the M the cost

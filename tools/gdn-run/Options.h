@@ -39,6 +39,7 @@ struct RunOptions {
   std::string dtype;             ///< --dtype f16|bf16; "": the manifests'
   std::string family = "weak";   ///< --family (checked by the operator)
   double scale = 0;              ///< --scale; 0: DK^-1/2
+  double cpTheta = 14;           ///< --cp-theta; 0: exact CP summaries only
   bool h0 = false;               ///< --h0: random fp32 initial state
   std::vector<int64_t> cuSeqlens; ///< --cu-seqlens; empty: not varlen
   int determinism = 2;           ///< --determinism: extra bit-exact runs

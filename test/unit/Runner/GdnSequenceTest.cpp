@@ -229,7 +229,7 @@ TEST(GdnSequenceTest, RejectsBadParameters) {
                   fwdManifest("param = chunk:i32\n")}),
       "m2.manifest:23: error: unknown scalar parameter 'chunk' (gdn_prefill "
       "binds parameters by name; scalars: B, T, H, HV, DK, DV, N, NT, NS, "
-      "has_h0, varlen, scale)");
+      "has_h0, varlen, scale, cp_theta)");
   EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(),
                               fwdManifest("param = NT:ptr<i32>\n")}),
                   "parameter NT is a scalar of the kernel ABI but is "

@@ -661,7 +661,7 @@ TEST(GdnTensorMapTest, SequenceBindsTensorMapsOverProblemScalars) {
   p.HV = 4;
   const ExprVariables scalars = p.scalars();
   KernelArgs args(*ptrs[0]);
-  bindGdnScalars(seq.stages[0], scalars, 0.25, args);
+  bindGdnScalars(seq.stages[0], scalars, 0.25, 14, args);
   EXPECT_EQ(args.intScalars().at("NT"), 4); // 2 * cdiv(100, 64)
   args.setPointer(0, 0x10000);
   args.setPointer(1, 0x20000);
