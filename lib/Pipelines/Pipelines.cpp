@@ -34,6 +34,7 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   fpm.addPass(tile::createTileInsertBarriers());
   fpm.addPass(arith::createArithExpandOpsPass());
   fpm.addPass(createConvertSCFToCFPass());
+  pm.addPass(createTileOutlineKernels());
   pm.addPass(createConvertTileToNVVM());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
@@ -59,7 +60,7 @@ void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
       "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-assign-layouts, tile-pipeline, "
-      "tile-plan-shared-memory, convert-tile-to-nvvm, nvvm-attach-target, "
+      "tile-plan-shared-memory, tile-insert-barriers, tile-outline-kernels, convert-tile-to-nvvm, nvvm-attach-target, "
       "gpu-module-to-binary{format=isa} and, with output-dir, gdn-export-ptx",
       buildLowerToPTXPipeline);
 }

@@ -1,7 +1,10 @@
-// RUN: gdn-opt %s -split-input-file -verify-diagnostics --convert-tile-to-nvvm | FileCheck %s
-// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline,tile-plan-shared-memory,arith-expand),convert-tile-to-nvvm)' | FileCheck %s --check-prefix=PIPE
+// RUN: gdn-opt %s -split-input-file -verify-diagnostics --tile-outline-kernels --convert-tile-to-nvvm | FileCheck %s
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline,tile-plan-shared-memory,arith-expand),tile-outline-kernels,convert-tile-to-nvvm)' | FileCheck %s --check-prefix=PIPE
 
-// The first run converts inputs whose layouts and offsets are already set;
+// Both runs outline the kernels first (tile-outline-kernels.mlir tests the
+// outlining and the launch interface; the first case here checks the
+// result of both passes). The first run converts inputs whose layouts and
+// offsets are already set;
 // the second runs the tile passes first (arith-expand lowers the
 // arith.ceildivsi of tile-pipeline's trip count, as gdn-lower-to-ptx does),
 // which also plans the unplanned kernels of the error cases.
