@@ -319,7 +319,8 @@ def Tile_GemmOp : Tile_Op<"gemm"> {
 }
 
 def Tile_MapOp : Tile_Op<"map", [AttrSizedOperandSegments,
-    SingleBlockImplicitTerminator<"::mlir::gdn::tile::YieldOp">]> {
+    SingleBlockImplicitTerminator<"::mlir::gdn::tile::YieldOp">,
+    RecursiveMemoryEffects]> {
   let summary = "elementwise computation over fragments";
   let description = [{
     Applies the scalar body to every element: its block takes one element of
@@ -329,6 +330,10 @@ def Tile_MapOp : Tile_Op<"map", [AttrSizedOperandSegments,
     fragment may also appear in `ins` (in-place update). With `indexed`, the
     block first takes the element's coordinates (one `index` per dimension),
     for masks and per-row or per-column factors.
+
+    Memory effects: the map reads its `ins` and writes its `outs`, and has
+    the effects of its body (a `tile.load` in the body reads shared or
+    global memory).
 
     Example:
     ```mlir
@@ -403,14 +408,19 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
 
 def Tile_ForOp : Tile_Op<"for", [
     SingleBlockImplicitTerminator<"::mlir::gdn::tile::YieldOp">,
-    RecursiveMemoryEffects]> {
+    RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<LoopLikeOpInterface, [
+        "getLoopInductionVars", "getLoopLowerBounds", "getLoopUpperBounds",
+        "getLoopSteps"]>]> {
   let summary = "a loop to be software-pipelined over `num_stages` stages";
   let description = [{
     Iterates `%iv` from `lb` to `ub` by `step`. `tile-pipeline` multi-buffers
     the shared buffers written by global-to-shared copies in the body and
     issues them `num_stages - 1` iterations ahead as asynchronous copies;
     with `num_stages = 1` the loop runs as written. The body has memory
-    semantics only (no iteration arguments).
+    semantics only (no iteration arguments). A `LoopLikeOpInterface` loop
+    (one induction variable, bounds and step; loop-invariant code motion
+    applies).
 
     Example:
     ```mlir
