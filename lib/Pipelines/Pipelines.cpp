@@ -27,6 +27,7 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   pm.addPass(createSymbolDCEPass());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(tile::createTileExpandTrilInverse());
   fpm.addPass(tile::createTileAssignLayouts());
   fpm.addPass(tile::createTilePipeline());
   fpm.addPass(createCanonicalizerPass());
@@ -37,6 +38,7 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   // scf lowers inside convert-tile-to-nvvm (its patterns include
   // SCF->ControlFlow), after the single-block regions of
   // tile.warp_specialize and tile.producer became branches.
+  pm.addPass(createTileOutlineKernels());
   pm.addPass(createConvertTileToNVVM());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
@@ -61,8 +63,8 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
 void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
-      "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-assign-layouts, tile-pipeline, "
-      "tile-plan-shared-memory, convert-tile-to-nvvm, nvvm-attach-target, "
+      "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-expand-tril-inverse, tile-assign-layouts, tile-pipeline, "
+      "tile-plan-shared-memory, tile-insert-barriers, tile-outline-kernels, convert-tile-to-nvvm, nvvm-attach-target, "
       "gpu-module-to-binary{format=isa} and, with output-dir, gdn-export-ptx",
       buildLowerToPTXPipeline);
 }

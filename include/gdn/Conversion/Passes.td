@@ -5,14 +5,68 @@
 
 include "mlir/Pass/PassBase.td"
 
-def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::ModuleOp"> {
-  let summary = "lower tile kernels to NVVM/LLVM kernels in a gpu.module";
+def TileOutlineKernels : Pass<"tile-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "record the launch interface of tile kernels and move them "
+                "into a gpu.module";
   let description = [{
-    Moves every `tile.kernel` function of the module into a `gpu.module`
-    (named after the module, `@kernels` if it has no name) and lowers it to
-    an `llvm.func` kernel (`nvvm.kernel`, `nvvm.maxntid` from
-    `tile.num_warps`) whose parameters are one `!llvm.ptr<1>` per
-    `!tile.ptr` and the scalars as they are:
+    The first step of the lowering, while the kernel signatures still have
+    their tile types. For every `tile.kernel` function of the module, in
+    order:
+
+    * records its launch interface in the module attribute `gdn.kernels`
+      (added to the entries already there), which `gdn-export-ptx` turns
+      into launch manifests: `module` (the gpu.module's name), `params`
+      (`name:type` per parameter: the name from the argument attribute
+      `tile.name` or `argN`, `ptr<T>` for `!tile.ptr<T>`, `i64` for
+      `index`), `block` (`[32 * tile.num_warps, 1, 1]`), `shared_bytes`
+      (`tile.shared_memory_bytes`, 0 without shared memory) and `meta`
+      (`tile.meta`, if present);
+    * moves it into one new `gpu.module` named after the module (`@kernels`
+      if it has no name), whose first op is the external, 1024-byte aligned
+      dynamic shared-memory array `@__tile_smem` (`!llvm.array<0 x i8>` in
+      address space 3) that every shared buffer lives in.
+
+    The module becomes a `gpu.container_module`. Functions without
+    `tile.kernel` stay where they are; a module without kernels is left
+    unchanged. A kernel with shared buffers but no
+    `tile.shared_memory_bytes` (not planned by `tile-plan-shared-memory`)
+    is an error.
+
+    Before:
+    ```mlir
+    module @gemm {
+      func.func @k(%a: !tile.ptr<f16> {tile.name = "A"}, %n: index)
+          attributes {tile.kernel, tile.num_warps = 4 : i64,
+                      tile.shared_memory_bytes = 16384 : i64} { ... }
+    }
+    ```
+    After:
+    ```mlir
+    module @gemm attributes {gdn.kernels = {k = {block = [128, 1, 1],
+        module = "gemm", params = ["A:ptr<f16>", "arg1:i64"],
+        shared_bytes = 16384 : i64}}, gpu.container_module} {
+      gpu.module @gemm {
+        llvm.mlir.global external @__tile_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+        func.func @k(...) attributes {tile.kernel, ...} { ... }
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::gpu::GPUDialect"];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Kernels outlined">
+  ];
+}
+
+def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::ModuleOp"> {
+  let summary = "lower tile kernels in gpu.modules to NVVM/LLVM kernels";
+  let description = [{
+    Lowers every `tile.kernel` function in the module's `gpu.module`s (put
+    there by `tile-outline-kernels`, which must run first: a kernel outside
+    a `gpu.module` is an error) to an `llvm.func` kernel (`nvvm.kernel`,
+    `nvvm.maxntid` from `tile.num_warps`) whose parameters are one
+    `!llvm.ptr<1>` per `!tile.ptr` and the scalars as they are:
 
     * shared buffers become addresses in the external, 1024-byte aligned
       dynamic shared-memory array `@__tile_smem` at the offsets planned by
@@ -30,10 +84,9 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::ModuleOp"> {
     * `tile.map` bodies are inlined per register; `tile.reduce` goes through
       its shared scratch in a fixed order.
 
-    The launch interface of each kernel (parameters with names and types,
-    block size, dynamic shared memory, `tile.meta`) is recorded in the
-    module attribute `gdn.kernels`, which `gdn-export-ptx` turns into launch
-    manifests.
+    The layout formulas are those of `LayoutUtils.h`, instantiated over IR
+    values; the patterns are grouped by op family, one
+    `populate<Family>ToNVVMPatterns` each.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gdn/Conversion/TileToNVVM/TileToNVVM.h"
+#include "Patterns.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -264,12 +265,8 @@ struct NumProgramsLowering : HopperPattern<NumProgramsOp> {
 
 } // namespace
 
-void populateTileHopperToNVVMConversionPatterns(LLVMTypeConverter &converter,
-                                                RewritePatternSet &patterns) {
-  converter.addConversion([&](TensorMapType) -> Type {
-    // The address of the by-value __grid_constant__ parameter.
-    return LLVM::LLVMPointerType::get(&converter.getContext());
-  });
+void populateHopperToNVVMPatterns(LLVMTypeConverter &converter,
+                                  RewritePatternSet &patterns) {
   patterns.add<TmaLoadLowering, MBarrierInitLowering, MBarrierArriveLowering,
                MBarrierWaitLowering, ProducerLowering, WarpSpecializeLowering,
                GemmWaitLowering, NumProgramsLowering>(converter);

@@ -1,7 +1,10 @@
-// RUN: gdn-opt %s -split-input-file -verify-diagnostics --convert-tile-to-nvvm | FileCheck %s
-// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline,tile-plan-shared-memory,arith-expand),convert-tile-to-nvvm)' | FileCheck %s --check-prefix=PIPE
+// RUN: gdn-opt %s -split-input-file -verify-diagnostics --tile-outline-kernels --convert-tile-to-nvvm | FileCheck %s
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse,tile-assign-layouts,tile-pipeline,tile-plan-shared-memory,tile-insert-barriers,arith-expand),tile-outline-kernels,convert-tile-to-nvvm)' | FileCheck %s --check-prefix=PIPE
 
-// The first run converts inputs whose layouts and offsets are already set;
+// Both runs outline the kernels first (tile-outline-kernels.mlir tests the
+// outlining and the launch interface; the first case here checks the
+// result of both passes). The first run converts inputs whose layouts and
+// offsets are already set;
 // the second runs the tile passes first (arith-expand lowers the
 // arith.ceildivsi of tile-pipeline's trip count, as gdn-lower-to-ptx does),
 // which also plans the unplanned kernels of the error cases.
@@ -277,21 +280,56 @@ func.func @no_mapping(%pa: !tile.ptr<f16>, %n: index)
 
 // -----
 
-// tile.tril_inverse of a 64x64 tile: the blocked exact inverse. Four 16x16
-// diagonal blocks by forward substitution (threads 0..63), zeros above the
-// diagonal (one barrier), then three merge levels (Y = L T, T = -T_ii Y)
-// with a barrier after Y, one before overwriting Y with T, and one before
-// the next level reads T: 1 + 3 + 3 + 2 = 9 barriers.
-// CHECK-LABEL: llvm.func @tril
+// The phases of the blocked exact inverse of a 64x64 tile (as
+// tile-expand-tril-inverse writes them; tile-insert-barriers would put a
+// barrier between every two). Their lowering synchronizes nothing: the
+// diagonal blocks by forward substitution (threads 0..63, 120 fma), zeros
+// above the diagonal, then per level Y = L T into the level's blocks, -T_ii Y
+// into the block fragments (2 registers per thread and block) and the stores
+// of the fragments.
+// CHECK-LABEL: llvm.func @tril_phases
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.icmp "ult"
+// CHECK-NEXT:  llvm.cond_br
 // CHECK-COUNT-120: llvm.intr.fma
-// CHECK: nvvm.barrier0
-// CHECK: llvm.intr.fma
-// CHECK: nvvm.barrier0
-// CHECK: llvm.fneg
-// CHECK-COUNT-7: nvvm.barrier0
-// CHECK-NOT: nvvm.barrier0
-// CHECK: llvm.return
-func.func @tril() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+// CHECK-NOT:   llvm.intr.fma
+// CHECK:       llvm.store {{.*}} : f32, !llvm.ptr<3>
+// Level 1: 3 blocks of 2 elements per thread, 16 fma each for Y, then
+// 16 fma and a negation each for -T_ii Y.
+// CHECK-COUNT-96: llvm.intr.fma
+// CHECK-NOT:   llvm.fneg
+// CHECK:       llvm.intr.fma
+// CHECK-COUNT-6: llvm.fneg
+// CHECK-NOT:   llvm.fneg
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.return
+func.func @tril_phases() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
+  %r0 = tile.alloc : !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>
+  %r1 = tile.alloc : !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>
+  %r2 = tile.alloc : !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>
+  tile.tril_inverse_diag %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_product %l, %t {level = 1 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_scale %t -> %r0, %r1, %r2 {level = 1 : i64} : !tile.buffer<64x64xf32, shared> -> !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>, !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>, !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>
+  tile.tril_inverse_store %r0, %r1, %r2 -> %t {level = 1 : i64} : !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>, !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>, !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>> -> !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// The whole blocked inverse through the tile passes (PIPE): 10 phases (the
+// diagonal, then product, scale and store for each of 3 levels), and the 9
+// barriers between them all come from tile-insert-barriers. The first run
+// lowers tile.tril_inverse itself: no barrier.
+// CHECK-LABEL: llvm.func @tril_pipeline
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.return
+// PIPE-LABEL: llvm.func @tril_pipeline
+// PIPE-COUNT-9: nvvm.barrier0
+// PIPE-NOT:     nvvm.barrier0
+// PIPE:         llvm.return
+func.func @tril_pipeline() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
   %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
   %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
   tile.tril_inverse %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
@@ -300,8 +338,8 @@ func.func @tril() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared
 
 // -----
 
-// A size that is not a multiple of 16 takes the one-column-per-thread
-// forward substitution: no barrier at all.
+// tile.tril_inverse itself (sizes tile-expand-tril-inverse leaves alone) is
+// the one-column-per-thread forward substitution: no barrier at all.
 // CHECK-LABEL: llvm.func @tril_small
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.intr.fma

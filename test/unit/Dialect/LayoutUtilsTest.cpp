@@ -1,4 +1,10 @@
 //===- LayoutUtilsTest.cpp - layout arithmetic unit tests ------------------===//
+//
+// The layout formulas of LayoutUtils.h instantiated over int64_t: the same
+// templates convert-tile-to-nvvm instantiates over IR values, so these tests
+// check the arithmetic the kernels run.
+//
+//===----------------------------------------------------------------------===//
 
 #include "gdn/Dialect/Tile/Utils/LayoutUtils.h"
 
@@ -23,8 +29,37 @@ TEST(WarpGrid, RejectsShapesThatDoNotTile) {
   EXPECT_FALSE(chooseWarpGrid(8, 16, 1).has_value());  // M < 16
   EXPECT_FALSE(chooseWarpGrid(16, 8, 1).has_value());  // N < 16 (ldmatrix.x4)
   EXPECT_FALSE(chooseWarpGrid(16, 16, 4).has_value()); // too few tiles
-  EXPECT_FALSE(chooseWarpGrid(48, 24, 3).has_value() &&
-               chooseWarpGrid(48, 24, 3)->first * 16 > 48);
+  // 3 warps: 48 rows are three 16-row blocks, but 24 columns are not a
+  // whole 16-wide block for any split.
+  EXPECT_FALSE(chooseWarpGrid(48, 24, 3).has_value());
+  EXPECT_EQ(chooseWarpGrid(48, 32, 3), std::make_pair(int64_t(3), int64_t(1)));
+}
+
+TEST(WarpGrid, IsTheCheapestValidGrid) {
+  for (int64_t warps : {1, 2, 3, 4, 6, 8, 16})
+    for (int64_t m = 16; m <= 256; m += 16)
+      for (int64_t n = 16; n <= 256; n += 16) {
+        auto grid = chooseWarpGrid(m, n, warps);
+        int64_t bestCost = -1;
+        for (int64_t wm = 1; wm <= warps; ++wm) {
+          int64_t wn = warps / wm;
+          if (wm * wn != warps || m % (16 * wm) != 0 || n % (16 * wn) != 0)
+            continue;
+          int64_t cost = m / wm + n / wn;
+          if (bestCost < 0 || cost < bestCost)
+            bestCost = cost;
+        }
+        if (bestCost < 0) {
+          EXPECT_FALSE(grid.has_value()) << m << "x" << n << " / " << warps;
+          continue;
+        }
+        ASSERT_TRUE(grid.has_value()) << m << "x" << n << " / " << warps;
+        auto [wm, wn] = *grid;
+        EXPECT_EQ(wm * wn, warps);
+        EXPECT_EQ(m % (16 * wm), 0);
+        EXPECT_EQ(n % (16 * wn), 0);
+        EXPECT_EQ(m / wm + n / wn, bestCost);
+      }
 }
 
 TEST(Swizzle, IsABijectionThatKeeps16ByteChunks) {
@@ -37,8 +72,9 @@ TEST(Swizzle, IsABijectionThatKeeps16ByteChunks) {
           ASSERT_GE(off, 0);
           ASSERT_LT(off, rows * cols * 2);
           ASSERT_TRUE(seen.insert(off).second) << "collision at " << r << "," << c;
-          if (c % 8 != 0) // elements of a 16-byte chunk stay adjacent
+          if (c % 8 != 0) { // elements of a 16-byte chunk stay adjacent
             ASSERT_EQ(off, swizzledOffset(r, c - 1, rows, cols, 2, swz) + 2);
+          }
         }
     }
   }
@@ -65,9 +101,48 @@ TEST(Swizzle, LdmatrixRowsAreBankConflictFree) {
   }
 }
 
+TEST(Swizzle, SharedOffsetLinearizesLeadingDimensions) {
+  // The N-D entry point (what the lowering calls) is the 2-D formula on
+  // rows = the leading dimensions, row-major.
+  std::vector<int64_t> shape3{2, 32, 64}, shape1{64};
+  for (int64_t swz : {0, 128})
+    for (int64_t a = 0; a < 2; ++a)
+      for (int64_t r = 0; r < 32; ++r)
+        for (int64_t c = 0; c < 64; ++c) {
+          std::vector<int64_t> coord{a, r, c};
+          EXPECT_EQ(layout::sharedOffset<int64_t>(coord, shape3, 2, swz),
+                    swizzledOffset(a * 32 + r, c, 64, 64, 2, swz));
+        }
+  // 1-D buffers (reduction results, gates): plain element offsets.
+  for (int64_t c = 0; c < 64; ++c) {
+    std::vector<int64_t> coord{c};
+    EXPECT_EQ(layout::sharedOffset<int64_t>(coord, shape1, 4, 0), 4 * c);
+  }
+}
+
+TEST(Swizzle, UnswizzledIsRowMajor) {
+  for (int64_t r = 0; r < 12; ++r)
+    for (int64_t c = 0; c < 12; ++c)
+      EXPECT_EQ(swizzledOffset(r, c, 12, 12, 4, 0), (r * 12 + c) * 4);
+}
+
+TEST(Swizzle, WgmmaKStepsAreWholeChunks) {
+  // The wgmma lowering addresses k16 steps of 16-bit operands at row 0 of a
+  // K-major tile (32 bytes into a 128-byte box, a box every fourth step)
+  // and at row 16 kk of an MN-major one (16 rows of 128 bytes).
+  for (int64_t rows : {64, 128, 256})
+    for (int64_t kk = 0; kk < 8; ++kk) {
+      EXPECT_EQ(swizzledOffset(0, kk * 16, rows, 128, 2, 128),
+                (kk / 4) * rows * 128 + (kk % 4) * 32);
+      EXPECT_EQ(swizzledOffset(kk * 16, 0, 128, rows, 2, 128), kk * 16 * 128);
+    }
+}
+
 TEST(MmaFragment, CoversEveryElementOnce) {
   for (auto [m, n, wm, wn] : std::vector<std::array<int64_t, 4>>{
-           {128, 128, 2, 2}, {64, 64, 1, 4}, {64, 128, 4, 1}, {16, 8, 1, 1}}) {
+           {128, 128, 2, 2}, {64, 64, 1, 4}, {64, 128, 4, 1}, {16, 8, 1, 1},
+           // wgmma accumulators: [4k, 1] grids, 16 rows per warp.
+           {64, 16, 4, 1}, {64, 256, 4, 1}, {128, 64, 8, 1}}) {
     int64_t threads = 32 * wm * wn;
     int64_t regs = mmaFragmentSize(m, n, wm, wn);
     ASSERT_EQ(regs * threads, m * n);
@@ -92,6 +167,102 @@ TEST(MmaFragment, MatchesTheMmaSyncAccumulatorLayout) {
   EXPECT_EQ(mmaFragmentCoord(16, 8, 1, 1, 5, 3), std::make_pair(int64_t(9), int64_t(3)));
   // Warp 3 of a 2x2 grid over 128x128 starts at (64, 64).
   EXPECT_EQ(mmaFragmentCoord(128, 128, 2, 2, 96, 0), std::make_pair(int64_t(64), int64_t(64)));
+}
+
+TEST(MmaFragment, RunsArePairsInRegisterOrder) {
+  for (int64_t tid : {0, 5, 37, 127}) {
+    auto runs = layout::mmaFragmentRuns<int64_t>(tid, 64, 64, 2, 2);
+    ASSERT_EQ(int64_t(runs.size()) * 2, mmaFragmentSize(64, 64, 2, 2));
+    for (size_t i = 0; i < runs.size(); ++i) {
+      EXPECT_EQ(runs[i].reg, int64_t(2 * i));
+      EXPECT_EQ(runs[i].len, 2);
+      EXPECT_FALSE(runs[i].guard.has_value());
+      ASSERT_EQ(runs[i].coord.size(), 2u);
+      EXPECT_EQ(runs[i].coord[1] % 2, 0); // 8-byte aligned f32 pairs
+    }
+  }
+}
+
+TEST(MmaFragment, MatchesTheWgmmaAccumulatorLayout) {
+  // PTX ISA, wgmma .m64nNk16 accumulator D: warp w of a warpgroup holds
+  // rows 16 w + lane / 4 (+ 8), register i at column 8 (i / 4) +
+  // 2 (lane % 4) + i % 2 and row + 8 ((i / 2) % 2); warpgroup g starts at
+  // row 64 g. The [4k, 1] mma layout is that layout.
+  for (int64_t groups : {1, 2})
+    for (int64_t n : {16, 64, 128, 256}) {
+      int64_t m = 64 * groups, warps = 4 * groups;
+      int64_t regs = mmaFragmentSize(m, n, warps, 1);
+      ASSERT_EQ(regs, n / 2);
+      for (int64_t tid = 0; tid < 32 * warps; ++tid) {
+        int64_t lane = tid % 32, warp = (tid % 128) / 32, group = tid / 128;
+        for (int64_t i = 0; i < regs; ++i) {
+          int64_t row = 64 * group + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+          int64_t col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+          ASSERT_EQ(mmaFragmentCoord(m, n, warps, 1, tid, i),
+                    std::make_pair(row, col))
+              << "m=" << m << " n=" << n << " tid=" << tid << " i=" << i;
+        }
+      }
+    }
+}
+
+TEST(Delinearize, IsRowMajor) {
+  std::vector<int64_t> shape{3, 5, 7};
+  for (int64_t i = 0; i < 3 * 5 * 7; ++i) {
+    std::vector<int64_t> c = layout::delinearize<int64_t>(i, shape);
+    ASSERT_EQ(c.size(), 3u);
+    EXPECT_EQ((c[0] * 5 + c[1]) * 7 + c[2], i);
+    EXPECT_LT(c[1], 5);
+    EXPECT_LT(c[2], 7);
+  }
+}
+
+TEST(Blocked, RunsCoverEveryElementOnceUnderTheirGuards) {
+  struct Case {
+    std::vector<int64_t> shape;
+    int64_t vector, threads;
+  };
+  for (const Case &k : std::vector<Case>{{{64, 64}, 4, 128},
+                                         {{64}, 1, 128},
+                                         {{1000}, 1, 128},
+                                         {{3, 40, 8}, 8, 96},
+                                         {{16, 16}, 1, 96},
+                                         {{128, 64}, 8, 256}}) {
+    int64_t numel = 1;
+    for (int64_t d : k.shape)
+      numel *= d;
+    int64_t numVectors = numel / k.vector;
+    int64_t slots = blockedSlots(numel, k.vector, k.threads);
+    std::vector<int> hits(numel, 0);
+    for (int64_t tid = 0; tid < k.threads; ++tid) {
+      auto runs = layout::blockedRuns<int64_t>(tid, k.shape, k.vector,
+                                               k.threads);
+      ASSERT_EQ(int64_t(runs.size()), slots);
+      for (int64_t s = 0; s < slots; ++s) {
+        const layout::Run<int64_t> &run = runs[s];
+        EXPECT_EQ(run.reg, s * k.vector);
+        EXPECT_EQ(run.len, k.vector);
+        int64_t vectorIndex = s * k.threads + tid;
+        // Only slots that some thread may not own are guarded, and the
+        // guard says exactly whether this thread owns it.
+        EXPECT_EQ(run.guard.has_value(), (s + 1) * k.threads > numVectors);
+        bool owned = !run.guard || *run.guard;
+        EXPECT_EQ(owned, vectorIndex < numVectors);
+        if (!owned)
+          continue;
+        int64_t linear = 0;
+        for (size_t d = 0; d < k.shape.size(); ++d) {
+          ASSERT_LT(run.coord[d], k.shape[d]);
+          linear = linear * k.shape[d] + run.coord[d];
+        }
+        EXPECT_EQ(linear, vectorIndex * k.vector);
+        for (int64_t i = 0; i < run.len; ++i)
+          ++hits[linear + i];
+      }
+    }
+    for (int h : hits)
+      ASSERT_EQ(h, 1);
+  }
 }
 
 TEST(Blocked, SlotsRoundUp) {

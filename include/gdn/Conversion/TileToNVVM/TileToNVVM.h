@@ -23,11 +23,6 @@ void populateTileTypeConversions(LLVMTypeConverter &converter);
 void populateTileToNVVMConversionPatterns(LLVMTypeConverter &converter,
                                           RewritePatternSet &patterns);
 
-/// Patterns (and the !tile.tensormap type conversion) for the sm_90a ops:
-/// TMA loads, mbarriers, producer regions, warp specialization, wgmma waits.
-void populateTileHopperToNVVMConversionPatterns(LLVMTypeConverter &converter,
-                                                RewritePatternSet &patterns);
-
 /// Name of the dynamic shared-memory array all shared buffers live in.
 constexpr StringLiteral kSharedMemorySymbol = "__tile_smem";
 

@@ -380,6 +380,24 @@ LogicalResult ForOp::verify() {
   return success();
 }
 
+SmallVector<Region *> ForOp::getLoopRegions() { return {&getRegion()}; }
+
+std::optional<SmallVector<Value>> ForOp::getLoopInductionVars() {
+  return SmallVector<Value>{getInductionVar()};
+}
+
+std::optional<SmallVector<OpFoldResult>> ForOp::getLoopLowerBounds() {
+  return SmallVector<OpFoldResult>{OpFoldResult(getLowerBound())};
+}
+
+std::optional<SmallVector<OpFoldResult>> ForOp::getLoopUpperBounds() {
+  return SmallVector<OpFoldResult>{OpFoldResult(getUpperBound())};
+}
+
+std::optional<SmallVector<OpFoldResult>> ForOp::getLoopSteps() {
+  return SmallVector<OpFoldResult>{OpFoldResult(getStep())};
+}
+
 // tile.for %iv = %lb to %ub step %s stages N { ... } attr-dict
 ParseResult ForOp::parse(OpAsmParser &parser, OperationState &result) {
   OpAsmParser::Argument iv;
@@ -498,6 +516,79 @@ LogicalResult TrilInverseOp::verify() {
       cast<BufferType>(getDest().getType()).getShape())
     return emitOpError("operands must have the same shape");
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The phases of the blocked tril_inverse
+//===----------------------------------------------------------------------===//
+
+/// Checks the square operands of a phase; `nb` receives the number of 16x16
+/// blocks per row.
+static LogicalResult verifyTrilSquares(Operation *op, ArrayRef<Value> squares,
+                                       int64_t &nb) {
+  for (Value v : squares) {
+    auto t = cast<BufferType>(v.getType());
+    if (!t.isShared() || t.getRank() != 2 ||
+        t.getShape()[0] != t.getShape()[1] || !t.getElementType().isF32() ||
+        t.getLayout())
+      return op->emitOpError("operands must be square unswizzled f32 shared "
+                             "buffers");
+    if (t.getShape() != cast<BufferType>(squares[0].getType()).getShape())
+      return op->emitOpError("operands must have the same shape");
+  }
+  int64_t n = cast<BufferType>(squares[0].getType()).getShape()[0];
+  if (n % 16 != 0)
+    return op->emitOpError("size ") << n << " is not a multiple of 16";
+  nb = n / 16;
+  return success();
+}
+
+/// Checks the level and the block fragments of a level phase.
+static LogicalResult verifyTrilLevel(Operation *op, int64_t level, int64_t nb,
+                                     std::optional<ValueRange> blocks) {
+  if (level >= nb)
+    return op->emitOpError("level ")
+           << level << " must be below the number of 16x16 blocks per row ("
+           << nb << ")";
+  if (!blocks)
+    return success();
+  if (static_cast<int64_t>(blocks->size()) != nb - level)
+    return op->emitOpError("expects ")
+           << nb - level << " block fragments (one per block of level "
+           << level << "), got " << blocks->size();
+  for (Value v : *blocks) {
+    auto t = cast<BufferType>(v.getType());
+    if (!t.isFragment() || t.getShape() != ArrayRef<int64_t>{16, 16} ||
+        !t.getElementType().isF32())
+      return op->emitOpError("block fragments must be 16x16 f32 fragments");
+  }
+  return success();
+}
+
+LogicalResult TrilInverseDiagOp::verify() {
+  int64_t nb;
+  return verifyTrilSquares(*this, {getSource(), getDest()}, nb);
+}
+
+LogicalResult TrilInverseProductOp::verify() {
+  int64_t nb;
+  if (failed(verifyTrilSquares(*this, {getSource(), getDest()}, nb)))
+    return failure();
+  return verifyTrilLevel(*this, getLevel(), nb, std::nullopt);
+}
+
+LogicalResult TrilInverseScaleOp::verify() {
+  int64_t nb;
+  if (failed(verifyTrilSquares(*this, {getSource()}, nb)))
+    return failure();
+  return verifyTrilLevel(*this, getLevel(), nb, getBlocks());
+}
+
+LogicalResult TrilInverseStoreOp::verify() {
+  int64_t nb;
+  if (failed(verifyTrilSquares(*this, {getDest()}, nb)))
+    return failure();
+  return verifyTrilLevel(*this, getLevel(), nb, getBlocks());
 }
 
 bool mlir::gdn::tile::hasContiguousInnermost(Value v) {

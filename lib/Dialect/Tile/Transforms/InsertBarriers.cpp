@@ -103,7 +103,10 @@ struct InsertBarriersPass
   void visitOp(Operation *op, State &state, bool insert);
 };
 
-/// Shared ranges an op without regions reads and writes synchronously.
+/// Shared ranges an op reads and writes synchronously: its memory effects,
+/// with those of the ops in its regions for ops with recursive memory
+/// effects (a tile.load in a tile.map body). An op whose effects are not
+/// known writes every buffer operand (of the ops nested in it, too).
 void sharedEffects(Operation *op, RangeSet &reads, RangeSet &writes) {
   auto addUse = [&](Value v, bool isWrite) {
     if (!isa<BufferType>(v.getType()))
@@ -111,15 +114,16 @@ void sharedEffects(Operation *op, RangeSet &reads, RangeSet &writes) {
     if (auto r = rangeOf(v))
       (isWrite ? writes : reads).add(*r);
   };
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
   if (!effects) {
-    for (Value v : op->getOperands())
-      addUse(v, /*isWrite=*/true);
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        addUse(v, /*isWrite=*/true);
+    });
     return;
   }
-  SmallVector<MemoryEffects::EffectInstance> list;
-  effects.getEffects(list);
-  for (auto &e : list) {
+  for (auto &e : *effects) {
     Value v = e.getValue();
     if (!v)
       continue;
@@ -174,10 +178,11 @@ void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
     state = thenState;
     return;
   }
-  if (isa<LoopLikeOpInterface, ForOp>(op) && op->getNumRegions() == 1) {
+  auto loop = dyn_cast<LoopLikeOpInterface>(op);
+  if (loop && loop.getLoopRegions().size() == 1) {
     // Iterate the body to a fixpoint: the state at the top of an iteration
     // is the entry state merged with the state at the end of the body.
-    Block &body = op->getRegion(0).front();
+    Block &body = loop.getLoopRegions().front()->front();
     State entry = state;
     for (int iter = 0; iter < 8; ++iter) {
       State s = entry;
@@ -195,18 +200,15 @@ void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
     return;
   }
 
-  // Ordinary ops; ops with regions (tile.map) contribute their nested
-  // accesses (tile.load in the body).
+  // Ordinary ops; ops with recursive memory effects (tile.map) contribute
+  // their nested accesses (tile.load in the body).
   RangeSet reads, writes;
-  sharedEffects(op, reads, writes);
-  if (!isa<MapOp>(op) && op->getNumRegions() != 0 && !isa<ReduceOp>(op)) {
-    // Unknown region op: treat as a whole, conservatively.
-    op->walk([&](Operation *inner) {
-      if (inner != op)
-        sharedEffects(inner, reads, writes);
-    });
-  } else if (isa<MapOp>(op)) {
-    op->walk([&](LoadOp load) { sharedEffects(load, reads, writes); });
+  if (op->getNumRegions() == 0 ||
+      op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+    sharedEffects(op, reads, writes);
+  } else {
+    // Other region ops: the op and everything in it, as a whole.
+    op->walk([&](Operation *inner) { sharedEffects(inner, reads, writes); });
   }
   bool hazard = false;
   for (const Range &r : reads.ranges)

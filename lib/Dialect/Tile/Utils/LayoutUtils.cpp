@@ -1,4 +1,9 @@
 //===- LayoutUtils.cpp - layout arithmetic ---------------------------------===//
+//
+// The plain integer entry points; the formulas themselves are the templates
+// of LayoutUtils.h.
+//
+//===----------------------------------------------------------------------===//
 
 #include "gdn/Dialect/Tile/Utils/LayoutUtils.h"
 
@@ -30,29 +35,18 @@ chooseWarpGrid(int64_t m, int64_t n, int64_t numWarps) {
 
 int64_t swizzledOffset(int64_t row, int64_t col, int64_t rows, int64_t cols,
                        int64_t elemBytes, int64_t swizzleBytes) {
-  if (swizzleBytes == 0)
-    return (row * cols + col) * elemBytes;
-  int64_t byteInRow = col * elemBytes;
-  int64_t box = byteInRow / swizzleBytes;
-  int64_t inBox = byteInRow % swizzleBytes;
-  int64_t chunk = inBox / 16;
-  int64_t phase = row % (swizzleBytes / 16);
-  return box * rows * swizzleBytes + row * swizzleBytes +
-         ((chunk ^ phase) * 16) + inBox % 16;
+  return layout::swizzledOffset<int64_t>(row, col, rows, cols, elemBytes,
+                                         swizzleBytes);
 }
 
 std::pair<int64_t, int64_t> mmaFragmentCoord(int64_t m, int64_t n, int64_t wm,
                                              int64_t wn, int64_t tid,
                                              int64_t idx) {
-  int64_t warp = tid / 32, lane = tid % 32;
-  int64_t bm = m / wm, bn = n / wn;
-  int64_t atomsN = bn / 8;
-  int64_t e = idx % 4, atom = idx / 4;
-  int64_t am = atom / atomsN, an = atom % atomsN;
-  int64_t g = lane / 4, q = lane % 4;
-  int64_t row = (warp / wn) * bm + am * 16 + g + 8 * (e / 2);
-  int64_t col = (warp % wn) * bn + an * 8 + 2 * q + (e % 2);
-  return {row, col};
+  // Runs are two registers each, in register order.
+  std::vector<layout::Run<int64_t>> runs =
+      layout::mmaFragmentRuns<int64_t>(tid, m, n, wm, wn);
+  const layout::Run<int64_t> &run = runs[idx / 2];
+  return {run.coord[0], run.coord[1] + idx % 2};
 }
 
 int64_t mmaFragmentSize(int64_t m, int64_t n, int64_t wm, int64_t wn) {

@@ -125,7 +125,12 @@ def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
     diagonal and the upper part of `source` are ignored). Both are square f32
     shared buffers. The inverse is computed exactly in f32 by forward
     substitution, one column per thread, in a fixed order (bit-identical
-    from run to run): no truncated series.
+    from run to run): no truncated series. `tile-expand-tril-inverse`
+    rewrites sizes that are multiples of 16 (32 up to one element per
+    thread) into the phases of the blocked inverse
+    (`tile.tril_inverse_diag`, then per level `tile.tril_inverse_product`,
+    `tile.tril_inverse_scale` and `tile.tril_inverse_store`), whose
+    barriers `tile-insert-barriers` places.
 
     Example:
     ```mlir
@@ -135,6 +140,99 @@ def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
                        Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest);
   let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
+  let hasVerifier = 1;
+}
+
+// The phases of the blocked tril_inverse (tile-expand-tril-inverse). Each is
+// barrier-free: its threads read only what other threads wrote before it, so
+// tile-insert-barriers places the barriers between them from their operand
+// effects.
+
+def Tile_TrilInverseDiagOp : Tile_Op<"tril_inverse_diag"> {
+  let summary = "blocked tril_inverse, phase 1: the 16x16 diagonal blocks";
+  let description = [{
+    For an `n x n` source (`n` a multiple of 16): writes into `dest` the
+    inverse `(I + L_bb)^-1` of each 16x16 diagonal block `b` of the strictly
+    lower part `L` of `source`, by forward substitution (one column per
+    thread, `x_i = [i == c] - sum_{k < i} L_ik x_k` accumulated in `k`
+    order), and zeros into every block above the diagonal. Blocks below the
+    diagonal are left alone (`tile.tril_inverse_product` fills them).
+
+    Example:
+    ```mlir
+    tile.tril_inverse_diag %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
+                       Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest);
+  let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
+  let hasVerifier = 1;
+}
+
+def Tile_TrilInverseProductOp : Tile_Op<"tril_inverse_product"> {
+  let summary = "blocked tril_inverse, level phase 1: Y = L T";
+  let description = [{
+    For each block `(i, j)` with `i - j = level` of an `n x n` inverse
+    (`n = 16 nb`, `1 <= level < nb`): writes
+    `Y_ij[r][c] = sum_{16 j <= q < 16 i} L[16 i + r][q] T[q][16 j + c]`
+    (accumulated in `q` order) into block `(i, j)` of `dest`, where `L` is
+    `source` and `T` is `dest`. It reads the blocks `(j .. i - 1, j)` of
+    `dest`, computed by earlier phases, and writes only blocks of its level.
+
+    Example:
+    ```mlir
+    tile.tril_inverse_product %l, %t {level = 1 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
+                       Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$dest,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$level);
+  let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
+  let hasVerifier = 1;
+}
+
+def Tile_TrilInverseScaleOp : Tile_Op<"tril_inverse_scale"> {
+  let summary = "blocked tril_inverse, level phase 2: -T_ii Y into registers";
+  let description = [{
+    For the blocks `(i, j) = (j + level, j)`, `j = 0 .. nb - level - 1`, of
+    `source` (the inverse under construction, holding `Y_ij` from
+    `tile.tril_inverse_product` in those blocks): computes
+    `-sum_{m < 16} T[16 i + r][16 i + m] Y_ij[m][c]` (accumulated in `m`
+    order) into `blocks[j]`, one 16x16 f32 fragment per block. Only reads
+    shared memory, so `Y` may be overwritten (`tile.tril_inverse_store`)
+    once every thread has read it.
+
+    Example:
+    ```mlir
+    tile.tril_inverse_scale %t -> %r0, %r1, %r2 {level = 1 : i64} : !tile.buffer<64x64xf32, shared> -> !tile.buffer<16x16xf32, fragment>, !tile.buffer<16x16xf32, fragment>, !tile.buffer<16x16xf32, fragment>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
+                       Arg<Variadic<Tile_AnyBuffer>, "", [MemWrite]>:$blocks,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$level);
+  let assemblyFormat = [{
+    $source `->` $blocks attr-dict `:` qualified(type($source)) `->` qualified(type($blocks))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TrilInverseStoreOp : Tile_Op<"tril_inverse_store"> {
+  let summary = "blocked tril_inverse, level phase 3: store the level's blocks";
+  let description = [{
+    Writes `blocks[j]` (16x16 f32 fragments from `tile.tril_inverse_scale`)
+    into block `(j + level, j)` of `dest`, `j = 0 .. nb - level - 1`.
+
+    Example:
+    ```mlir
+    tile.tril_inverse_store %r0, %r1, %r2 -> %t {level = 1 : i64} : !tile.buffer<16x16xf32, fragment>, !tile.buffer<16x16xf32, fragment>, !tile.buffer<16x16xf32, fragment> -> !tile.buffer<64x64xf32, shared>
+    ```
+  }];
+  let arguments = (ins Arg<Variadic<Tile_AnyBuffer>, "", [MemRead]>:$blocks,
+                       Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$level);
+  let assemblyFormat = [{
+    $blocks `->` $dest attr-dict `:` qualified(type($blocks)) `->` qualified(type($dest))
+  }];
   let hasVerifier = 1;
 }
 
@@ -338,7 +436,8 @@ def Tile_GemmOp : Tile_Op<"gemm"> {
 }
 
 def Tile_MapOp : Tile_Op<"map", [AttrSizedOperandSegments,
-    SingleBlockImplicitTerminator<"::mlir::gdn::tile::YieldOp">]> {
+    SingleBlockImplicitTerminator<"::mlir::gdn::tile::YieldOp">,
+    RecursiveMemoryEffects]> {
   let summary = "elementwise computation over fragments";
   let description = [{
     Applies the scalar body to every element: its block takes one element of
@@ -348,6 +447,10 @@ def Tile_MapOp : Tile_Op<"map", [AttrSizedOperandSegments,
     fragment may also appear in `ins` (in-place update). With `indexed`, the
     block first takes the element's coordinates (one `index` per dimension),
     for masks and per-row or per-column factors.
+
+    Memory effects: the map reads its `ins` and writes its `outs`, and has
+    the effects of its body (a `tile.load` in the body reads shared or
+    global memory).
 
     Example:
     ```mlir
@@ -422,14 +525,19 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
 
 def Tile_ForOp : Tile_Op<"for", [
     SingleBlockImplicitTerminator<"::mlir::gdn::tile::YieldOp">,
-    RecursiveMemoryEffects]> {
+    RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<LoopLikeOpInterface, [
+        "getLoopInductionVars", "getLoopLowerBounds", "getLoopUpperBounds",
+        "getLoopSteps"]>]> {
   let summary = "a loop to be software-pipelined over `num_stages` stages";
   let description = [{
     Iterates `%iv` from `lb` to `ub` by `step`. `tile-pipeline` multi-buffers
     the shared buffers written by global-to-shared copies in the body and
     issues them `num_stages - 1` iterations ahead as asynchronous copies;
     with `num_stages = 1` the loop runs as written. The body has memory
-    semantics only (no iteration arguments).
+    semantics only (no iteration arguments). A `LoopLikeOpInterface` loop
+    (one induction variable, bounds and step; loop-invariant code motion
+    applies).
 
     Example:
     ```mlir

@@ -6,6 +6,51 @@
 include "mlir/Pass/PassBase.td"
 
 //===----------------------------------------------------------------------===//
+// ExpandTrilInverse
+//===----------------------------------------------------------------------===//
+
+def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::FuncOp"> {
+  let summary = "expand tile.tril_inverse into the barrier-free phases of the blocked inverse";
+  let description = [{
+    Rewrites each `tile.tril_inverse` of a kernel whose size `n` is a
+    multiple of 16 with `32 <= n <= 32 * tile.num_warps` into the exact
+    blocked inverse of GDN.md section 2.3 (`nb = n / 16` blocks per row),
+    as ops none of which synchronizes internally:
+
+    * `tile.tril_inverse_diag`: the diagonal 16x16 blocks by forward
+      substitution, zeros above them;
+    * for each level `d = 1 .. nb - 1` (the blocks `(j + d, j)`):
+      `tile.tril_inverse_product` (`Y_ij = L T` into the blocks of the
+      level), `tile.tril_inverse_scale` (`-T_ii Y_ij` into one new 16x16
+      fragment per block, `#tile.blocked<vector = 1>`) and
+      `tile.tril_inverse_store` (the fragments into the blocks).
+
+    Each phase reads what the previous ones wrote (and the store overwrites
+    what the scale read), so `tile-insert-barriers` places a barrier
+    between every two phases from their operand effects; the lowering of
+    the phases emits none. Other sizes keep `tile.tril_inverse` (forward
+    substitution, one column per thread).
+
+    Before:
+    ```mlir
+    tile.tril_inverse %l, %t : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
+    ```
+    After:
+    ```mlir
+    tile.tril_inverse_diag %l, %t : ...
+    tile.tril_inverse_product %l, %t {level = 1 : i64} : ...
+    %r = tile.alloc : !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>
+    tile.tril_inverse_scale %t -> %r {level = 1 : i64} : ...
+    tile.tril_inverse_store %r -> %t {level = 1 : i64} : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
+  let statistics = [
+    Statistic<"numExpanded", "expanded", "tril_inverse ops expanded into phases">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // AssignLayouts
 //===----------------------------------------------------------------------===//
 
@@ -168,7 +213,9 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::func::FuncOp"> {
     merge their states; loops are iterated to a fixpoint so that hazards
     across iterations (the next iteration's write after this one's read) are
     caught. Ops that end in a barrier of their own (`tile.reduce`) clear the
-    state. Accesses through `tile.slice` conservatively cover the whole
+    state; no other op synchronizes internally (the blocked
+    `tile.tril_inverse` arrives as phases, see `tile-expand-tril-inverse`).
+    Accesses through `tile.slice` conservatively cover the whole
     multi-buffered allocation.
 
     Before:

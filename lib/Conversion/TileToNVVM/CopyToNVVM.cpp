@@ -1,0 +1,305 @@
+//===- CopyToNVVM.cpp - data movement and addressing to NVVM ---------------===//
+//
+// tile.copy and tile.async_copy: copies between global and shared memory
+// move the vectors of the op's blocked thread mapping (cp.async for async
+// copies); copies to or from a fragment walk the fragment's runs. Also the
+// addressing ops: tile.view, tile.take and tile.narrow build and narrow
+// global buffer descriptors, tile.load reads one element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "Patterns.h"
+
+namespace mlir::gdn {
+namespace {
+using namespace mlir::gdn::tile;
+
+struct ViewLowering : TilePattern<ViewOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(ViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<BufferType>(op.getType());
+    Type structTy = getTypeConverter()->convertType(type);
+    Idx ix(rewriter, op.getLoc());
+    Value desc = rewriter.create<LLVM::UndefOp>(op.getLoc(), structTy);
+    desc = rewriter.create<LLVM::InsertValueOp>(op.getLoc(), desc,
+                                                adaptor.getPtr(), 0);
+    unsigned dyn = 0;
+    int64_t rank = type.getRank();
+    SmallVector<Value> sizes;
+    for (auto [d, size] : llvm::enumerate(type.getShape())) {
+      Value v = ShapedType::isDynamic(size) ? adaptor.getSizes()[dyn++]
+                                            : ix.c(size);
+      sizes.push_back(v);
+      desc = rewriter.create<LLVM::InsertValueOp>(op.getLoc(), desc, v, d + 1);
+    }
+    Value stride = ix.c(1); // dense row-major
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      desc = rewriter.create<LLVM::InsertValueOp>(op.getLoc(), desc, stride,
+                                                  rank + d + 1);
+      stride = ix.mul(stride, sizes[d]);
+    }
+    rewriter.replaceOp(op, desc);
+    return success();
+  }
+};
+
+/// Copies between global and shared memory (no fragment): each thread moves
+/// vectors of the op's blocked thread mapping; async copies use cp.async.
+LogicalResult lowerMemToMemCopy(Operation *op, BufferType src, Value srcVal,
+                                ValueRange srcOffsets, BufferType dst,
+                                Value dstVal, ValueRange dstOffsets,
+                                bool masked, Attribute layout, bool async,
+                                ConversionPatternRewriter &rewriter) {
+  auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(layout);
+  if (!blocked)
+    return op->emitOpError(
+        "copy has no thread mapping; run tile-assign-layouts first");
+  Location loc = op->getLoc();
+  Idx ix(rewriter, loc);
+  int64_t numThreads = numThreadsOf(op);
+  ArrayRef<int64_t> shape = src.isGlobal() ? dst.getShape() : src.getShape();
+  int64_t v = blocked.getVector();
+  int64_t eb = src.getElementBytes();
+  int64_t bytes = v * eb;
+  if (async && bytes != 4 && bytes != 8 && bytes != 16)
+    return op->emitOpError("cp.async moves 4, 8 or 16 bytes, but the thread "
+                           "mapping gives ")
+           << bytes;
+  Value tid = ix.tid();
+  BufferType gType = src.isGlobal() ? src : dst;
+  BufferType sType = src.isGlobal() ? dst : src;
+  Value gDesc = src.isGlobal() ? srcVal : dstVal;
+  Value sBase = src.isGlobal() ? dstVal : srcVal;
+  ValueRange gOffsets = src.isGlobal() ? srcOffsets : dstOffsets;
+  GlobalView view(ix, gDesc, gType.getRank());
+  Type elem = src.getElementType();
+  Type vt = vecType(elem, v);
+  for (Run &run : blockedRuns(ix, shape, v, numThreads, tid)) {
+    Value gPtr =
+        ix.gep(view.ptr, elem, view.linear(ix, gOffsets, run.coord));
+    Value sPtr = ix.gep(sBase, rewriter.getI8Type(),
+                        sharedByteOffset(ix, sType, run.coord));
+    Value valid = masked ? view.inBounds(ix, gOffsets, run.coord, v) : Value();
+    if (async) {
+      emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
+        Value cpSize;
+        if (valid)
+          cpSize = b.create<LLVM::SelectOp>(loc, valid, ix.c32(bytes),
+                                            ix.c32(0));
+        b.create<NVVM::CpAsyncOp>(
+            loc, sPtr, gPtr, static_cast<uint32_t>(bytes),
+            bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                        : NVVM::LoadCacheModifierKind::CA,
+            cpSize);
+      });
+      continue;
+    }
+    if (src.isGlobal()) {
+      emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
+        Value val = emitMaskedLoad(rewriter, loc, valid, vt, gPtr, bytes);
+        rewriter.create<LLVM::StoreOp>(loc, val, sPtr, bytes);
+      });
+    } else {
+      emitGuarded(rewriter, loc, ix.and_(run.guard, valid), [&](OpBuilder &b) {
+        Value val = b.create<LLVM::LoadOp>(loc, vt, sPtr, bytes);
+        b.create<LLVM::StoreOp>(loc, val, gPtr, bytes);
+      });
+    }
+  }
+  return success();
+}
+
+struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(lowerMemToMemCopy(
+            op, cast<BufferType>(op.getSource().getType()),
+            adaptor.getSource(), adaptor.getSourceOffsets(),
+            cast<BufferType>(op.getDest().getType()), adaptor.getDest(), {},
+            op.getMasked(), op.getLayoutAttr(), /*async=*/true, rewriter)))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct CopyLowering : TilePattern<CopyOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(CopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto src = cast<BufferType>(op.getSource().getType());
+    auto dst = cast<BufferType>(op.getDest().getType());
+    if (!src.isFragment() && !dst.isFragment()) {
+      if (failed(lowerMemToMemCopy(op, src, adaptor.getSource(),
+                                   adaptor.getSourceOffsets(), dst,
+                                   adaptor.getDest(), adaptor.getDestOffsets(),
+                                   op.getMasked(), op.getLayoutAttr(),
+                                   /*async=*/false, rewriter)))
+        return failure();
+      rewriter.eraseOp(op);
+      return success();
+    }
+    if (src.isFragment() && dst.isFragment())
+      return op.emitOpError("fragment to fragment copies are not supported");
+    // One side is a fragment: walk its runs.
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    bool load = dst.isFragment();
+    BufferType frag = load ? dst : src;
+    BufferType mem = load ? src : dst;
+    Value memVal = load ? adaptor.getSource() : adaptor.getDest();
+    ValueRange memOffsets =
+        load ? adaptor.getSourceOffsets() : adaptor.getDestOffsets();
+    Regs regs{load ? adaptor.getDest() : adaptor.getSource(),
+              frag.getElementType()};
+    if (!frag.getLayout())
+      return op.emitOpError(
+          "fragment has no layout; run tile-assign-layouts first");
+    Type memElem = mem.getElementType();
+    int64_t eb = mem.getElementBytes();
+    Value tid = ix.tid();
+    std::optional<GlobalView> view;
+    if (mem.isGlobal())
+      view.emplace(ix, memVal, mem.getRank());
+    // A strided innermost dimension is moved one element at a time.
+    bool contiguous = !mem.isGlobal() ||
+                      hasContiguousInnermost(load ? op.getSource() : op.getDest());
+    SmallVector<Run> runs;
+    for (Run &run : fragmentRuns(ix, frag, numThreadsOf(op), tid)) {
+      if (contiguous || run.len == 1) {
+        runs.push_back(run);
+        continue;
+      }
+      for (int64_t i = 0; i < run.len; ++i) {
+        Run one = run;
+        one.reg = run.reg + i;
+        one.len = 1;
+        one.coord.back() = ix.add(run.coord.back(), i);
+        runs.push_back(one);
+      }
+    }
+    for (Run &run : runs) {
+      Value ptr, valid;
+      if (view) {
+        ptr = ix.gep(view->ptr, memElem,
+                     view->linear(ix, memOffsets, run.coord));
+        if (op.getMasked())
+          valid = view->inBounds(ix, memOffsets, run.coord, run.len);
+      } else {
+        ptr = ix.gep(memVal, rewriter.getI8Type(),
+                     sharedByteOffset(ix, mem, run.coord));
+      }
+      Type vt = vecType(memElem, run.len);
+      int64_t align = run.len * eb;
+      if (load) {
+        emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
+          Idx bx(b, loc);
+          Value val = emitMaskedLoad(rewriter, loc, valid, vt, ptr, align);
+          regs.storeVec(bx, run.reg, run.len, val);
+        });
+      } else {
+        emitGuarded(rewriter, loc, ix.and_(run.guard, valid),
+                    [&](OpBuilder &b) {
+                      Idx bx(b, loc);
+                      Value val = regs.loadVec(bx, run.reg, run.len, memElem);
+                      b.create<LLVM::StoreOp>(loc, val, ptr, align);
+                    });
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TakeLowering : TilePattern<TakeOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(TakeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto srcT = cast<BufferType>(op.getSource().getType());
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    GlobalView view(ix, adaptor.getSource(), srcT.getRank());
+    Value offset = ix.c(0);
+    for (auto [d, i] : llvm::zip(op.getDims(), adaptor.getIndices()))
+      offset = ix.add(offset, ix.mul(i, view.strides[d]));
+    Value ptr = ix.gep(view.ptr, srcT.getElementType(), offset);
+    Type resT = getTypeConverter()->convertType(op.getType());
+    Value desc = rewriter.create<LLVM::UndefOp>(loc, resT);
+    desc = rewriter.create<LLVM::InsertValueOp>(loc, desc, ptr, 0);
+    int64_t resRank = srcT.getRank() - op.getDims().size();
+    int64_t k = 0;
+    for (int64_t d = 0; d < srcT.getRank(); ++d) {
+      if (llvm::is_contained(op.getDims(), d))
+        continue;
+      desc = rewriter.create<LLVM::InsertValueOp>(loc, desc, view.sizes[d],
+                                                  k + 1);
+      desc = rewriter.create<LLVM::InsertValueOp>(loc, desc, view.strides[d],
+                                                  resRank + k + 1);
+      ++k;
+    }
+    rewriter.replaceOp(op, desc);
+    return success();
+  }
+};
+
+struct NarrowLowering : TilePattern<NarrowOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(NarrowOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto srcT = cast<BufferType>(op.getSource().getType());
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    int64_t dim = op.getDim();
+    GlobalView view(ix, adaptor.getSource(), srcT.getRank());
+    Value ptr = ix.gep(view.ptr, srcT.getElementType(),
+                       ix.mul(adaptor.getStart(), view.strides[dim]));
+    Value desc = rewriter.create<LLVM::InsertValueOp>(loc, adaptor.getSource(),
+                                                      ptr, 0);
+    desc = rewriter.create<LLVM::InsertValueOp>(loc, desc, adaptor.getSize(),
+                                                dim + 1);
+    rewriter.replaceOp(op, desc);
+    return success();
+  }
+};
+
+struct LoadLowering : TilePattern<LoadOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto t = cast<BufferType>(op.getSource().getType());
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    SmallVector<Value> coord(adaptor.getIndices());
+    Value ptr;
+    if (t.isShared()) {
+      ptr = ix.gep(adaptor.getSource(), rewriter.getI8Type(),
+                   sharedByteOffset(ix, t, coord));
+    } else {
+      GlobalView view(ix, adaptor.getSource(), t.getRank());
+      SmallVector<Value> zeros(t.getRank(), ix.c(0));
+      ptr = ix.gep(view.ptr, t.getElementType(),
+                   view.linear(ix, zeros, coord));
+    }
+    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, t.getElementType(), ptr);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateCopyToNVVMPatterns(LLVMTypeConverter &converter,
+                                RewritePatternSet &patterns) {
+  patterns.add<ViewLowering, CopyLowering, AsyncCopyLowering, TakeLowering,
+               NarrowLowering, LoadLowering>(converter);
+}
+
+} // namespace mlir::gdn

@@ -1,0 +1,198 @@
+//===- ElementwiseToNVVM.cpp - register-level compute to NVVM --------------===//
+//
+// tile.fill stores a scalar into every register, tile.map inlines its body
+// once per register (with the register's coordinates for indexed bodies),
+// tile.reduce goes through its shared scratch in a fixed order, and math.exp
+// becomes ex2.approx.ftz.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "Patterns.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::gdn {
+namespace {
+using namespace mlir::gdn::tile;
+
+struct FillLowering : TilePattern<FillOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(FillOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<BufferType>(op.getDest().getType());
+    Idx ix(rewriter, op.getLoc());
+    Regs regs{adaptor.getDest(), type.getElementType()};
+    int64_t n = fragmentRegs(type, numThreadsOf(op));
+    for (int64_t r = 0; r < n; ++r)
+      regs.store(ix, r, adaptor.getValue());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.map -> the body, once per register.
+struct MapLowering : TilePattern<MapOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(MapOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto outT = cast<BufferType>(op.getOutputs()[0].getType());
+    for (Value v : op->getOperands())
+      if (cast<BufferType>(v.getType()).getLayout() != outT.getLayout())
+        return op.emitOpError("operands must share one layout; run "
+                              "tile-assign-layouts first");
+    if (!outT.getLayout())
+      return op.emitOpError("fragments have no layout; run "
+                            "tile-assign-layouts first");
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    int64_t numThreads = numThreadsOf(op);
+    Block &body = op.getBody().front();
+    size_t numIdx = op.getIndexed() ? outT.getRank() : 0;
+    // Coordinates of each register (for indexed bodies).
+    int64_t n = fragmentRegs(outT, numThreads);
+    SmallVector<SmallVector<Value>> coords(n);
+    if (numIdx) {
+      Value tid = ix.tid();
+      for (Run &run : fragmentRuns(ix, outT, numThreads, tid)) {
+        // Slots a thread does not own compute on coordinate 0 (in bounds).
+        if (run.guard)
+          for (Value &c : run.coord)
+            c = rewriter.create<LLVM::SelectOp>(loc, run.guard, c, ix.c(0));
+        for (int64_t i = 0; i < run.len; ++i) {
+          coords[run.reg + i] = run.coord;
+          coords[run.reg + i].back() = ix.add(run.coord.back(), i);
+        }
+      }
+    }
+    Type indexType = rewriter.getIndexType();
+    for (int64_t r = 0; r < n; ++r) {
+      IRMapping mapping;
+      for (size_t d = 0; d < numIdx; ++d)
+        mapping.map(body.getArgument(d),
+                    rewriter
+                        .create<UnrealizedConversionCastOp>(
+                            loc, indexType, coords[r][d])
+                        .getResult(0));
+      for (auto [arg, in, inT] :
+           llvm::zip(body.getArguments().drop_front(numIdx),
+                     adaptor.getInputs(), op.getInputs().getTypes()))
+        mapping.map(arg, Regs{in, cast<BufferType>(inT).getElementType()}
+                             .load(ix, r));
+      for (Operation &inner : body.without_terminator())
+        rewriter.clone(inner, mapping);
+      auto yield = cast<YieldOp>(body.getTerminator());
+      for (auto [v, out, outTy] :
+           llvm::zip(yield.getValues(), adaptor.getOutputs(),
+                     op.getOutputs().getTypes()))
+        Regs{out, cast<BufferType>(outTy).getElementType()}.store(
+            ix, r, mapping.lookupOrDefault(v));
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.reduce through its shared scratch: every thread writes its
+/// registers, then each destination element is combined serially in
+/// index order (deterministic).
+struct ReduceLowering : TilePattern<ReduceOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getScratch())
+      return op.emitOpError("has no scratch buffer; run tile-assign-layouts "
+                            "first");
+    auto srcT = cast<BufferType>(op.getSource().getType());
+    auto dstT = cast<BufferType>(op.getDest().getType());
+    auto scratchT = cast<BufferType>(op.getScratch().getType());
+    if (!srcT.getLayout() || !dstT.getLayout())
+      return op.emitOpError("fragments have no layout; run "
+                            "tile-assign-layouts first");
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    Type f32 = rewriter.getF32Type();
+    int64_t numThreads = numThreadsOf(op);
+    Value tid = ix.tid();
+    Value scratch = adaptor.getScratch();
+    Regs src{adaptor.getSource(), f32}, dst{adaptor.getDest(), f32};
+    for (Run &run : fragmentRuns(ix, srcT, numThreads, tid))
+      emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
+        Idx bx(b, loc);
+        for (int64_t i = 0; i < run.len; ++i) {
+          SmallVector<Value> coord(run.coord);
+          coord.back() = bx.add(coord.back(), i);
+          Value ptr = bx.gep(scratch, b.getI8Type(),
+                             sharedByteOffset(bx, scratchT, coord));
+          b.create<LLVM::StoreOp>(loc, src.load(bx, run.reg + i), ptr);
+        }
+      });
+    rewriter.create<NVVM::Barrier0Op>(loc);
+    int64_t len = srcT.getShape()[op.getDim()];
+    auto combine = [&](OpBuilder &b, Value x, Value y) -> Value {
+      switch (op.getKind()) {
+      case ReduceKind::Add:
+        return b.create<LLVM::FAddOp>(loc, x, y);
+      case ReduceKind::Max:
+        return b.create<LLVM::MaxNumOp>(loc, x, y);
+      case ReduceKind::Min:
+        return b.create<LLVM::MinNumOp>(loc, x, y);
+      }
+      llvm_unreachable("unknown reduction");
+    };
+    for (Run &run : fragmentRuns(ix, dstT, numThreads, tid))
+      emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
+        Idx bx(b, loc);
+        for (int64_t i = 0; i < run.len; ++i) {
+          Value p = bx.add(run.coord[0], i);
+          Value accum;
+          for (int64_t j = 0; j < len; ++j) {
+            SmallVector<Value> coord = op.getDim() == 1
+                                           ? SmallVector<Value>{p, bx.c(j)}
+                                           : SmallVector<Value>{bx.c(j), p};
+            Value ptr = bx.gep(scratch, b.getI8Type(),
+                               sharedByteOffset(bx, scratchT, coord));
+            Value v = b.create<LLVM::LoadOp>(loc, f32, ptr);
+            accum = accum ? combine(b, accum, v) : v;
+          }
+          dst.store(bx, run.reg + i, accum);
+        }
+      });
+    rewriter.create<NVVM::Barrier0Op>(loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// math.exp -> ex2.approx.ftz(x * log2(e)), the fast path FLA also takes.
+struct ExpLowering : ConvertOpToLLVMPattern<math::ExpOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(math::ExpOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return rewriter.notifyMatchFailure(op, "only f32");
+    Location loc = op.getLoc();
+    Value log2e = rewriter.create<LLVM::ConstantOp>(
+        loc, rewriter.getF32Type(), rewriter.getF32FloatAttr(1.4426950408889634f));
+    Value x = rewriter.create<LLVM::FMulOp>(loc, adaptor.getOperand(), log2e);
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, rewriter.getF32Type(), "llvm.nvvm.ex2.approx.ftz.f", ValueRange{x});
+    return success();
+  }
+};
+
+} // namespace
+
+void populateElementwiseToNVVMPatterns(LLVMTypeConverter &converter,
+                                       RewritePatternSet &patterns) {
+  patterns.add<FillLowering, MapLowering, ReduceLowering>(converter);
+  // Preferred over MathToLLVM's llvm.intr.exp, which NVPTX cannot select.
+  patterns.add<ExpLowering>(converter, /*benefit=*/2);
+}
+
+} // namespace mlir::gdn

@@ -1,0 +1,139 @@
+//===- GemmWgmmaToNVVM.cpp - tile.gemm to wgmma.mma_async ------------------===//
+//
+// tile.gemm in kernels with tile.mma_engine = "wgmma": one wgmma.mma_async
+// m64nNk16 per warpgroup and k16 step, operands read by the tensor cores
+// from 128-byte swizzled shared memory through hand-built descriptors. The
+// accumulator is the #tile.mma<warps = [4k, 1]> fragment, whose register
+// order (layout::mmaFragmentRuns) is the wgmma accumulator layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "Patterns.h"
+
+namespace mlir::gdn {
+namespace {
+using namespace mlir::gdn::tile;
+
+/// tile.gemm -> wgmma.mma_async per warpgroup.
+struct GemmWgmmaLowering : TilePattern<GemmOp> {
+  using TilePattern::TilePattern;
+
+  /// wgmma.mma_async m64nNk16 per warpgroup, operands from 128B-swizzled
+  /// shared memory through descriptors (HOPPER_MLIR.md section 5.2):
+  /// desc = (addr >> 4) | LBO << 16 | SBO << 32 | 1 << 62. A K-major tile
+  /// (A [M][K], B^T [N][K]) is cut into 128-byte boxes along K: a k16 step
+  /// moves 32 bytes inside a box, every fourth step jumps a box. An
+  /// MN-major tile (B [K][N], A^T [K][M]) has rows of K: a k16 step moves 16
+  /// rows (2 KiB) and LBO is the distance between 64-wide boxes along N/M.
+  LogicalResult
+  matchAndRewrite(GemmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!usesWgmma(op))
+      return rewriter.notifyMatchFailure(op, "lowered with mma.sync");
+    auto aT = cast<BufferType>(op.getA().getType());
+    auto bT = cast<BufferType>(op.getB().getType());
+    auto cT = cast<BufferType>(op.getC().getType());
+    auto mma = dyn_cast_or_null<MmaLayoutAttr>(cT.getLayout());
+    if (!mma)
+      return op.emitOpError("accumulator needs an mma layout; run "
+                            "tile-assign-layouts first");
+    for (BufferType t : {aT, bT}) {
+      auto swz = dyn_cast_or_null<SwizzleAttr>(t.getLayout());
+      if (!swz || swz.getBytes() != 128)
+        return op.emitOpError("wgmma operands must be 128-byte swizzled");
+    }
+    int64_t m = cT.getShape()[0], n = cT.getShape()[1];
+    int64_t k = op.getTransposeA() ? aT.getShape()[0] : aT.getShape()[1];
+    int64_t numWarps = mma.getWarps()[0];
+    if (mma.getWarps()[1] != 1 || m != 16 * numWarps || numWarps % 4 != 0 ||
+        n % 16 != 0 || n > 256)
+      return op.emitOpError("wgmma needs the accumulator layout "
+                            "#tile.mma<warps = [4k, 1]> with 16 rows per "
+                            "warp and N <= 256");
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    Type i64 = rewriter.getI64Type(), f32 = rewriter.getF32Type();
+    bool bf16 = aT.getElementType().isBF16();
+    auto elemType = bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+
+    Value tid = ix.tid();
+    Value wg = ix.div(tid, 128);
+    auto addrOf = [&](Value base) -> Value {
+      return rewriter.create<LLVM::PtrToIntOp>(loc, i64, base);
+    };
+    auto descriptor = [&](Value addr, int64_t lbo) -> Value {
+      Value a = rewriter.create<LLVM::AndOp>(loc, addr, ix.c(0x3FFFF));
+      a = rewriter.create<LLVM::LShrOp>(loc, a, ix.c(4));
+      int64_t bits = (lbo << 16) | (int64_t(64) << 32) | (int64_t(1) << 62);
+      return rewriter.create<LLVM::OrOp>(loc, a, ix.c(bits));
+    };
+    // Byte offset of k-step kk in a K-major tile [rows][k] (row 0, column
+    // 16 kk) and in an MN-major tile [k][cols] (row 16 kk, column 0).
+    int64_t eb = aT.getElementBytes();
+    auto kMajor = [&](int64_t rows, int64_t kk) {
+      return swizzledOffset(0, kk * 16, rows, k, eb, 128);
+    };
+    auto mnMajor = [&](int64_t cols, int64_t kk) {
+      return swizzledOffset(kk * 16, 0, k, cols, eb, 128);
+    };
+    Value aBase = addrOf(adaptor.getA()), bBase = addrOf(adaptor.getB());
+    // This warpgroup's 64 rows of A.
+    Value aRows;
+    int64_t aRowsTotal = op.getTransposeA() ? aT.getShape()[0] : m;
+    if (!op.getTransposeA())
+      aRows = ix.mul(wg, 64 * 128); // K-major: 64 rows of 128 bytes
+    else
+      aRows = ix.mul(wg, aRowsTotal * 128); // MN-major: box wg along M
+
+    auto structTy = LLVM::LLVMStructType::getLiteral(
+        getContext(), SmallVector<Type>(n / 2, f32));
+    Regs cRegs{adaptor.getC(), f32};
+    Value acc = rewriter.create<LLVM::UndefOp>(loc, structTy);
+    for (int64_t r = 0; r < n / 2; ++r)
+      acc = rewriter.create<LLVM::InsertValueOp>(loc, acc, cRegs.load(ix, r),
+                                                 r);
+    rewriter.create<NVVM::WgmmaFenceAlignedOp>(loc);
+    auto shape = NVVM::MMAShapeAttr::get(getContext(), 64, n, 16);
+    for (int64_t kk = 0; kk < k / 16; ++kk) {
+      Value aAddr, bAddr;
+      int64_t aLbo = 1, bLbo = 1;
+      if (!op.getTransposeA())
+        aAddr = ix.add(ix.add(aBase, aRows), ix.c(kMajor(m, kk)));
+      else
+        aAddr = ix.add(ix.add(aBase, aRows), ix.c(mnMajor(m, kk)));
+      if (op.getTransposeB()) {
+        bAddr = ix.add(bBase, ix.c(kMajor(n, kk)));
+      } else {
+        bAddr = ix.add(bBase, ix.c(mnMajor(n, kk)));
+        bLbo = (k * 128) >> 4; // distance of 64-wide N boxes
+      }
+      Value descA = descriptor(aAddr, aLbo);
+      Value descB = descriptor(bAddr, bLbo);
+      acc = rewriter.create<NVVM::WgmmaMmaAsyncOp>(
+          loc, structTy, acc, descA, descB, shape, elemType, elemType,
+          NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+          op.getTransposeA() ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          op.getTransposeB() ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          NVVM::MMAIntOverflowAttr());
+    }
+    rewriter.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
+    // An async gemm leaves its group in flight; a tile.gemm_wait retires it.
+    if (!op.getAsync())
+      rewriter.create<NVVM::WgmmaWaitGroupSyncOp>(loc, 0);
+    for (int64_t r = 0; r < n / 2; ++r)
+      cRegs.store(ix, r, rewriter.create<LLVM::ExtractValueOp>(loc, acc, r));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateGemmWgmmaToNVVMPatterns(LLVMTypeConverter &converter,
+                                     RewritePatternSet &patterns) {
+  patterns.add<GemmWgmmaLowering>(converter);
+}
+
+} // namespace mlir::gdn

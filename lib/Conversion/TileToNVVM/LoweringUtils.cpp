@@ -1,0 +1,290 @@
+//===- LoweringUtils.cpp - shared helpers of the tile lowering -------------===//
+//
+// The index builder, the layouts as IR (instantiations of the formulas of
+// LayoutUtils.h), addressing, guarded regions and register access shared by
+// the pattern files of TileToNVVM.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+
+namespace mlir::gdn {
+using namespace mlir::gdn::tile;
+
+//===----------------------------------------------------------------------===//
+// Idx
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> Idx::constOf(Value v) {
+  if (auto c = v.getDefiningOp<LLVM::ConstantOp>())
+    if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+      return i.getInt();
+  return std::nullopt;
+}
+Value Idx::c(int64_t v) {
+  return b.create<LLVM::ConstantOp>(loc, i64, b.getI64IntegerAttr(v));
+}
+Value Idx::c32(int64_t v) {
+  return b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                    b.getI32IntegerAttr(v));
+}
+Value Idx::add(Value x, Value y) {
+  auto cx = constOf(x), cy = constOf(y);
+  if (cx && cy)
+    return c(*cx + *cy);
+  if (cx && *cx == 0)
+    return y;
+  if (cy && *cy == 0)
+    return x;
+  return b.create<LLVM::AddOp>(loc, x, y);
+}
+Value Idx::mul(Value x, Value y) {
+  auto cx = constOf(x), cy = constOf(y);
+  if (cx && cy)
+    return c(*cx * *cy);
+  if ((cx && *cx == 0) || (cy && *cy == 0))
+    return c(0);
+  if (cx && *cx == 1)
+    return y;
+  if (cy && *cy == 1)
+    return x;
+  return b.create<LLVM::MulOp>(loc, x, y);
+}
+Value Idx::div(Value x, int64_t y) {
+  if (auto cx = constOf(x))
+    return c(*cx / y);
+  if (y == 1)
+    return x;
+  return b.create<LLVM::UDivOp>(loc, x, c(y));
+}
+Value Idx::rem(Value x, int64_t y) {
+  if (auto cx = constOf(x))
+    return c(*cx % y);
+  if (y == 1)
+    return c(0);
+  return b.create<LLVM::URemOp>(loc, x, c(y));
+}
+Value Idx::xor_(Value x, Value y) {
+  auto cx = constOf(x), cy = constOf(y);
+  if (cx && cy)
+    return c(*cx ^ *cy);
+  return b.create<LLVM::XOrOp>(loc, x, y);
+}
+Value Idx::ult(Value x, Value y) {
+  return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, x, y);
+}
+Value Idx::ule(Value x, Value y) {
+  return b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ule, x, y);
+}
+Value Idx::and_(Value x, Value y) {
+  if (!x)
+    return y;
+  if (!y)
+    return x;
+  return b.create<LLVM::AndOp>(loc, x, y);
+}
+Value Idx::toI64(Value v) {
+  if (v.getType() == i64)
+    return v;
+  return b.create<LLVM::ZExtOp>(loc, i64, v);
+}
+Value Idx::tid() {
+  return toI64(b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type()));
+}
+Value Idx::gep(Value base, Type elem, Value index) {
+  return b.create<LLVM::GEPOp>(loc, base.getType(), elem, base,
+                               ValueRange{index});
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel facts
+//===----------------------------------------------------------------------===//
+
+int64_t numThreadsOf(Operation *op) {
+  for (Operation *p = op; p; p = p->getParentOp()) {
+    if (auto warps =
+            p->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName()))
+      return 32 * warps.getInt();
+    if (auto ntid = p->getAttrOfType<DenseI32ArrayAttr>(
+            NVVM::NVVMDialect::getMaxntidAttrName()))
+      return ntid[0];
+  }
+  return 0;
+}
+
+int64_t blockThreadsOf(Operation *kernel) {
+  int64_t threads = numThreadsOf(kernel);
+  if (auto p = kernel->getAttrOfType<IntegerAttr>(
+          TileDialect::getProducerWarpsAttrName()))
+    threads += 32 * p.getInt();
+  return threads;
+}
+
+bool usesWgmma(Operation *op) {
+  for (Operation *p = op; p; p = p->getParentOp())
+    if (auto e = p->getAttrOfType<StringAttr>(
+            TileDialect::getMmaEngineAttrName()))
+      return e.getValue() == "wgmma";
+  return false;
+}
+
+int64_t fragmentRegs(BufferType type, int64_t numThreads) {
+  if (auto mma = dyn_cast<MmaLayoutAttr>(type.getLayout()))
+    return mmaFragmentSize(type.getShape()[0], type.getShape()[1],
+                           mma.getWarps()[0], mma.getWarps()[1]);
+  auto blocked = cast<BlockedLayoutAttr>(type.getLayout());
+  return blockedSlots(type.getNumElements(), blocked.getVector(), numThreads) *
+         blocked.getVector();
+}
+
+//===----------------------------------------------------------------------===//
+// Layouts as IR
+//===----------------------------------------------------------------------===//
+
+/// layout::Run<IdxVal> -> Run.
+static SmallVector<Run> toRuns(std::vector<layout::Run<IdxVal>> runs) {
+  SmallVector<Run> result;
+  result.reserve(runs.size());
+  for (layout::Run<IdxVal> &run : runs) {
+    Run r{run.reg, run.len, {}, run.guard ? *run.guard : Value()};
+    for (const IdxVal &c : run.coord)
+      r.coord.push_back(c);
+    result.push_back(std::move(r));
+  }
+  return result;
+}
+
+SmallVector<Run> blockedRuns(Idx &ix, ArrayRef<int64_t> shape, int64_t vector,
+                             int64_t numThreads, Value tid) {
+  return toRuns(
+      layout::blockedRuns<IdxVal>(IdxVal(ix, tid), shape, vector, numThreads));
+}
+
+SmallVector<Run> fragmentRuns(Idx &ix, BufferType type, int64_t numThreads,
+                              Value tid) {
+  if (auto blocked = dyn_cast<BlockedLayoutAttr>(type.getLayout()))
+    return blockedRuns(ix, type.getShape(), blocked.getVector(), numThreads,
+                       tid);
+  auto mma = cast<MmaLayoutAttr>(type.getLayout());
+  return toRuns(layout::mmaFragmentRuns<IdxVal>(
+      IdxVal(ix, tid), type.getShape()[0], type.getShape()[1],
+      mma.getWarps()[0], mma.getWarps()[1]));
+}
+
+Value sharedByteOffset(Idx &ix, BufferType type, ArrayRef<Value> coord) {
+  SmallVector<IdxVal> c;
+  for (Value v : coord)
+    c.push_back(IdxVal(ix, v));
+  auto swz = dyn_cast_or_null<SwizzleAttr>(type.getLayout());
+  return layout::sharedOffset<IdxVal>(c, type.getShape(),
+                                      type.getElementBytes(),
+                                      swz ? swz.getBytes() : 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Addressing and control flow
+//===----------------------------------------------------------------------===//
+
+GlobalView::GlobalView(Idx &ix, Value desc, int64_t rank) {
+  ptr = ix.b.create<LLVM::ExtractValueOp>(ix.loc, desc, 0);
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(ix.b.create<LLVM::ExtractValueOp>(ix.loc, desc, d + 1));
+  for (int64_t d = 0; d < rank; ++d)
+    strides.push_back(
+        ix.b.create<LLVM::ExtractValueOp>(ix.loc, desc, rank + d + 1));
+}
+
+Value GlobalView::linear(Idx &ix, ValueRange offsets, ArrayRef<Value> coord) {
+  Value lin = ix.c(0);
+  for (size_t d = 0; d < coord.size(); ++d)
+    lin = ix.add(lin, ix.mul(ix.add(offsets[d], coord[d]), strides[d]));
+  return lin;
+}
+
+Value GlobalView::inBounds(Idx &ix, ValueRange offsets, ArrayRef<Value> coord,
+                           int64_t len) {
+  Value ok;
+  for (size_t d = 0; d < coord.size(); ++d) {
+    Value pos = ix.add(offsets[d], coord[d]);
+    Value cmp = d + 1 == coord.size() ? ix.ule(ix.add(pos, len), sizes[d])
+                                      : ix.ult(pos, sizes[d]);
+    ok = ix.and_(ok, cmp);
+  }
+  return ok;
+}
+
+Type vecType(Type elem, int64_t len) {
+  return len == 1 ? elem : VectorType::get({len}, elem);
+}
+
+void emitGuarded(ConversionPatternRewriter &rewriter, Location loc, Value cond,
+                 function_ref<void(OpBuilder &)> body) {
+  if (!cond) {
+    body(rewriter);
+    return;
+  }
+  Block *cur = rewriter.getInsertionBlock();
+  Block *cont = rewriter.splitBlock(cur, rewriter.getInsertionPoint());
+  Block *then = rewriter.createBlock(cont);
+  rewriter.setInsertionPointToEnd(cur);
+  rewriter.create<LLVM::CondBrOp>(loc, cond, then, cont);
+  rewriter.setInsertionPointToStart(then);
+  body(rewriter);
+  rewriter.create<LLVM::BrOp>(loc, ValueRange{}, cont);
+  rewriter.setInsertionPointToStart(cont);
+}
+
+Value emitMaskedLoad(ConversionPatternRewriter &rewriter, Location loc,
+                     Value valid, Type type, Value ptr, int64_t align) {
+  if (!valid)
+    return rewriter.create<LLVM::LoadOp>(loc, type, ptr, align);
+  Block *cur = rewriter.getInsertionBlock();
+  Block *cont = rewriter.splitBlock(cur, rewriter.getInsertionPoint());
+  cont->addArgument(type, loc);
+  Block *then = rewriter.createBlock(cont);
+  rewriter.setInsertionPointToEnd(cur);
+  Value zero = rewriter.create<LLVM::ZeroOp>(loc, type);
+  rewriter.create<LLVM::CondBrOp>(loc, valid, then, ValueRange{}, cont,
+                                  ValueRange{zero});
+  rewriter.setInsertionPointToStart(then);
+  Value v = rewriter.create<LLVM::LoadOp>(loc, type, ptr, align);
+  rewriter.create<LLVM::BrOp>(loc, ValueRange{v}, cont);
+  rewriter.setInsertionPointToStart(cont);
+  return cont->getArgument(0);
+}
+
+Value Regs::load(Idx &ix, int64_t reg) {
+  return ix.b.create<LLVM::LoadOp>(ix.loc, elem, ix.gep(base, elem, ix.c(reg)));
+}
+void Regs::store(Idx &ix, int64_t reg, Value v) {
+  ix.b.create<LLVM::StoreOp>(ix.loc, v, ix.gep(base, elem, ix.c(reg)));
+}
+Value Regs::loadVec(Idx &ix, int64_t reg, int64_t len, Type to) {
+  if (len == 1)
+    return convert(ix, load(ix, reg), to);
+  Value vec = ix.b.create<LLVM::UndefOp>(ix.loc, VectorType::get({len}, to));
+  for (int64_t i = 0; i < len; ++i)
+    vec = ix.b.create<LLVM::InsertElementOp>(
+        ix.loc, vec, convert(ix, load(ix, reg + i), to), ix.c32(i));
+  return vec;
+}
+void Regs::storeVec(Idx &ix, int64_t reg, int64_t len, Value v) {
+  if (len == 1) {
+    store(ix, reg, convert(ix, v, elem));
+    return;
+  }
+  for (int64_t i = 0; i < len; ++i)
+    store(ix, reg + i,
+          convert(ix, ix.b.create<LLVM::ExtractElementOp>(ix.loc, v, ix.c32(i)),
+                  elem));
+}
+Value Regs::convert(Idx &ix, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
+    return ix.b.create<LLVM::FPTruncOp>(ix.loc, to, v);
+  return ix.b.create<LLVM::FPExtOp>(ix.loc, to, v);
+}
+
+} // namespace mlir::gdn

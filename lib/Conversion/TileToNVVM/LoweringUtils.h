@@ -1,0 +1,203 @@
+//===- LoweringUtils.h - shared helpers of the tile lowering ----*- C++ -*-===//
+//
+// Private to lib/Conversion/TileToNVVM: the i64 index builder (`Idx`), the
+// value type the layout formulas of LayoutUtils.h are instantiated with to
+// emit IR (`IdxVal`), kernel facts, fragment runs, shared and global
+// addressing, guarded regions and fragment register access. The pattern
+// files of each op family build on these.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_LIB_CONVERSION_TILETONVVM_LOWERINGUTILS_H
+#define GDN_LIB_CONVERSION_TILETONVVM_LOWERINGUTILS_H
+
+#include "gdn/Conversion/TileToNVVM/TileToNVVM.h"
+#include "gdn/Dialect/Tile/IR/TileOps.h"
+#include "gdn/Dialect/Tile/Utils/LayoutUtils.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::gdn {
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic
+//===----------------------------------------------------------------------===//
+
+/// Builds i64 index arithmetic with LLVM ops, folding constants so that the
+/// emitted IR stays readable (LLVM folds the rest).
+struct Idx {
+  OpBuilder &b;
+  Location loc;
+  Type i64;
+
+  Idx(OpBuilder &b, Location loc) : b(b), loc(loc), i64(b.getI64Type()) {}
+
+  static std::optional<int64_t> constOf(Value v);
+  Value c(int64_t v);
+  Value c32(int64_t v);
+  Value add(Value x, Value y);
+  Value add(Value x, int64_t y) { return add(x, c(y)); }
+  Value mul(Value x, Value y);
+  Value mul(Value x, int64_t y) { return mul(x, c(y)); }
+  Value div(Value x, int64_t y);
+  Value rem(Value x, int64_t y);
+  Value xor_(Value x, Value y);
+  Value ult(Value x, Value y);
+  Value ule(Value x, Value y);
+  Value and_(Value x, Value y);
+  Value toI64(Value v);
+  /// The thread index in the block.
+  Value tid();
+  Value gep(Value base, Type elem, Value index);
+};
+
+/// An i64 value built by an `Idx`: the integer-like type the formulas of
+/// LayoutUtils.h are instantiated with to emit them as IR (constants fold).
+struct IdxVal {
+  Idx *ix = nullptr;
+  Value v;
+
+  IdxVal() = default;
+  IdxVal(Idx &ix, Value v) : ix(&ix), v(v) {}
+  operator Value() const { return v; }
+};
+
+inline IdxVal operator+(const IdxVal &x, const IdxVal &y) {
+  return {*x.ix, x.ix->add(x.v, y.v)};
+}
+inline IdxVal operator+(const IdxVal &x, int64_t y) {
+  return {*x.ix, x.ix->add(x.v, y)};
+}
+inline IdxVal operator+(int64_t x, const IdxVal &y) {
+  Value cx = y.ix->c(x);
+  return {*y.ix, y.ix->add(cx, y.v)};
+}
+inline IdxVal operator*(const IdxVal &x, int64_t y) {
+  return {*x.ix, x.ix->mul(x.v, y)};
+}
+inline IdxVal operator/(const IdxVal &x, int64_t y) {
+  return {*x.ix, x.ix->div(x.v, y)};
+}
+inline IdxVal operator%(const IdxVal &x, int64_t y) {
+  return {*x.ix, x.ix->rem(x.v, y)};
+}
+inline IdxVal operator^(const IdxVal &x, const IdxVal &y) {
+  return {*x.ix, x.ix->xor_(x.v, y.v)};
+}
+
+} // namespace mlir::gdn
+
+namespace mlir::gdn::tile::layout {
+template <>
+struct LayoutInt<IdxVal> {
+  using Pred = Value; // i1
+  static IdxVal constant(const IdxVal &like, int64_t v) {
+    return {*like.ix, like.ix->c(v)};
+  }
+  static Value lessThan(const IdxVal &x, int64_t bound) {
+    Value b = x.ix->c(bound);
+    return x.ix->ult(x.v, b);
+  }
+};
+} // namespace mlir::gdn::tile::layout
+
+namespace mlir::gdn {
+
+//===----------------------------------------------------------------------===//
+// Kernel facts
+//===----------------------------------------------------------------------===//
+
+/// Threads per block of the kernel around `op`: 32 * tile.num_warps, or the
+/// nvvm.maxntid of the kernel once it has been converted to llvm.func.
+int64_t numThreadsOf(Operation *op);
+
+/// Threads per block of a kernel: its compute warps plus the producer
+/// warpgroup that tile-warp-specialize added (tile.producer_warps).
+int64_t blockThreadsOf(Operation *kernel);
+
+/// Whether the kernel around `op` uses wgmma (tile.mma_engine = "wgmma").
+bool usesWgmma(Operation *op);
+
+/// Number of registers per thread of a fragment.
+int64_t fragmentRegs(tile::BufferType type, int64_t numThreads);
+
+//===----------------------------------------------------------------------===//
+// Layouts as IR
+//===----------------------------------------------------------------------===//
+
+/// A run of `len` consecutive registers of one thread that hold elements
+/// adjacent along the innermost dimension, starting at `coord`
+/// (layout::Run<IdxVal> as plain values).
+struct Run {
+  int64_t reg;
+  int64_t len;
+  SmallVector<Value> coord;
+  Value guard; // i1: whether this thread owns the run; null = always
+};
+
+/// The runs of a blocked distribution of `shape` over numThreads threads
+/// (layout::blockedRuns).
+SmallVector<Run> blockedRuns(Idx &ix, ArrayRef<int64_t> shape, int64_t vector,
+                             int64_t numThreads, Value tid);
+
+/// The runs of a fragment's layout (layout::blockedRuns or
+/// layout::mmaFragmentRuns).
+SmallVector<Run> fragmentRuns(Idx &ix, tile::BufferType type,
+                              int64_t numThreads, Value tid);
+
+/// Byte offset of `coord` in a shared buffer (layout::sharedOffset with the
+/// buffer's swizzle).
+Value sharedByteOffset(Idx &ix, tile::BufferType type, ArrayRef<Value> coord);
+
+//===----------------------------------------------------------------------===//
+// Addressing and control flow
+//===----------------------------------------------------------------------===//
+
+/// A global buffer's base pointer and sizes, unpacked from its struct.
+struct GlobalView {
+  Value ptr;
+  SmallVector<Value> sizes;
+  SmallVector<Value> strides; // in elements
+
+  GlobalView(Idx &ix, Value desc, int64_t rank);
+  /// Element offset of offsets + coord.
+  Value linear(Idx &ix, ValueRange offsets, ArrayRef<Value> coord);
+  /// Whether the run [coord, coord + len) along the innermost dim is in
+  /// bounds.
+  Value inBounds(Idx &ix, ValueRange offsets, ArrayRef<Value> coord,
+                 int64_t len);
+};
+
+/// `elem`, or a vector of `len` of them.
+Type vecType(Type elem, int64_t len);
+
+/// Runs `body` under `cond` (if non-null), as LLVM control flow. The
+/// rewriter continues after the guarded region.
+void emitGuarded(ConversionPatternRewriter &rewriter, Location loc, Value cond,
+                 function_ref<void(OpBuilder &)> body);
+
+/// `valid ? load(ptr) : 0`, without touching memory when not valid.
+Value emitMaskedLoad(ConversionPatternRewriter &rewriter, Location loc,
+                     Value valid, Type type, Value ptr, int64_t align);
+
+/// Loads/stores of fragment registers.
+struct Regs {
+  Value base;
+  Type elem;
+  Value load(Idx &ix, int64_t reg);
+  void store(Idx &ix, int64_t reg, Value v);
+  Value loadVec(Idx &ix, int64_t reg, int64_t len, Type to);
+  void storeVec(Idx &ix, int64_t reg, int64_t len, Value v);
+  static Value convert(Idx &ix, Value v, Type to);
+};
+
+/// Base of the tile op lowerings.
+template <typename Op>
+struct TilePattern : ConvertOpToLLVMPattern<Op> {
+  using ConvertOpToLLVMPattern<Op>::ConvertOpToLLVMPattern;
+};
+
+} // namespace mlir::gdn
+
+#endif // GDN_LIB_CONVERSION_TILETONVVM_LOWERINGUTILS_H

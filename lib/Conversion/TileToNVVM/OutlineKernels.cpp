@@ -1,0 +1,142 @@
+//===- OutlineKernels.cpp - record launch interfaces, outline kernels ------===//
+//
+// The step between the tile passes and the lowering: records the launch
+// interface of every tile kernel in the module attribute gdn.kernels (while
+// the tile types still say what each parameter is) and moves the kernels
+// into a gpu.module with the dynamic shared-memory array. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Conversion/Passes.h"
+#include "gdn/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::gdn {
+#define GEN_PASS_DEF_TILEOUTLINEKERNELS
+#include "gdn/Conversion/Passes.h.inc"
+
+namespace {
+using namespace mlir::gdn::tile;
+
+/// The type of a kernel parameter as written in a launch manifest.
+std::string manifestType(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (auto p = dyn_cast<PtrType>(t))
+    os << "ptr<" << p.getElementType() << ">";
+  else if (isa<TensorMapType>(t))
+    os << "tensormap";
+  else if (isa<IndexType>(t))
+    os << "i64";
+  else
+    os << t;
+  return s;
+}
+
+/// Threads per block of a kernel: its compute warps and the producer
+/// warpgroup tile-warp-specialize added.
+int64_t blockThreadsOf(func::FuncOp func) {
+  int64_t threads = 0;
+  for (StringRef name : {TileDialect::getNumWarpsAttrName(),
+                         TileDialect::getProducerWarpsAttrName()})
+    if (auto warps = func->getAttrOfType<IntegerAttr>(name))
+      threads += 32 * warps.getInt();
+  return threads;
+}
+
+struct TileOutlineKernelsPass
+    : impl::TileOutlineKernelsBase<TileOutlineKernelsPass> {
+  using TileOutlineKernelsBase::TileOutlineKernelsBase;
+  void runOnOperation() override;
+};
+
+void TileOutlineKernelsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+  SmallVector<func::FuncOp> kernels;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func->hasAttr(TileDialect::getKernelAttrName()))
+      kernels.push_back(func);
+  if (kernels.empty())
+    return;
+
+  // Record the launch interface before the types are gone.
+  std::string moduleName =
+      module.getSymName() ? module.getSymName()->str() : "kernels";
+  SmallVector<NamedAttribute> kernelInfos;
+  if (auto existing = module->getAttrOfType<DictionaryAttr>(kKernelsAttrName))
+    llvm::append_range(kernelInfos, existing.getValue());
+  Builder b(ctx);
+  for (func::FuncOp func : kernels) {
+    if (!func->hasAttr(TileDialect::getSharedMemoryBytesAttrName()))
+      for (AllocOp alloc : func.getOps<AllocOp>())
+        if (cast<BufferType>(alloc.getType()).isShared()) {
+          alloc.emitOpError("kernel uses shared memory but has no plan; run "
+                            "tile-plan-shared-memory first");
+          return signalPassFailure();
+        }
+    SmallVector<Attribute> params;
+    SmallVector<NamedAttribute> tensorMaps;
+    for (auto [i, t] : llvm::enumerate(func.getArgumentTypes())) {
+      std::string name = "arg" + std::to_string(i);
+      if (auto n = func.getArgAttrOfType<StringAttr>(
+              i, TileDialect::getArgNameAttrName()))
+        name = n.str();
+      params.push_back(b.getStringAttr(name + ":" + manifestType(t)));
+      // A tensor map's host recipe (base, dims, strides from tile-pipeline)
+      // with its box and swizzle: the manifest's tensormap.<name> line.
+      if (auto map = dyn_cast<TensorMapType>(t)) {
+        auto recipe = func.getArgAttrOfType<DictionaryAttr>(
+            i, TileDialect::getTensorMapAttrName());
+        if (!recipe) {
+          func.emitOpError("tensor map argument ")
+              << i << " has no " << TileDialect::getTensorMapAttrName();
+          return signalPassFailure();
+        }
+        SmallVector<NamedAttribute> entry(recipe.getValue());
+        entry.push_back(
+            b.getNamedAttr("box", b.getI64ArrayAttr(map.getShape())));
+        entry.push_back(
+            b.getNamedAttr("swizzle", b.getI64IntegerAttr(map.getSwizzle())));
+        tensorMaps.push_back(b.getNamedAttr(name, b.getDictionaryAttr(entry)));
+      }
+    }
+    int64_t smem = 0;
+    if (auto s = func->getAttrOfType<IntegerAttr>(
+            TileDialect::getSharedMemoryBytesAttrName()))
+      smem = s.getInt();
+    SmallVector<NamedAttribute> info{
+        b.getNamedAttr("module", b.getStringAttr(moduleName)),
+        b.getNamedAttr("params", b.getArrayAttr(params)),
+        b.getNamedAttr("block", b.getI64ArrayAttr({blockThreadsOf(func), 1, 1})),
+        b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(smem))};
+    if (!tensorMaps.empty())
+      info.push_back(
+          b.getNamedAttr("tensormaps", b.getDictionaryAttr(tensorMaps)));
+    if (auto meta = func->getAttrOfType<DictionaryAttr>(
+            TileDialect::getMetaAttrName()))
+      info.push_back(b.getNamedAttr("meta", meta));
+    kernelInfos.push_back(
+        b.getNamedAttr(func.getName(), b.getDictionaryAttr(info)));
+  }
+  module->setAttr(kKernelsAttrName, b.getDictionaryAttr(kernelInfos));
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+
+  // Move the kernels into a gpu.module with the shared-memory array.
+  OpBuilder ob(module.getBodyRegion());
+  ob.setInsertionPointToEnd(module.getBody());
+  auto gpuModule = ob.create<gpu::GPUModuleOp>(module.getLoc(), moduleName);
+  OpBuilder gb = OpBuilder::atBlockBegin(gpuModule.getBody());
+  auto smemType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 0);
+  gb.create<LLVM::GlobalOp>(module.getLoc(), smemType, /*isConstant=*/false,
+                            LLVM::Linkage::External, kSharedMemorySymbol,
+                            Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
+  for (func::FuncOp func : kernels)
+    func->moveBefore(gpuModule.getBody()->getTerminator());
+  numKernels += kernels.size();
+}
+
+} // namespace
+} // namespace mlir::gdn

@@ -1,0 +1,76 @@
+//===- SyncToNVVM.cpp - block and copy synchronization to NVVM -------------===//
+//
+// tile.barrier (bar.sync 0, after fence.proxy.async in wgmma kernels),
+// tile.async_commit and tile.async_wait (cp.async groups).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringUtils.h"
+#include "Patterns.h"
+
+namespace mlir::gdn {
+namespace {
+using namespace mlir::gdn::tile;
+
+/// An operand-less tile op that is one NVVM op: tile.barrier -> bar.sync 0,
+/// tile.async_commit -> cp.async.commit_group.
+template <typename SrcOp, typename DstOp>
+struct OneToOneLowering : TilePattern<SrcOp> {
+  using TilePattern<SrcOp>::TilePattern;
+  LogicalResult
+  matchAndRewrite(SrcOp op, typename SrcOp::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<DstOp>(op);
+    return success();
+  }
+};
+/// tile.barrier -> bar.sync 0. In wgmma kernels each thread first orders
+/// its generic-proxy shared-memory writes (stores, cp.async) before the
+/// async-proxy reads of wgmma (fence.proxy.async.shared::cta).
+struct BarrierLowering : TilePattern<BarrierOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (usesWgmma(op))
+      rewriter.create<NVVM::FenceProxyOp>(
+          op.getLoc(),
+          NVVM::ProxyKindAttr::get(getContext(), NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+    if (op.getId()) {
+      Value id = rewriter.create<LLVM::ConstantOp>(
+          op.getLoc(), rewriter.getI32Type(),
+          rewriter.getI32IntegerAttr(*op.getId()));
+      Value threads = rewriter.create<LLVM::ConstantOp>(
+          op.getLoc(), rewriter.getI32Type(),
+          rewriter.getI32IntegerAttr(*op.getThreads()));
+      rewriter.replaceOpWithNewOp<NVVM::BarrierOp>(op, id, threads);
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    return success();
+  }
+};
+using AsyncCommitLowering =
+    OneToOneLowering<AsyncCommitOp, NVVM::CpAsyncCommitGroupOp>;
+
+struct AsyncWaitLowering : TilePattern<AsyncWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(AsyncWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncWaitGroupOp>(op, op.getPending());
+    return success();
+  }
+};
+
+} // namespace
+
+void populateSyncToNVVMPatterns(LLVMTypeConverter &converter,
+                                RewritePatternSet &patterns) {
+  patterns.add<BarrierLowering, AsyncCommitLowering, AsyncWaitLowering>(
+      converter);
+}
+
+} // namespace mlir::gdn

@@ -1,0 +1,63 @@
+//===- ExpandTrilInverse.cpp - the blocked tril_inverse as phases ----------===//
+//
+// Rewrites tile.tril_inverse into the barrier-free phases of the blocked
+// exact inverse, so that tile-insert-barriers sees (and places) every
+// barrier the algorithm needs. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gdn/Dialect/Tile/IR/TileOps.h"
+#include "gdn/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::gdn::tile {
+#define GEN_PASS_DEF_TILEEXPANDTRILINVERSE
+#include "gdn/Dialect/Tile/Transforms/Passes.h.inc"
+
+namespace {
+
+struct ExpandTrilInversePass
+    : impl::TileExpandTrilInverseBase<ExpandTrilInversePass> {
+  using TileExpandTrilInverseBase::TileExpandTrilInverseBase;
+  void runOnOperation() override;
+};
+
+void ExpandTrilInversePass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  auto warps =
+      func->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName());
+  if (!func->hasAttr(TileDialect::getKernelAttrName()) || !warps)
+    return;
+  int64_t numThreads = 32 * warps.getInt();
+  MLIRContext *ctx = &getContext();
+  auto blockType =
+      BufferType::get({16, 16}, Float32Type::get(ctx), MemorySpace::Fragment)
+          .withLayout(BlockedLayoutAttr::get(ctx, 1));
+
+  SmallVector<TrilInverseOp> ops;
+  func.walk([&](TrilInverseOp op) { ops.push_back(op); });
+  for (TrilInverseOp op : ops) {
+    int64_t n = cast<BufferType>(op.getSource().getType()).getShape()[0];
+    if (n % 16 != 0 || n < 32 || n > numThreads)
+      continue;
+    int64_t nb = n / 16;
+    Value src = op.getSource(), dst = op.getDest();
+    Location loc = op.getLoc();
+    OpBuilder b(op);
+    b.create<TrilInverseDiagOp>(loc, src, dst);
+    for (int64_t d = 1; d < nb; ++d) {
+      b.create<TrilInverseProductOp>(loc, src, dst, d);
+      SmallVector<Value> blocks;
+      for (int64_t j = 0; j + d < nb; ++j)
+        blocks.push_back(b.create<AllocOp>(loc, blockType, nullptr));
+      b.create<TrilInverseScaleOp>(loc, dst, blocks, d);
+      b.create<TrilInverseStoreOp>(loc, blocks, dst, d);
+    }
+    op.erase();
+    ++numExpanded;
+  }
+}
+
+} // namespace
+} // namespace mlir::gdn::tile
