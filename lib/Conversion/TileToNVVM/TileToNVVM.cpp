@@ -818,7 +818,7 @@ struct GemmLowering : TilePattern<GemmOp> {
   using TilePattern::TilePattern;
 
   /// wgmma.mma_async m64nNk16 per warpgroup, operands from 128B-swizzled
-  /// shared memory through descriptors (HOPPER_MLIR.md section 5.2):
+  /// shared memory through descriptors (docs/hopper-codegen.md §5.2):
   /// desc = (addr >> 4) | LBO << 16 | SBO << 32 | 1 << 62. A K-major tile
   /// (A [M][K], B^T [N][K]) is cut into 128-byte boxes along K: a k16 step
   /// moves 32 bytes inside a box, every fourth step jumps a box. An
@@ -1186,7 +1186,7 @@ void lowerTrilColumns(ConversionPatternRewriter &rewriter, Location loc,
     }
 }
 
-/// The blocked exact inverse of GDN.md section 2.3, for n = 16 * nb: the
+/// The blocked exact inverse of docs/gdn-math.md §2.3, for n = 16 * nb: the
 /// nb diagonal 16x16 blocks by forward substitution (one column per thread,
 /// all blocks at once), then the off-diagonal blocks by distance d from the
 /// diagonal, T_ij = -T_ii (sum_{j <= k < i} L_ik T_kj), every element of a
