@@ -3,7 +3,7 @@
 // The three float64 forwards of the GDN prefill oracle (token recurrence,
 // chunked form, context-parallel split) and the per-stage intermediates
 // (chunk-local cumsum, exact A_r, CP summaries and start states). See
-// GdnReference.h and GDN.md §1-§3 for the math.
+// GdnReference.h and docs/gdn-math.md §1-§3 for the math.
 //
 // Parallelism: every forward is a few phases of independent work items
 // ((sequence, value head) pairs or (segment, value head) pairs) handed out to
@@ -149,7 +149,7 @@ inline void axpy(double *__restrict y, double a, const double *__restrict x,
 //===----------------------------------------------------------------------===//
 
 /// One (sequence, value head) of the recurrence, S [DK,DV] in place.
-/// Algebraically and operation-for-operation it is GDN.md §1.2; the loops
+/// Algebraically and operation-for-operation it is gdn-math.md §1.2; the loops
 /// are fused so that each token makes one pass over S: the output and the
 /// write-back of token t are merged with the decay and S^T k of token t+1.
 void recurrentSequence(const Inputs &in, const SeqRange &seq, int64_t hv,
@@ -270,7 +270,7 @@ void loadChunk(const Inputs &in, int64_t b, int64_t t0, int64_t len,
 }
 
 /// A_r = (I + L0)^-1 of the loaded chunk, L0_ij = beta_i <k_i,k_j> (i > j),
-/// exactly as GDN.md §2.3: forward substitution on the 16x16 diagonal blocks,
+/// exactly as gdn-math.md §2.3: forward substitution on 16x16 diagonal blocks,
 /// then the off-diagonal blocks by increasing distance from the diagonal,
 ///   T_ij = -T_ii sum_{j <= m < i} L_im T_mj,
 /// which for 4 blocks is the listed T10, T21, T32; T20, T31; T30 order.
@@ -338,7 +338,7 @@ void rowsTimesState(const std::vector<const double *> &x, int64_t len,
   }
 }
 
-/// One chunk of the chunked form (GDN.md §2.2) from state S [DK,DV], which
+/// One chunk of the chunked form (gdn-math.md §2.2) from state S [DK,DV], which
 /// is replaced by the chunk-end state; writes the chunk's o rows if o.
 void chunkStep(const Inputs &in, ChunkWork &w, int64_t b, int64_t t0,
                int64_t hv, double scale, double *S, double *o) {
@@ -391,7 +391,7 @@ void chunkStep(const Inputs &in, ChunkWork &w, int64_t b, int64_t t0,
   }
 }
 
-/// One chunk of the state-only form (GDN.md §2.2/§3 step 1): S [DK,DV] and
+/// One chunk of the state-only form (gdn-math.md §2.2/§3 step 1): S [DK,DV] and
 /// M [DK,DK] (either may be null) are advanced by the chunk's affine map.
 void summaryStep(ChunkWork &w, double *S, double *M) {
   const int64_t DK = w.DK, DV = w.DV, C = w.C, len = w.len;

@@ -1,6 +1,6 @@
 //===- GdnCp.h - context-parallel segments and shape rule -------*- C++ -*-===//
 //
-// The context-parallel (CP) path of the GDN prefill (GDN.md §3) cuts every
+// The context-parallel (CP) path of the GDN prefill (gdn-math.md §3) cuts every
 // sequence into segments of m chunks (64 tokens each); the kernels summarize
 // the non-final segments, scan the summaries into start states and replay
 // every segment from its start state. gdn-run computes the segmentation on

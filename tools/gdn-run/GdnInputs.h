@@ -1,6 +1,6 @@
 //===- GdnInputs.h - GDN prefill inputs: families, .npy, layouts -*- C++ -*-===//
 //
-// The host side of a GDN prefill check: seeded input families (GDN.md §8),
+// The host side of a GDN prefill check: seeded input families (gdn-math.md §7),
 // loading inputs from and saving tensors to .npy files, and the BHTD <-> BTHD
 // transposition. Every tensor is held in the format the kernels take (16-bit
 // or f32 bytes, canonical BTHD) and, when the fp64 oracle needs them, as the

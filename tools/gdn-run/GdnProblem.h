@@ -1,12 +1,12 @@
 //===- GdnProblem.h - one Gated DeltaNet prefill problem --------*- C++ -*-===//
 //
-// The sizes and options of one GDN prefill run (GDN.md §1): batch B, tokens
+// The sizes and options of a GDN prefill run (gdn-math.md §1): batch B, tokens
 // T, q/k heads H, value heads HV, head dims DK = DV = 128 (the only ones the
 // kernels are compiled for), the 16-bit input dtype, optional initial state
 // and packed varlen boundaries. From it follow the named scalars that kernel
 // parameters, grid and workspace expressions use (B, T, H, HV, DK, DV, N,
 // NT, NS, has_h0, varlen), the CP segmentation (GdnCp.h) and the roofline
-// floor of GDN.md §5.
+// floor of docs/gdn-math.md §5.2.
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,14 +79,14 @@ Status validateGdnProblem(const GdnProblem &problem);
 /// tensors. Double precision, so that absurd shapes cannot overflow.
 double gdnHostBytes(const GdnProblem &problem);
 
-/// Work and traffic of one forward (GDN.md §5, "our floor model").
+/// Work and traffic of one forward (docs/gdn-math.md §5.2, the floor model).
 struct GdnCost {
   double flop = 0;  ///< B*T*HV*180224
   double bytes = 0; ///< minimal HBM traffic
   double floorSeconds = 0;
 };
 
-/// Measured H200 ceilings of GDN.md §6.4.
+/// Measured H200 ceilings of docs/gdn-math.md §5.2.
 constexpr double kFloorBandwidth = 4.213e12; ///< bytes/s, device copy
 constexpr double kFloorFlops = 747e12;        ///< FLOP/s, fp16 8192^3 GEMM
 /// FLOPs per token and value head (the WY matmul count 10 C^2 D + 6 C D^2
@@ -98,7 +98,7 @@ constexpr double kFlopPerTokenHead = 180224;
 /// head at their parameter dtypes (f32 and 16-bit: 6 bytes), the fp32 final
 /// state N*HV*128*128*4, plus the fp32 initial state when one is given;
 /// floor = max(bytes / 4.213 TB/s, FLOPs / 747 TFLOP/s). With H = HV, no
-/// initial state and the default dtypes this is exactly GDN.md §5.
+/// initial state and the default dtypes this is exactly docs/gdn-math.md §5.2.
 GdnCost gdnCost(const GdnProblem &problem);
 
 } // namespace gdn::run

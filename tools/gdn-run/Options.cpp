@@ -400,7 +400,7 @@ output: a table with one row per check and a last line "N passed, M failed".
   determinism and timing lines, then one row: op, shape (BxTxH/HV), dtype,
   family, check, o_rel, ht_rel, median_ms, TFLOP/s (B*T*HV*180224 FLOP),
   GB/s and xfloor = median / floor, floor = max(bytes / 4.213 TB/s,
-  FLOP / 747 TFLOP/s) with the bytes of GDN.md section 5 (q, k at H heads,
+  FLOP / 747 TFLOP/s) with the bytes of docs/gdn-math.md §5.2 (q, k at H heads,
   v, o at HV heads, g, beta, fp32 final and initial states).
 
 exit status:

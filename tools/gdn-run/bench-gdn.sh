@@ -5,7 +5,7 @@
 #
 # Runs `gdn-run --op gdn_prefill --check none --iters 30` with every
 # *.manifest in KERNEL_DIR whose meta.op is gdn_prefill, on the anchor shapes
-# of GDN.md §6 (f16, input family weak, HV = H; extra options such as
+# of docs/peers.md §5 (f16, input family weak, HV = H; extra options such as
 # --dtype bf16, --warmup 20 or --cp off are passed on and override these; of
 # a directory holding both builds, --dtype picks the manifests of one dtype,
 # of one holding both paths, --cp on|off|auto the path, of one holding
@@ -13,8 +13,8 @@
 # with the path gdn-run took (direct/BV, or cp/BVxM for the variant of
 # meta.block_v BV in segments of M chunks; just direct, or cp/xM, when the
 # kernels have no meta.block_v), our median time next to the FLA time we
-# measured (GDN.md §6.4, fp16, CUDA graph) and the TileOps PR #1596 time
-# (GDN.md §6.1; a different harness, see GDN.md §6.3 before comparing).
+# measured (docs/peers.md §4, fp16, CUDA graph) and the TileOps PR #1596 time
+# (peers.md §5; a different harness, see peers.md §6 before comparing).
 #
 # gdn-run is taken from --gdn-run, else $GDN_RUN, else PATH. Needs only bash
 # and coreutils. Exit status: 0 when every shape ran, 77 when gdn-run finds
@@ -103,7 +103,7 @@ ratio() {
   printf '%d.%02d\n' $((r / 100)) $((r % 100))
 }
 
-# B T H FLA_ms TileOps_ms (GDN.md §6: FLA = our measurement, fp16, graph;
+# B T H FLA_ms TileOps_ms (peers.md §5: FLA = our measurement, fp16, graph;
 # TileOps = PR #1596 table).
 shapes=(
   "1 32768 16 1.269 0.370"
@@ -172,8 +172,8 @@ done
 echo "$table"
 echo
 echo "FLA_ms: FLA 0.5.2 Triton path, fp16, CUDA graph, our H200 measurement"
-echo "(GDN.md 6.4). TileOps_ms: TileOps PR #1596 table (GDN.md 6.1; CUPTI,"
-echo "another harness: compare ratios within one table only, GDN.md 6.3)."
-echo "X/ours > 1: we are faster. floor: GDN.md 5 (max of bytes / 4.213 TB/s,"
-echo "FLOP / 747 TFLOP/s)."
+echo "(docs/peers.md 4). TileOps_ms: TileOps PR #1596 table (docs/peers.md 5;"
+echo "CUPTI; another harness: ratios hold only within one table, peers.md 6)."
+echo "X/ours > 1: we are faster. floor: docs/gdn-math.md 5.2 (max of bytes /"
+echo "4.213 TB/s, FLOP / 747 TFLOP/s)."
 exit $status

@@ -1,8 +1,8 @@
 //===- GdnReference.h - fp64 oracle for Gated DeltaNet prefill -*- C++ -*-===//
 //
 // The float64 reference ("oracle") for the Gated DeltaNet (GDN) prefill
-// forward of docs GDN.md: the token-by-token recurrence that *defines* the
-// operator (GDN.md §1.2), the chunked form the GPU kernels implement (§2.2,
+// forward of docs/gdn-math.md: the token-by-token recurrence that *defines* the
+// operator (§1.2 there), the chunked form the GPU kernels implement (§2.2,
 // with the exact 16x16 block triangular solve of §2.3), and the intra-card
 // context-parallel split (§3). Besides the three forwards it provides the
 // per-stage intermediates the GPU kernels write (chunk-local cumsum of g,
@@ -99,7 +99,7 @@ int64_t stateElements(const GdnShape &shape, const GdnOptions &opts);
 // state of every (sequence, value head), zero-length sequences included).
 // Return "" on success, else a message (nothing is written then).
 
-/// THE DEFINITION (GDN.md §1.2), per sequence and value head, S = h0 or 0:
+/// THE DEFINITION (gdn-math.md §1.2), per sequence and value head, S = h0 or 0:
 ///   S <- exp(g_t) S;  v' = beta_t (v_t - S^T k_t);  S += k_t v'^T;
 ///   o_t = scale S^T q_t;  finalState = S after the sequence's last token.
 /// Work is split over (sequence, value head) pairs with std::thread; one
@@ -109,7 +109,7 @@ std::string recurrentForward(const GdnShape &shape, const GdnOptions &opts,
                              const double *g, const double *beta,
                              const double *h0, double *o, double *finalState);
 
-/// The chunked form of GDN.md §2.2 ("FQ form with an exact, ungated A"), in
+/// The chunked form of docs/gdn-math.md §2.2 (the exact-A_r form), in
 /// fp64. Chunks of `chunkSize` tokens (a positive multiple of 16, at most
 /// 1024) start at every sequence start, the last one of a sequence partial.
 /// Per chunk: gamma = local cumsum of g (restarts each chunk), L0 = strictly
@@ -126,7 +126,7 @@ std::string chunkedForward(const GdnShape &shape, const GdnOptions &opts,
                            const double *h0, double *o, double *finalState,
                            int64_t chunkSize = 64);
 
-/// The intra-card context-parallel split of GDN.md §3 (exact variant): each
+/// The intra-card context-parallel split of gdn-math.md §3 (exact form): each
 /// sequence is cut into segments of `segmentChunks` chunks (see cpSegments);
 /// every non-final segment gets its affine summary h -> M_s h + B_s from the
 /// state-only form of §2.2 (cpSummaries), the correction scan
@@ -139,7 +139,7 @@ std::string cpSplitForward(const GdnShape &shape, const GdnOptions &opts,
                            const double *h0, double *o, double *finalState,
                            int64_t chunkSize, int64_t segmentChunks);
 
-/// CP segment sizing rule of GDN.md §3 step 0 (FlashQLA `_calc_cp_seqs`):
+/// CP segment sizing rule of gdn-math.md §3 step 0 (FlashQLA `_calc_cp_seqs`):
 ///   m = 2^round(log2(3 * sqrt(H * Nc / P))), at least 4,
 /// where Nc = totalChunks (all chunks of all sequences), P = numSMs and H the
 /// number of heads processed in parallel (pass B*H, or HV, if that is what
@@ -154,7 +154,7 @@ int64_t cpSegmentChunks(int64_t H, int64_t totalChunks, int64_t numSMs);
 // Per-stage intermediates (what the individual GPU kernels write)
 //===----------------------------------------------------------------------===//
 
-/// Chunk-local inclusive cumsum of g (GDN.md §2.4 step 1): gamma[b,t,hv] =
+/// Chunk-local inclusive cumsum of g (gdn-math.md §2.4 step 1): gamma[b,t,hv] =
 /// sum of g over the tokens of t's chunk up to and including t. Chunks start
 /// at every sequence start (restart per chunk and per sequence). gamma is
 /// [B,T,HV]; chunkSize as for chunkedForward.
@@ -162,7 +162,7 @@ std::string chunkLocalCumsum(const GdnShape &shape, const GdnOptions &opts,
                              const double *g, double *gamma,
                              int64_t chunkSize = 64);
 
-/// The exact ungated inverse A_r = (I + L0)^-1 of every chunk (GDN.md §2.2,
+/// The exact ungated inverse A_r = (I + L0)^-1 of each chunk (gdn-math.md §2.2,
 /// §2.3), stored per token like the GPU's A [B,T,HV,chunkSize]: entry
 /// a[b,t,hv,c] = (A_r)[r][c] where r is t's row within its chunk; it is 1 on
 /// the diagonal and 0 for c > r. beta is not folded in.
@@ -189,7 +189,7 @@ std::string cpSegments(const GdnShape &shape, const GdnOptions &opts,
                        int64_t chunkSize, int64_t segmentChunks,
                        std::vector<CpSegment> &segments);
 
-/// Exact affine summary of every segment (GDN.md §3 step 1), computed with
+/// Exact affine summary of every segment (gdn-math.md §3 step 1), computed with
 /// the state-only form from S = 0, M = I, per chunk:
 ///   X = -diag(beta) A_r^T K;  Y = e^{gamma_L} K S - diag(e^{gamma_L-gamma}) V
 ///   S <- e^{gamma_L} S + X^T Y;  M <- e^{gamma_L} (M + X^T (K M))
@@ -201,7 +201,7 @@ std::string cpSummaries(const GdnShape &shape, const GdnOptions &opts,
                         const double *beta, double *m, double *bs,
                         int64_t chunkSize, int64_t segmentChunks);
 
-/// The correction scan (GDN.md §3 step 2): per sequence and value head,
+/// The correction scan (gdn-math.md §3 step 2): per sequence and value head,
 /// h_0 = h0 (if opts.hasInitialState) or 0 and h_{s+1} = M_s h_s + B_s over
 /// the sequence's segments; writes start [numSegments,HV,DK,DV] = h_s. m and
 /// bs are laid out as written by cpSummaries (entries of final segments are

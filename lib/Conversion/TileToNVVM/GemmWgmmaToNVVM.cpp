@@ -20,7 +20,7 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
   using TilePattern::TilePattern;
 
   /// wgmma.mma_async m64nNk16 per warpgroup, operands from 128B-swizzled
-  /// shared memory through descriptors (HOPPER_MLIR.md section 5.2):
+  /// shared memory through descriptors (docs/hopper-codegen.md §5.2):
   /// desc = (addr >> 4) | LBO << 16 | SBO << 32 | 1 << 62. A K-major tile
   /// (A [M][K], B^T [N][K]) is cut into 128-byte boxes along K: a k16 step
   /// moves 32 bytes inside a box, every fourth step jumps a box. An

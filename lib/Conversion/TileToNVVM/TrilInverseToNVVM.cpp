@@ -2,7 +2,7 @@
 //
 // The exact inverse of a unit lower triangular f32 matrix in shared memory.
 // tile.tril_inverse is forward substitution with one column per thread (no
-// barrier). The blocked inverse of GDN.md section 2.3 arrives as its phases
+// barrier). The blocked inverse of docs/gdn-math.md §2.3 arrives as its phases
 // (tile-expand-tril-inverse), each free of barriers: tile.tril_inverse_diag
 // (the 16x16 diagonal blocks, zeros above them), then per level d
 // tile.tril_inverse_product (Y_ij = L T), tile.tril_inverse_scale (-T_ii Y_ij

@@ -2,7 +2,7 @@
 //
 // Checks the oracle of gdn/Reference/GdnReference.h:
 //  - the fused token recurrence against a literal, independent transcription
-//    of GDN.md §1.2 written here (so indexing bugs shared by the library's
+//    of gdn-math.md §1.2 written here (so indexing bugs shared by the library's
 //    forwards cannot hide);
 //  - the chunked form (§2.2/§2.3) and the CP split (§3) against the
 //    recurrence at 1e-10 relative L2 over the input families of §8 (odd T,
@@ -145,7 +145,7 @@ Result run(const Problem &p, Method method, int64_t chunk = 64,
   return r;
 }
 
-/// A literal transcription of GDN.md §1.2 with its own indexing: S[i][j] as
+/// A literal transcription of gdn-math.md §1.2, own indexing: S[i][j] as
 /// nested vectors, every step a separate loop.
 Result naiveRecurrent(const Problem &p) {
   const GdnShape &s = p.shape;
@@ -590,7 +590,7 @@ TEST(GdnReference, CpStagesComposeToTheRecurrence) {
 //===----------------------------------------------------------------------===//
 
 TEST(GdnReference, CpSegmentChunksFollowsTheSizingRule) {
-  // GDN.md §3 step 0 on 132 SMs (chunks of 64 tokens).
+  // docs/gdn-math.md §3 step 0 on 132 SMs (chunks of 64 tokens).
   EXPECT_EQ(cpSegmentChunks(16, 32768 / 64, 132), 32);
   EXPECT_EQ(cpSegmentChunks(16, 65536 / 64, 132), 32);
   EXPECT_EQ(cpSegmentChunks(16, 131072 / 64, 132), 64);

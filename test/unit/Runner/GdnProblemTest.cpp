@@ -1,7 +1,7 @@
 //===- GdnProblemTest.cpp - GDN problem, floor model, inputs, .npy I/O ----===//
 //
 // Host-only parts of the gdn_prefill check: the scalars and floor of a
-// problem (against GDN.md §5/§6), the input families, the BHTD -> BTHD
+// problem (against docs/gdn-math.md §5), the input families, the BHTD -> BTHD
 // transposition, and loading/saving inputs as .npy with shape validation.
 //
 //===----------------------------------------------------------------------===//
@@ -48,7 +48,7 @@ const std::vector<int64_t> kFqSeqlens = {0, 410, 841, 1135, 2126, 2512, 4096};
 //===----------------------------------------------------------------------===//
 
 TEST(GdnProblemTest, FloorMatchesGdnMd) {
-  // GDN.md §6 "floor (ours)", ms, B = 1 except 8x4K, H = HV.
+  // docs/gdn-math.md §5.2, anchor floors in ms, B = 1 except 8x4K, H = HV.
   const struct {
     int64_t B, T, H;
     double floorMs;

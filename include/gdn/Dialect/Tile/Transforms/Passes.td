@@ -14,7 +14,7 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
   let description = [{
     Rewrites each `tile.tril_inverse` of a kernel whose size `n` is a
     multiple of 16 with `32 <= n <= 32 * tile.num_warps` into the exact
-    blocked inverse of GDN.md section 2.3 (`nb = n / 16` blocks per row),
+    blocked inverse of docs/gdn-math.md §2.3 (`nb = n / 16` blocks per row),
     as ops none of which synchronizes internally:
 
     * `tile.tril_inverse_diag`: the diagonal 16x16 blocks by forward
