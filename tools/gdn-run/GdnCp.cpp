@@ -97,9 +97,14 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
     nc = std::max<int64_t>(nc, 0);
     const int64_t segs = std::max<int64_t>(1, (nc + m - 1) / m);
     sumChunks += static_cast<double>(nc);
-    if (segs > 1)
-      summaryTiles += tiles * static_cast<double>(
-                                  2 * (segs - 1) * m - (shape.hasH0 ? 0 : m));
+    if (segs > 1) {
+      if (shape.warmupChunks > 0)
+        summaryTiles += tiles * static_cast<double>(
+                                    (segs - 1) * std::min(m, shape.warmupChunks));
+      else
+        summaryTiles += tiles * static_cast<double>(
+                                    2 * (segs - 1) * m - (shape.hasH0 ? 0 : m));
+    }
     maxChunks = std::max(maxChunks, nc);
     maxSegments = std::max(maxSegments, segs);
     e.segments += segs;
@@ -111,9 +116,13 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
       tiles * hv * sumChunks / (sms * c.forwardBlocksPerSm);
   e.direct =
       c.forwardUs * std::max(static_cast<double>(maxChunks), forwardWork);
+  const int64_t walked =
+      shape.warmupChunks > 0 ? std::min(m, shape.warmupChunks) : m;
   e.summary = maxSegments > 1
-                  ? std::max(static_cast<double>(m) * c.summaryLatencyUs,
-                             c.summaryUs * hv * summaryTiles / sms)
+                  ? std::max(static_cast<double>(walked) * c.summaryLatencyUs,
+                             (shape.warmupChunks > 0 ? c.summaryWarmupUs
+                                                     : c.summaryUs) *
+                                 hv * summaryTiles / sms)
                   : 0.0;
   e.scan = kGdnCpScanUs * static_cast<double>(maxSegments);
   e.replay = c.forwardUs *

@@ -67,7 +67,17 @@ struct GdnCpShape {
   /// With an initial state the first segment of a sequence needs its M too
   /// (without one, its M blocks exit at once).
   bool hasH0 = false;
+  /// The window the guarded warm-up of the summaries is expected to use, in
+  /// chunks (0: exact summaries over whole segments with M). The model
+  /// assumes the shortcut holds, as on weak-decay heads with normalized
+  /// keys (kGdnCpWarmupChunks at --cp-theta 14); where the kernels fall
+  /// back, the summaries cost what they cost without it.
+  int64_t warmupChunks = 0;
 };
+
+/// Chunks of the warm-up window on the weak-decay anchor inputs (g ~
+/// U(-0.02, 0): -0.64 per chunk, so 22 chunks reach -14).
+constexpr int64_t kGdnCpWarmupChunks = 22;
 /// The GdnCpShape of packed sequences `cuSeqlens` with HV value heads.
 GdnCpShape gdnCpShape(const std::vector<int64_t> &cuSeqlens, int64_t HV,
                       bool hasH0 = false);
@@ -98,6 +108,9 @@ struct GdnBlockVCost {
   double summaryUs = 0;
   /// t_sum_lat: latency of one summary chunk step of one block.
   double summaryLatencyUs = 0;
+  /// t_win: t_sum of the guarded warm-up summaries (B tiles only, over
+  /// the window, after the window search).
+  double summaryWarmupUs = 0;
 };
 
 /// The table, ascending block_v.
@@ -117,12 +130,18 @@ struct GdnBlockVCost {
 ///       x 64 chunk steps on 132 SMs: work bound);
 ///     t_sum 1.50 us, t_sum_lat 1.9 us: the per-kernel times of the
 ///       block_v 64 summary kernel (throughput and one block's walk).
+///     t_win 2.0 us: the warm-up summaries (2026-12-01, 22-chunk windows):
+///       0.34 / 0.18 / 0.64 ms at 128K HV16 in 32 / 16 / 64 segments,
+///       0.64 / 0.33 ms at 128K HV32 in 32 / 16, 0.19 ms at 32K HV16 in 16
+///       (1.9-2.3 us per tile-chunk step and SM).
+///   block_v 16: t_win 0.9 us, scaled from block_v 64 by t_sum (not
+///     measured).
 /// Measured direct totals (ms) the model reproduces within 6 % (the tests allow 10 %)
 /// (GdnCpTest.CalibrationPoints): 128K HV16 3.04 / 5.61 (block_v 16 / 64),
 /// 128K HV32 4.56 / 5.65, 32K HV16 0.77 / 1.41, 8 x 4K HV16 0.59 / 0.36.
 constexpr GdnBlockVCost kGdnBlockVCosts[] = {
-    {16, 1.43, 1.25, 0.68, 1.43},
-    {64, 2.74, 1.0, 1.50, 1.9},
+    {16, 1.43, 1.25, 0.68, 1.43, 0.9},
+    {64, 2.74, 1.0, 1.50, 1.9, 2.0},
 };
 
 /// The block_v the cost model assumes for a path without variants (no
@@ -134,8 +153,9 @@ constexpr int64_t kGdnDefaultBlockV = 16;
 /// kGdnDefaultBlockV.
 const GdnBlockVCost &gdnBlockVCost(int64_t blockV);
 
-/// One correction-scan step (h = M h + B for one segment), us.
-constexpr double kGdnCpScanUs = 3.0;
+/// One correction-scan step (h = M h + B for one segment), us: 3.65-3.9 us
+/// measured at 16-64 segments (2026-12-01).
+constexpr double kGdnCpScanUs = 3.8;
 /// The launches of the two extra kernels of the CP path, us.
 constexpr double kGdnCpLaunchUs = 6.0;
 /// CP is used only when it is estimated faster than this fraction of the
@@ -160,7 +180,9 @@ struct GdnCpEstimate {
 /// walk) and its work spread over the SMs; kernels add up:
 ///   direct  = t_fwd * max(max_n nc_n, tiles*HV*sum_n nc_n / (P*R))
 ///   summary = max(m * t_sum_lat, t_sum * 2*tiles*HV*sum_n (s_n - 1)*m / P)
-///             (0 if no s_n > 1)
+///             (0 if no s_n > 1); with the warm-up (w = warmupChunks > 0)
+///             max(min(m, w) * t_sum_lat, t_win * tiles*HV*sum_n (s_n - 1)
+///             * min(m, w) / P): only the B tiles, over the window
 ///   scan    = t_scan * max_n s_n
 ///   replay  = t_fwd * max(min(m, max_n nc_n), tiles*HV*sum_n nc_n / (P*R))
 ///   cp      = summary + scan + replay + t_launch

@@ -172,7 +172,8 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   choice.numSMs = numSMs;
   choice.chunksGiven = options.cpChunks > 0;
   choice.blockVGiven = options.blockV > 0;
-  const GdnCpShape cpShape = gdnCpShape(p.deviceCuSeqlens(), p.HV, p.hasH0);
+  GdnCpShape cpShape = gdnCpShape(p.deviceCuSeqlens(), p.HV, p.hasH0);
+  cpShape.warmupChunks = p.cpTheta > 0 ? kGdnCpWarmupChunks : 0;
   // The candidate variants of `path` (the one forced, else all; {0} for a
   // path without variants), each estimated, cp at its segment size.
   auto estimatePath = [&](GdnPath path) {

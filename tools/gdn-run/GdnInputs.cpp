@@ -37,6 +37,7 @@ const struct {
     {GdnFamily::Strong, "strong"},     {GdnFamily::FqStrong, "fqstrong"},
     {GdnFamily::Mixed, "mixed"},       {GdnFamily::Beta0, "beta0"},
     {GdnFamily::Beta1, "beta1"},       {GdnFamily::Unnorm, "unnorm"},
+    {GdnFamily::BigKey, "bigkey"},
 };
 
 /// Random streams of the tensors (see deriveSeed).
@@ -237,6 +238,9 @@ void generateGdnInputs(const GdnProblem &p, GdnFamily family, uint64_t seed,
   std::vector<double> k = normal(nqk, unnorm ? 0.1 : 1.0, deriveSeed(seed, kK));
   if (!unnorm)
     normalizeRows(k, p.DK);
+  if (family == GdnFamily::BigKey)
+    for (double &x : k)
+      x *= std::sqrt(2.2);
   encodeHostArray(p.dtype, std::move(k), keepValues, out.k);
 
   encodeHostArray(p.dtype, normal(nv, 1.0, deriveSeed(seed, kV)), keepValues,

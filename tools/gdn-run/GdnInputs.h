@@ -32,9 +32,12 @@ namespace gdn::run {
 ///   beta0     beta = 0 (the state never changes: o = 0 without --h0)
 ///   beta1     beta = 1
 ///   unnorm    k = 0.1 * N(0,1), not normalized (q still normalized)
+///   bigkey    k normalized, then scaled to ||k||^2 = 2.2: beta ||k||^2 > 2
+///             for beta > 0.91, so I - beta k k^T is no contraction there
+///             (the CP summaries' guarded warm-up must fall back)
 /// The random initial state (--h0) is N(0,1) in fp32.
 enum class GdnFamily { Weak, NoDecay, Strong, FqStrong, Mixed, Beta0, Beta1,
-                       Unnorm };
+                       Unnorm, BigKey };
 
 /// The --family spelling of `family`.
 const char *gdnFamilyName(GdnFamily family);

@@ -332,6 +332,8 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                          beta0     beta = 0 (o = 0 unless --h0)
                          beta1     beta = 1
                          unnorm    k = 0.1 N(0,1), not normalized
+                         bigkey    k normalized to ||k||^2 = 2.2 (no
+                                   contraction where beta > 0.91)
   --scale X            output scale (default DK^-1/2), passed as f32
   --h0                 random N(0,1) fp32 initial state
   --cu-seqlens LIST    packed varlen boundaries, e.g. 0,410,841,4096:

@@ -350,11 +350,15 @@ TEST(GdnCpTest, SegmentSizeMinimizesTheModel) {
               << "block_v " << bv << ", HV " << hv << ", " << nc
               << " chunks, m " << m << " vs " << other;
       }
-  // 128K tokens, HV 1: longer segments than FlashQLA's 16 (a scan step
-  // costs about two forward chunk steps); block_v 64 walks fewer blocks in
-  // the summaries, so shorter segments pay.
+  // 128K tokens, HV 1, exact summaries: longer segments than FlashQLA's 16
+  // (a scan step costs about two and a half forward chunk steps).
   EXPECT_EQ(gdnCpSegmentChunks(cpShape(1, {2048})), 64);
-  EXPECT_EQ(gdnCpSegmentChunks(cpShape(1, {2048}), 132, false, 64), 32);
+  EXPECT_EQ(gdnCpSegmentChunks(cpShape(1, {2048}), 132, false, 64), 64);
+  // With the warm-up the summaries walk at most 22 chunks: longer segments
+  // cost the summaries nothing, the scan is shorter.
+  GdnCpShape warm = cpShape(1, {2048});
+  warm.warmupChunks = kGdnCpWarmupChunks;
+  EXPECT_EQ(gdnCpSegmentChunks(warm), 128);
   // 32K tokens, HV 16: not cutting is best; --cp on cuts anyway.
   EXPECT_EQ(gdnCpSegmentChunks(cpShape(16, {512})), 512);
   EXPECT_LT(gdnCpSegmentChunks(cpShape(16, {512}), 132, true), 512);
