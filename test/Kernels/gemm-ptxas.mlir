@@ -8,7 +8,6 @@
 // RUN: %ptxas -arch=sm_90a -v %t/gemm.ptx -o %t/gemm.cubin > %t/ptxas.log 2>&1
 // RUN: FileCheck %s --check-prefix=F16 --implicit-check-not=warning --input-file=%t/ptxas.log
 // RUN: FileCheck %s --check-prefix=BF16 --input-file=%t/ptxas.log
-// RUN: FileCheck %s --check-prefix=WG --input-file=%t/ptxas.log
 
 // F16:      Compiling entry function 'gemm_f16_128x128x64' for 'sm_90a'
 // F16-NEXT: Function properties for gemm_f16_128x128x64
@@ -19,9 +18,3 @@
 // BF16-NEXT: Function properties for gemm_bf16_nt_128x128x64
 // BF16-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // BF16-NEXT: Used {{[0-9]+}} registers, used 1 barriers
-
-// The wgmma kernels keep 64 f32 accumulators per thread (8 warps).
-// WG:      Compiling entry function 'gemm_f16_wgmma_128x128x64' for 'sm_90a'
-// WG-NEXT: Function properties for gemm_f16_wgmma_128x128x64
-// WG-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// WG-NEXT: Used {{[0-9]+}} registers, used 1 barriers

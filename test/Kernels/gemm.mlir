@@ -7,7 +7,6 @@
 // RUN: FileCheck %s --check-prefix=F16 --match-full-lines --input-file=%t/gemm_f16_128x128x64.manifest
 // RUN: FileCheck %s --check-prefix=BF16 --match-full-lines --input-file=%t/gemm_bf16_nt_128x128x64.manifest
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/gemm.ptx
-// RUN: FileCheck %s --check-prefix=WG --match-full-lines --input-file=%t/gemm_f16_wgmma_128x128x64.manifest
 
 // 3 stages x (128x64 A + 64x128 B) x 2 bytes = 96 KiB of shared memory.
 
@@ -69,20 +68,4 @@
 // PTX-DAG:  cp.async.cg.shared.global
 // PTX-DAG:  cp.async.wait_group 1;
 // PTX-DAG:  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// The wgmma kernels: 2 warpgroups, m64n128k16 from descriptors, the proxy
-// fence before each barrier, one wait per gemm.
-// PTX:      .visible .entry gemm_f16_wgmma_128x128x64(
-// PTX:      .maxntid 256, 1, 1
-// PTX-DAG:  fence.proxy.async.shared::cta;
-// PTX-DAG:  wgmma.fence.sync.aligned;
-// PTX-DAG:  wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// PTX-DAG:  wgmma.wait_group.sync.aligned 0;
-// PTX:      .visible .entry gemm_bf16_nt_wgmma_128x128x64(
-// PTX-DAG:  wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// PTX:      .visible .entry gemm_f16_tn_wgmma_128x128x64(
-// PTX-DAG:  wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX-NOT:  .entry
-
-// WG:      kernel = gemm_f16_wgmma_128x128x64
-// WG:      block = 256,1,1
-// WG-NEXT: shared_bytes = 98304

@@ -109,3 +109,42 @@ func.func @loop_carried(%n: index) attributes {tile.kernel, tile.num_warps = 4 :
   }
   return
 }
+
+// -----
+
+// A TMA ring: the stages TMA writes and their mbarriers are ordered by the
+// mbarriers (full before the reads, empty before the next load), so no
+// block barrier goes between the load, the wait and the gemm, nor after the
+// release. A named barrier (a subset of the threads) is no block barrier:
+// the write after it still needs one.
+// CHECK-LABEL: func.func @tma_ring
+// CHECK:       tile.producer {
+// CHECK-NEXT:    tile.mbarrier_arrive
+// CHECK-NEXT:    tile.tma_load
+// CHECK-NEXT:  }
+// CHECK-NEXT:  tile.mbarrier_wait
+// CHECK-NEXT:  tile.gemm
+// CHECK-NEXT:  tile.mbarrier_arrive
+// CHECK-NEXT:  tile.copy %{{.*}} to %[[SC:.*]] :
+// CHECK-NEXT:  tile.barrier {id = 1 : i64, threads = 128 : i64}
+// CHECK-NEXT:  tile.barrier
+// CHECK-NEXT:  tile.copy %{{.*}} to %[[SC]] :
+func.func @tma_ring(%map: !tile.tensormap<64x64xf16, swizzle = 128>, %i: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %full = tile.alloc {offset = 0 : i64} : !tile.buffer<2xi64, shared>
+  %empty = tile.alloc {offset = 16 : i64} : !tile.buffer<2xi64, shared>
+  %a = tile.alloc {offset = 1024 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %sc = tile.alloc {offset = 9216 : i64} : !tile.buffer<64x64xf32, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>>
+  tile.producer {
+    tile.mbarrier_arrive %full[%i] {expect_tx = 8192} : !tile.buffer<2xi64, shared>
+    tile.tma_load %map[%i, %i] to %a, %full[%i] : !tile.tensormap<64x64xf16, swizzle = 128>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<2xi64, shared>
+  }
+  tile.mbarrier_wait %full[%i], %i : !tile.buffer<2xi64, shared>
+  tile.gemm %a, %a, %acc {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>>
+  tile.mbarrier_arrive %empty[%i] : !tile.buffer<2xi64, shared>
+  tile.copy %acc to %sc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>> to !tile.buffer<64x64xf32, shared>
+  tile.barrier {id = 1, threads = 128}
+  tile.copy %acc to %sc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>> to !tile.buffer<64x64xf32, shared>
+  return
+}
