@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash .ci/setup.sh
-bash .ci/build.sh gdn-opt gdn-run gdn-kernels
-echo "== compiled kernels (build/kernels):"
+bash .ci/build.sh gdn-opt gdn-run gdn-kernels gdn_runtime gdn-example
+echo "== compiled kernels (build/kernels; embedded with their sm_90a cubins in build/lib/libgdn_runtime.so):"
 ls -1 build/kernels/*.ptx build/kernels/*.manifest
 if build/bin/gdn-run --probe >/dev/null 2>&1; then
   echo "== GPU found: checking the kernels"

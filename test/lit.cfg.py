@@ -25,6 +25,7 @@ llvm_config.with_environment("PATH", config.gdn_tools_dir, append_path=True)
 
 config.substitutions.append(("%gdn_kernels", os.path.join(config.gdn_src_root, "kernels")))
 config.substitutions.append(("%gdn_src", config.gdn_src_root))
+config.substitutions.append(("%gdn_build", config.gdn_obj_root))
 # The forward variants that kernels/CMakeLists.txt builds (GDN_FORWARD_VARIANTS,
 # "BV:NW:NWS:SFX;..."), for templates that use @BV@: %instantiate-bv<BV>
 # pipes a template (after @DT@) through one.

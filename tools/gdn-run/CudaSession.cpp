@@ -9,6 +9,7 @@
 #include "CudaSession.h"
 
 #include "KernelImage.h"
+#include "KernelLaunch.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -136,115 +137,17 @@ Status CudaSession::loadKernel(const Manifest &manifest,
   if (cached != modules_.end()) {
     module = cached->second;
   } else {
-    // The driver writes the used size of each log back into the option
-    // value that held the buffer size.
-    std::vector<char> errorLog(1 << 16, '\0'), infoLog(1 << 16, '\0');
-    CUjit_option options[] = {
-        CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-        CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-        CU_JIT_LOG_VERBOSE};
-    void *values[] = {
-        errorLog.data(),
-        reinterpret_cast<void *>(static_cast<uintptr_t>(errorLog.size() - 1)),
-        infoLog.data(),
-        reinterpret_cast<void *>(static_cast<uintptr_t>(infoLog.size() - 1)),
-        reinterpret_cast<void *>(static_cast<uintptr_t>(verbose_ ? 1 : 0))};
-    // image.c_str() is NUL-terminated, as PTX text must be; a cubin (ELF) is
-    // recognized by its header.
-    CUresult r = driver_.cuModuleLoadDataEx(
-        &module, image.c_str(), sizeof options / sizeof options[0], options,
-        values);
-    std::string errorText(errorLog.data());
-    std::string infoText(infoLog.data());
-    if (r != CUDA_SUCCESS) {
-      std::string msg = manifest.ptxPath +
-                        ": cuModuleLoadDataEx failed: " + driver_.describe(r) +
-                        " (kernel target " + manifest.target + ", device " +
-                        smName(info_) + ")";
-      if (!errorText.empty())
-        msg += "\nJIT error log:\n" + errorText;
-      if (!infoText.empty())
-        msg += "\nJIT info log:\n" + infoText;
-      return Status::cudaError(msg);
-    }
-    if (verbose_ && !infoText.empty())
-      std::fprintf(stderr, "gdn-run: %s: JIT info log:\n%s\n",
-                   manifest.ptxPath.c_str(), infoText.c_str());
+    GDN_RUN_TRY(loadModuleImage(driver_, image.c_str(), manifest.ptxPath,
+                                manifest.target, smName(info_), verbose_,
+                                module));
     modules_.emplace(manifest.ptxPath, module);
   }
-
-  Kernel k;
-  k.manifest = &manifest;
-  CUresult r =
-      driver_.cuModuleGetFunction(&k.function, module, manifest.kernel.c_str());
-  if (r == CUDA_ERROR_NOT_FOUND)
-    return Status::cudaError("kernel '" + manifest.kernel + "' not found in " +
-                             manifest.ptxPath + " (" + driver_.errorName(r) +
-                             ")");
-  GDN_RUN_TRY(driver_.check(r, "cuModuleGetFunction"));
-  GDN_CU_TRY(driver_, cuFuncGetAttribute, &k.numRegs,
-             CU_FUNC_ATTRIBUTE_NUM_REGS, k.function);
-  GDN_CU_TRY(driver_, cuFuncGetAttribute, &k.staticSharedBytes,
-             CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k.function);
-  GDN_CU_TRY(driver_, cuFuncGetAttribute, &k.localBytes,
-             CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k.function);
-  GDN_CU_TRY(driver_, cuFuncGetAttribute, &k.maxThreadsPerBlock,
-             CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k.function);
-
-  unsigned threads = manifest.threadsPerBlock();
-  if (threads > static_cast<unsigned>(k.maxThreadsPerBlock))
-    return Status::cudaError(
-        "block has " + std::to_string(threads) +
-        " threads but kernel '" + manifest.kernel + "' allows at most " +
-        std::to_string(k.maxThreadsPerBlock) + " (" +
-        std::to_string(k.numRegs) + " registers per thread)");
-  int64_t totalShared =
-      static_cast<int64_t>(manifest.sharedBytes) + k.staticSharedBytes;
-  if (totalShared > info_.maxSharedOptin)
-    return Status::cudaError(
-        "kernel '" + manifest.kernel + "' needs " +
-        std::to_string(manifest.sharedBytes) + " B dynamic + " +
-        std::to_string(k.staticSharedBytes) +
-        " B static shared memory; the device allows " +
-        std::to_string(info_.maxSharedOptin) + " B per block");
-  if (manifest.sharedBytes > 48 * 1024)
-    GDN_CU_TRY(driver_, cuFuncSetAttribute, k.function,
-               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-               static_cast<int>(manifest.sharedBytes));
-  if (verbose_)
-    std::fprintf(stderr,
-                 "gdn-run: %s: %d registers, %d B static + %u B dynamic "
-                 "shared memory, %d B local memory per thread\n",
-                 manifest.kernel.c_str(), k.numRegs, k.staticSharedBytes,
-                 manifest.sharedBytes, k.localBytes);
-  out = k;
-  return Status::success();
+  return prepareKernel(driver_, module, manifest, info_.maxSharedOptin,
+                       verbose_, out);
 }
 
 Status CudaSession::launch(const Kernel &kernel, Dim3 grid, void **args) {
-  const Manifest &m = *kernel.manifest;
-  if (!m.hasCluster())
-    return GDN_CU(driver_, cuLaunchKernel, kernel.function, grid.x, grid.y,
-                  grid.z, m.block[0], m.block[1], m.block[2], m.sharedBytes,
-                  stream_, args, nullptr);
-  CUlaunchAttribute attr = {};
-  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attr.value.clusterDim.x = m.cluster[0];
-  attr.value.clusterDim.y = m.cluster[1];
-  attr.value.clusterDim.z = m.cluster[2];
-  CUlaunchConfig config = {};
-  config.gridDimX = grid.x;
-  config.gridDimY = grid.y;
-  config.gridDimZ = grid.z;
-  config.blockDimX = m.block[0];
-  config.blockDimY = m.block[1];
-  config.blockDimZ = m.block[2];
-  config.sharedMemBytes = m.sharedBytes;
-  config.hStream = stream_;
-  config.attrs = &attr;
-  config.numAttrs = 1;
-  return GDN_CU(driver_, cuLaunchKernelEx, &config, kernel.function, args,
-                nullptr);
+  return launchKernel(driver_, kernel, grid, args, stream_);
 }
 
 Status CudaSession::synchronize(const std::string &what) {

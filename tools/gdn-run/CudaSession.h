@@ -12,6 +12,7 @@
 #define GDN_TOOLS_GDN_RUN_CUDASESSION_H
 
 #include "CudaDriver.h"
+#include "KernelLaunch.h"
 #include "Manifest.h"
 
 #include <cstddef>
@@ -32,21 +33,6 @@ struct DeviceInfo {
   int l2Bytes = 0;
   int maxSharedOptin = 0; ///< opt-in dynamic shared memory per block
   int driverVersion = 0;  ///< e.g. 13000
-};
-
-/// A grid or block size.
-struct Dim3 {
-  unsigned x = 1, y = 1, z = 1;
-};
-
-/// A kernel ready to launch: its function and the manifest describing it.
-struct Kernel {
-  CUfunction function = nullptr;
-  const Manifest *manifest = nullptr;
-  int numRegs = 0;
-  int staticSharedBytes = 0;
-  int localBytes = 0;
-  int maxThreadsPerBlock = 0;
 };
 
 class CudaSession;

@@ -53,21 +53,6 @@ bool isDirectory(const std::string &path) {
 
 } // namespace
 
-void bindGdnScalars(const GdnStage &stage, const ExprVariables &scalars,
-                    double scale, double cpTheta, KernelArgs &args) {
-  for (size_t j = 0; j < stage.args.size(); ++j) {
-    const GdnArg &arg = stage.args[j];
-    if (arg.kind != GdnArg::Scalar)
-      continue;
-    if (arg.index == static_cast<int>(GdnScalarId::Scale))
-      args.setF32(j, static_cast<float>(scale)); // the oracle's value
-    else if (arg.index == static_cast<int>(GdnScalarId::CpTheta))
-      args.setF32(j, static_cast<float>(cpTheta));
-    else
-      args.setInt(j, scalars.at(arg.param->name));
-  }
-}
-
 namespace {
 
 /// The parameter declaring tensor `id` first, for messages.
@@ -166,127 +151,14 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   if (!refError.empty())
     return Status::badInput("bad GDN problem: " + refError);
 
-  // The path and its variant: --cp, --block-v, the manifests offered and,
-  // where they leave a choice, the cost model (GdnPathChoice).
+  // The path and its variant (GdnPlan.h).
+  GdnPathRequest request;
+  request.cp = options.cp;
+  request.blockV = options.blockV;
+  request.cpChunks = options.cpChunks;
   GdnPathChoice choice;
-  choice.numSMs = numSMs;
-  choice.chunksGiven = options.cpChunks > 0;
-  choice.blockVGiven = options.blockV > 0;
-  GdnCpShape cpShape = gdnCpShape(p.deviceCuSeqlens(), p.HV, p.hasH0);
-  cpShape.warmupChunks = p.cpTheta > 0 ? kGdnCpWarmupChunks : 0;
-  // The candidate variants of `path` (the one forced, else all; {0} for a
-  // path without variants), each estimated, cp at its segment size.
-  auto estimatePath = [&](GdnPath path) {
-    std::vector<int64_t> values = paths.variants(path);
-    if (choice.blockVGiven)
-      values = {options.blockV};
-    else if (values.empty())
-      values = {0};
-    std::vector<GdnVariantEstimate> list;
-    for (int64_t v : values) {
-      GdnVariantEstimate e;
-      e.path = path;
-      e.blockV = v;
-      const int64_t modelV = v > 0 ? v : kGdnDefaultBlockV;
-      if (path == GdnPath::Cp) {
-        e.segmentChunks =
-            choice.chunksGiven
-                ? options.cpChunks
-                : gdnCpSegmentChunks(cpShape, numSMs,
-                                     /*split=*/options.cp == "on", modelV);
-        e.us = gdnCpEstimate(cpShape, e.segmentChunks, numSMs, modelV).cp;
-      } else {
-        e.us = gdnCpEstimate(cpShape, 1, numSMs, modelV).direct;
-      }
-      list.push_back(e);
-    }
-    return list;
-  };
-  // The fastest of a path's estimates (the first, smallest block_v, on ties).
-  auto fastest = [](const std::vector<GdnVariantEstimate> &list) {
-    size_t best = 0;
-    for (size_t i = 1; i < list.size(); ++i)
-      if (list[i].us < list[best].us)
-        best = i;
-    return best;
-  };
-  auto variantsText = [&](GdnPath path) {
-    return std::string(gdnPathName(path)) +
-           ": meta.block_v = " + gdnBlockVList(paths.variants(path));
-  };
-  const std::string forced = "--block-v " + std::to_string(options.blockV);
-  if (options.cp == "on" || options.cp == "off") {
-    choice.path = options.cp == "on" ? GdnPath::Cp : GdnPath::Direct;
-    choice.how = "--cp " + options.cp;
-  } else if (paths.untagged()) {
-    choice.how = "auto: no meta.path";
-  } else if (!paths.offers(GdnPath::Cp)) {
-    choice.how = "auto: no cp manifests";
-  } else if (!paths.offers(GdnPath::Direct)) {
-    choice.path = GdnPath::Cp;
-    choice.how = "auto: no direct manifests";
-  } else if (choice.blockVGiven &&
-             paths.offersVariant(GdnPath::Direct, options.blockV) !=
-                 paths.offersVariant(GdnPath::Cp, options.blockV)) {
-    choice.path = paths.offersVariant(GdnPath::Cp, options.blockV)
-                      ? GdnPath::Cp
-                      : GdnPath::Direct;
-    choice.how = "auto: block_v " + std::to_string(options.blockV) +
-                 " only on the " + gdnPathName(choice.path) + " path";
-  } else if (choice.blockVGiven &&
-             !paths.offersVariant(GdnPath::Direct, options.blockV)) {
-    return Status::badInput(forced + ": neither path offers it (" +
-                            variantsText(GdnPath::Direct) + "; " +
-                            variantsText(GdnPath::Cp) + ")");
-  } else {
-    choice.how = "auto";
-    choice.modeled = true;
-  }
-  // A forced variant the path lacks (a path not offered at all is reported
-  // by selectGdnPath below).
-  if (choice.blockVGiven && paths.offers(choice.path) &&
-      !paths.offersVariant(choice.path, options.blockV)) {
-    const std::vector<int64_t> &offered = paths.variants(choice.path);
-    return Status::badInput(
-        forced + ": the " + gdnPathName(choice.path) + " path (" + choice.how +
-        ") " +
-        (offered.empty() ? std::string("has no variants (none of its "
-                                       "manifests has meta.block_v)")
-                         : "offers meta.block_v = " + gdnBlockVList(offered)));
-  }
-  GdnVariantEstimate picked;
-  if (choice.modeled) {
-    std::vector<GdnVariantEstimate> direct = estimatePath(GdnPath::Direct);
-    std::vector<GdnVariantEstimate> cp = estimatePath(GdnPath::Cp);
-    const GdnVariantEstimate &bestDirect = direct[fastest(direct)];
-    const GdnVariantEstimate &bestCp = cp[fastest(cp)];
-    const bool useCp = bestCp.us < kGdnCpMargin * bestDirect.us;
-    choice.path = useCp ? GdnPath::Cp : GdnPath::Direct;
-    picked = useCp ? bestCp : bestDirect;
-    choice.other = useCp ? bestDirect : bestCp;
-    choice.estimates = useCp ? cp : direct;
-  } else {
-    std::vector<GdnVariantEstimate> list = estimatePath(choice.path);
-    picked = list[fastest(list)];
-    if (list.size() > 1)
-      choice.estimates = std::move(list);
-  }
-  choice.variantModeled = choice.estimates.size() > 1;
-  choice.blockV = picked.blockV;
-  if (choice.path == GdnPath::Direct && choice.chunksGiven && !choice.modeled)
-    return usage("--cp-chunks sets the segment size of the cp path, but the "
-                 "direct path runs (" +
-                 choice.how + ")");
   std::vector<const Manifest *> selected;
-  Status chosen = selectGdnPath(paths, choice.path, selected, choice.ignored,
-                                choice.blockV);
-  if (!chosen.ok())
-    return Status::badInput(choice.how + ": " + chosen.message());
-  p.cpChunks = choice.path == GdnPath::Cp ? picked.segmentChunks : 0;
-  if (choice.path == GdnPath::Cp) {
-    choice.segmentChunks = picked.segmentChunks;
-    choice.segments = p.cpSegments().numSegments();
-  }
+  GDN_RUN_TRY(chooseGdnPath(paths, request, numSMs, p, choice, selected));
 
   GDN_RUN_TRY(buildGdnSequence(selected, sequence_));
   const GdnSequence &seq = sequence_;
@@ -506,38 +378,8 @@ Status GdnDriver::runChecked(CudaSession &session,
   std::array<std::vector<unsigned char>, kGdnTensorCount> indexBytes;
   for (int t = 0; t < kGdnTensorCount; ++t) {
     GdnTensorId id = static_cast<GdnTensorId>(t);
-    if (!sequence_.uses(id) || !gdnIsIndexTensor(id))
-      continue;
-    std::vector<int64_t> cu;
-    const std::vector<int64_t> *values = &cu;
-    switch (id) {
-    case GdnTensorId::CpBounds:
-      values = &segments.bounds;
-      break;
-    case GdnTensorId::CpSeq:
-      values = &segments.seq;
-      break;
-    case GdnTensorId::CpLast:
-      values = &segments.last;
-      break;
-    case GdnTensorId::CpSegStart:
-      values = &segments.segStart;
-      break;
-    default:
-      cu = p.deviceCuSeqlens();
-      break;
-    }
-    const DType type = sequence_.typeOf(id);
-    std::vector<unsigned char> &bytes = indexBytes[t];
-    bytes.resize(values->size() * dtypeSize(type));
-    for (size_t i = 0; i < values->size(); ++i) {
-      if (type == DType::I32) {
-        int32_t v = static_cast<int32_t>((*values)[i]);
-        std::memcpy(bytes.data() + 4 * i, &v, 4);
-      } else {
-        std::memcpy(bytes.data() + 8 * i, &(*values)[i], 8);
-      }
-    }
+    if (sequence_.uses(id) && gdnIsIndexTensor(id))
+      indexBytes[t] = gdnIndexTensorBytes(p, sequence_, segments, id);
   }
   for (int t = 0; t < kGdnTensorCount; ++t) {
     GdnTensorId id = static_cast<GdnTensorId>(t);
@@ -610,22 +452,18 @@ Status GdnDriver::runChecked(CudaSession &session,
   // Kernel arguments, bound by name; then each kernel's tensor maps from
   // its bound pointers and the problem scalars (TensorMaps.h).
   const ExprVariables scalars = p.scalars();
+  GdnTensorPointers pointers{};
+  for (int t = 0; t < kGdnTensorCount; ++t)
+    pointers[t] = tensors[t].ptr();
+  std::vector<CUdeviceptr> wsPointers;
+  for (auto &ws : workspaces)
+    wsPointers.push_back(ws->ptr());
   std::vector<std::unique_ptr<KernelArgs>> bound;
   for (size_t i = 0; i < stages.size(); ++i) {
     bound.push_back(std::make_unique<KernelArgs>(*stages[i].manifest));
-    KernelArgs &b = *bound.back();
-    bindGdnScalars(stages[i], scalars, p.scale, p.cpTheta, b);
-    for (size_t j = 0; j < stages[i].args.size(); ++j) {
-      const GdnArg &arg = stages[i].args[j];
-      if (arg.kind == GdnArg::Tensor)
-        b.setPointer(j, tensors[arg.index].ptr());
-      else if (arg.kind == GdnArg::Workspace)
-        b.setPointer(j, workspaces[arg.index]->ptr());
-    }
-    Status s = b.bindTensorMaps(session.driver(), scalars, verbose);
-    if (!s.ok())
-      return Status(s.code(), "stage '" + stages[i].name + "': " +
-                                  s.message());
+    GDN_RUN_TRY(bindGdnStage(session.driver(), stages[i], scalars, p.scale,
+                             p.cpTheta,
+                             pointers, wsPointers, *bound.back(), verbose));
   }
 
   auto launchAll = [&]() -> Status {
@@ -920,51 +758,6 @@ Status GdnDriver::save(const std::vector<unsigned char> &o,
 //===----------------------------------------------------------------------===//
 // Report
 //===----------------------------------------------------------------------===//
-
-const GdnVariantEstimate *GdnPathChoice::chosen() const {
-  for (const GdnVariantEstimate &e : estimates)
-    if (e.path == path && e.blockV == blockV)
-      return &e;
-  return nullptr;
-}
-
-std::string gdnPathText(const GdnPathChoice &c) {
-  auto us = [](double v) { return format("%.0f us", v); };
-  auto plural = [](int64_t n, const char *word) {
-    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
-  };
-  std::string text = std::string(gdnPathName(c.path)) + " (" + c.how + ")";
-  if (c.blockV > 0)
-    text += ", block_v " + std::to_string(c.blockV) +
-            (c.blockVGiven ? " (--block-v)" : "");
-  if (c.path == GdnPath::Cp)
-    text += ", " + plural(c.segments, "segment") + " of " +
-            plural(c.segmentChunks, "chunk") +
-            (c.chunksGiven ? " (--cp-chunks)" : "");
-  const GdnVariantEstimate *chosen = c.chosen();
-  if (!chosen)
-    return text;
-  text += std::string("; model: ") + gdnPathName(c.path) + " " + us(chosen->us);
-  std::string others;
-  for (const GdnVariantEstimate &e : c.estimates)
-    if (&e != chosen)
-      others += (others.empty() ? "" : ", ") + std::string("block_v ") +
-                std::to_string(e.blockV) + ": " + us(e.us);
-  if (!others.empty())
-    text += " (" + others + ")";
-  if (c.modeled) {
-    const GdnVariantEstimate &o = c.other;
-    std::string detail;
-    if (o.blockV > 0)
-      detail = "block_v " + std::to_string(o.blockV);
-    if (o.path == GdnPath::Cp)
-      detail += (detail.empty() ? "" : ", ") + std::to_string(o.segmentChunks) +
-                " chunks/segment";
-    text += ", " + std::string(gdnPathName(o.path)) + " " + us(o.us) +
-            (detail.empty() ? "" : " (" + detail + ")");
-  }
-  return text + ", " + std::to_string(c.numSMs) + " SMs";
-}
 
 std::vector<std::string> gdnTableHeader() {
   return {"op",     "shape",     "dtype",   "family", "check",  "o_rel",

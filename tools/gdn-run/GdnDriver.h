@@ -1,7 +1,7 @@
 //===- GdnDriver.h - the GDN prefill check over a kernel sequence -*- C++ -*-=//
 //
 // meta.op = gdn_prefill: the manifests given together form one Gated
-// DeltaNet prefill forward (gdn-math.md §1), several kernels run in meta.order
+// DeltaNet prefill forward (GDN.md §1), several kernels run in meta.order
 // with parameters bound by name (GdnSequence.h). Of manifests tagged with
 // meta.path, --cp on|off|auto picks the direct or the context-parallel path
 // (auto: the cost model of GdnCp.h on the problem's shape), and of a path's
@@ -32,6 +32,8 @@
 
 #include "CudaSession.h"
 #include "GdnCp.h"
+#include "GdnLaunch.h"
+#include "GdnPlan.h"
 #include "GdnInputs.h"
 #include "GdnProblem.h"
 #include "GdnSequence.h"
@@ -79,63 +81,6 @@ struct GdnResult {
   double gbps() const;
   double xfloor() const;
 };
-
-/// The cost model's estimate of one path in one variant (GdnCp.h).
-struct GdnVariantEstimate {
-  GdnPath path = GdnPath::Direct;
-  int64_t blockV = 0;        ///< meta.block_v; 0: the path has no variants
-  double us = 0;             ///< estimated time of the path, microseconds
-  int64_t segmentChunks = 0; ///< cp: the m modeled
-};
-
-/// Which path and variant run, and why.
-///
-/// The path: --cp on|off, or with auto the only path offered, else the
-/// cost model: each path's best variant (cp at its best segment size), CP
-/// iff its time < kGdnCpMargin x the direct time. The variant, when the
-/// path has several (meta.block_v): --block-v, else the one the cost model
-/// finds fastest (the smallest block_v on ties); a path without variants
-/// is modeled as block_v kGdnDefaultBlockV. With --block-v and auto, a path
-/// that does not offer that block_v is no candidate.
-struct GdnPathChoice {
-  GdnPath path = GdnPath::Direct;
-  /// How the path was chosen: "--cp on", "--cp off", "auto" (the cost
-  /// model), "auto: no cp manifests", "auto: no direct manifests", "auto:
-  /// no meta.path", "auto: block_v 64 only on the cp path".
-  std::string how;
-  bool modeled = false;        ///< the cost model chose the path
-  bool variantModeled = false; ///< the cost model chose among variants
-  int64_t blockV = 0;          ///< the variant's meta.block_v; 0: none
-  bool blockVGiven = false;    ///< from --block-v
-  /// The estimates the model compared: the chosen path's variants
-  /// (ascending block_v, the chosen one among them); empty when the model
-  /// chose nothing. `other`: the other path's best, when `modeled`.
-  std::vector<GdnVariantEstimate> estimates;
-  GdnVariantEstimate other;
-  int64_t segmentChunks = 0; ///< cp: m (chunks per segment)
-  bool chunksGiven = false;  ///< cp: m from --cp-chunks, not the rule
-  int64_t segments = 0;      ///< cp: NS
-  int64_t numSMs = 0;        ///< the P of the rule and the model
-  /// The manifests of the other path and of the other variants.
-  std::vector<std::string> ignored;
-
-  /// The estimate of the chosen variant (null when the model chose
-  /// nothing).
-  const GdnVariantEstimate *chosen() const;
-};
-
-/// The text after "path: " in the report, one line (wrapped here):
-///   direct (auto), block_v 64; model: direct 340 us (block_v 16: 568 us),
-///     cp 349 us (block_v 64, 64 chunks/segment), 132 SMs
-///   cp (auto), block_v 64, 64 segments of 32 chunks; model: cp 377 us
-///     (block_v 16: 408 us), direct 2929 us (block_v 16), 132 SMs
-///   direct (--cp off), block_v 16 (--block-v)
-///   cp (--cp on), 2 segments of 8 chunks
-///   direct (auto: no meta.path)
-/// "; model: ..." only when the model chose the path or the variant: the
-/// chosen path's time, in parentheses its other variants', then the other
-/// path's best.
-std::string gdnPathText(const GdnPathChoice &choice);
 
 /// The gdn_prefill check.
 class GdnDriver {
@@ -199,13 +144,6 @@ private:
   GdnInputs inputs_;
   std::vector<double> refO_, refHt_;
 };
-
-class KernelArgs;
-
-/// Binds the scalar parameters of `stage` (the integer ones from `scalars`,
-/// scale as f32) into `args`.
-void bindGdnScalars(const GdnStage &stage, const ExprVariables &scalars,
-                    double scale, double cpTheta, KernelArgs &args);
 
 /// The result table's header and one row (op, shape, dtype, family, check,
 /// o_rel, ht_rel, median_ms, TFLOP/s, GB/s, xfloor, result).

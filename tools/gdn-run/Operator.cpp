@@ -48,26 +48,6 @@ Status createOperatorDriver(const Manifest &manifest,
                           "' (known: " + known + ")");
 }
 
-Status checkLaunchGrid(const Manifest &manifest, Dim3 grid) {
-  auto text = [](unsigned x, unsigned y, unsigned z) {
-    return std::to_string(x) + "x" + std::to_string(y) + "x" +
-           std::to_string(z);
-  };
-  std::string gridText = text(grid.x, grid.y, grid.z);
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 0x7fffffffu ||
-      grid.y > 65535 || grid.z > 65535)
-    return Status::badInput(manifest.location(0) + ": error: grid " +
-                            gridText +
-                            " exceeds the launch limits (x < 2^31, y and z "
-                            "<= 65535)");
-  const auto &c = manifest.cluster;
-  if (grid.x % c[0] || grid.y % c[1] || grid.z % c[2])
-    return Status::badInput(manifest.location(0) + ": error: grid " +
-                            gridText + " is not divisible by cluster " +
-                            text(c[0], c[1], c[2]));
-  return Status::success();
-}
-
 Status checkParamNames(const Manifest &manifest,
                        const std::vector<std::string> &names) {
   std::string expected, actual;

@@ -85,10 +85,6 @@ Status createOperatorDriver(const Manifest &manifest,
 // Helpers for drivers
 //===----------------------------------------------------------------------===//
 
-/// Checks that `grid` is launchable with the manifest's cluster shape:
-/// dimensions within the hardware limits and divisible by the cluster.
-Status checkLaunchGrid(const Manifest &manifest, Dim3 grid);
-
 /// Checks that the manifest's parameters, tensormap parameters aside (they
 /// may appear anywhere), are exactly `names`, in order; BadInput listing
 /// the expected signature otherwise.

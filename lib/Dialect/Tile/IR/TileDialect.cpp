@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gdn/Dialect/Tile/IR/TileOps.h"
+#include "gdn/Runtime/KernelContract.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -132,8 +133,31 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == getMetaAttrName()) {
-    if (!isa<DictionaryAttr>(attr.getValue()))
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!dict)
       return op->emitError() << "'" << name << "' must be a dictionary";
+    // The kernel <-> runtime contract (gdn/Runtime/KernelContract.h): the
+    // runtime's own parser checks grid and workspace expressions here.
+    std::vector<::gdn::run::KernelMetaEntry> entries;
+    for (NamedAttribute e : dict) {
+      ::gdn::run::KernelMetaEntry entry;
+      entry.key = e.getName().getValue().str();
+      if (auto s = dyn_cast<StringAttr>(e.getValue())) {
+        entry.text = s.getValue().str();
+      } else if (auto i = dyn_cast<IntegerAttr>(e.getValue());
+                 i && isa<IntegerType>(i.getType())) {
+        entry.text = std::to_string(i.getInt());
+        entry.isInt = true;
+      } else {
+        llvm::raw_string_ostream os(entry.text);
+        e.getValue().print(os);
+        entry.isOther = true;
+      }
+      entries.push_back(std::move(entry));
+    }
+    std::string problem = ::gdn::run::verifyKernelMeta(entries);
+    if (!problem.empty())
+      return op->emitError() << "'" << name << "': " << problem;
     return success();
   }
   return op->emitError() << "unknown tile dialect attribute '" << name << "'";

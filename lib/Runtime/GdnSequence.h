@@ -68,7 +68,7 @@
 #ifndef GDN_TOOLS_GDN_RUN_GDNSEQUENCE_H
 #define GDN_TOOLS_GDN_RUN_GDNSEQUENCE_H
 
-#include "CudaSession.h"
+#include "KernelLaunch.h"
 #include "GridExpr.h"
 #include "Manifest.h"
 

@@ -2,7 +2,7 @@
 
 #include "GdnSequence.h"
 
-#include "Operator.h"
+#include "KernelLaunch.h"
 
 #include <algorithm>
 #include <map>

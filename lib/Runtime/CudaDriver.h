@@ -25,7 +25,7 @@
 
 namespace gdn::run {
 
-/// Every driver entry point gdn-run uses.
+/// Every driver entry point gdn-run and the runtime library use.
 #define GDN_CUDA_DRIVER_FUNCTIONS(X)                                           \
   X(cuGetErrorName)                                                            \
   X(cuGetErrorString)                                                          \
@@ -40,6 +40,12 @@ namespace gdn::run {
   X(cuDevicePrimaryCtxRelease)                                                 \
   X(cuCtxSetCurrent)                                                           \
   X(cuCtxSynchronize)                                                          \
+  X(cuCtxGetCurrent)                                                           \
+  X(cuCtxPushCurrent)                                                          \
+  X(cuCtxPopCurrent)                                                           \
+  X(cuPointerGetAttributes)                                                    \
+  X(cuMemAllocAsync)                                                           \
+  X(cuMemFreeAsync)                                                            \
   X(cuModuleLoadDataEx)                                                        \
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \

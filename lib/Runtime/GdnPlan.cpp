@@ -1,0 +1,195 @@
+//===- GdnPlan.cpp - the path and variant of a GDN prefill ----------------===//
+
+#include "GdnPlan.h"
+
+#include <cstdio>
+
+namespace gdn::run {
+
+namespace {
+
+std::string format(const char *fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+} // namespace
+
+Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
+                     int64_t numSMs, GdnProblem &p, GdnPathChoice &out,
+                     std::vector<const Manifest *> &selected) {
+  auto usage = [](const std::string &problem) {
+    return Status::badInput(problem + " (see gdn-run --help)");
+  };
+  // The path and its variant: --cp, --block-v, the manifests offered and,
+  // where they leave a choice, the cost model (GdnPathChoice).
+  GdnPathChoice choice;
+  choice.numSMs = numSMs;
+  choice.chunksGiven = request.cpChunks > 0;
+  choice.blockVGiven = request.blockV > 0;
+  GdnCpShape cpShape = gdnCpShape(p.deviceCuSeqlens(), p.HV, p.hasH0);
+  cpShape.warmupChunks = p.cpTheta > 0 ? kGdnCpWarmupChunks : 0;
+  // The candidate variants of `path` (the one forced, else all; {0} for a
+  // path without variants), each estimated, cp at its segment size.
+  auto estimatePath = [&](GdnPath path) {
+    std::vector<int64_t> values = paths.variants(path);
+    if (choice.blockVGiven)
+      values = {request.blockV};
+    else if (values.empty())
+      values = {0};
+    std::vector<GdnVariantEstimate> list;
+    for (int64_t v : values) {
+      GdnVariantEstimate e;
+      e.path = path;
+      e.blockV = v;
+      const int64_t modelV = v > 0 ? v : kGdnDefaultBlockV;
+      if (path == GdnPath::Cp) {
+        e.segmentChunks =
+            choice.chunksGiven
+                ? request.cpChunks
+                : gdnCpSegmentChunks(cpShape, numSMs,
+                                     /*split=*/request.cp == "on", modelV);
+        e.us = gdnCpEstimate(cpShape, e.segmentChunks, numSMs, modelV).cp;
+      } else {
+        e.us = gdnCpEstimate(cpShape, 1, numSMs, modelV).direct;
+      }
+      list.push_back(e);
+    }
+    return list;
+  };
+  // The fastest of a path's estimates (the first, smallest block_v, on ties).
+  auto fastest = [](const std::vector<GdnVariantEstimate> &list) {
+    size_t best = 0;
+    for (size_t i = 1; i < list.size(); ++i)
+      if (list[i].us < list[best].us)
+        best = i;
+    return best;
+  };
+  auto variantsText = [&](GdnPath path) {
+    return std::string(gdnPathName(path)) +
+           ": meta.block_v = " + gdnBlockVList(paths.variants(path));
+  };
+  const std::string forced = "--block-v " + std::to_string(request.blockV);
+  if (request.cp == "on" || request.cp == "off") {
+    choice.path = request.cp == "on" ? GdnPath::Cp : GdnPath::Direct;
+    choice.how = "--cp " + request.cp;
+  } else if (paths.untagged()) {
+    choice.how = "auto: no meta.path";
+  } else if (!paths.offers(GdnPath::Cp)) {
+    choice.how = "auto: no cp manifests";
+  } else if (!paths.offers(GdnPath::Direct)) {
+    choice.path = GdnPath::Cp;
+    choice.how = "auto: no direct manifests";
+  } else if (choice.blockVGiven &&
+             paths.offersVariant(GdnPath::Direct, request.blockV) !=
+                 paths.offersVariant(GdnPath::Cp, request.blockV)) {
+    choice.path = paths.offersVariant(GdnPath::Cp, request.blockV)
+                      ? GdnPath::Cp
+                      : GdnPath::Direct;
+    choice.how = "auto: block_v " + std::to_string(request.blockV) +
+                 " only on the " + gdnPathName(choice.path) + " path";
+  } else if (choice.blockVGiven &&
+             !paths.offersVariant(GdnPath::Direct, request.blockV)) {
+    return Status::badInput(forced + ": neither path offers it (" +
+                            variantsText(GdnPath::Direct) + "; " +
+                            variantsText(GdnPath::Cp) + ")");
+  } else {
+    choice.how = "auto";
+    choice.modeled = true;
+  }
+  // A forced variant the path lacks (a path not offered at all is reported
+  // by selectGdnPath below).
+  if (choice.blockVGiven && paths.offers(choice.path) &&
+      !paths.offersVariant(choice.path, request.blockV)) {
+    const std::vector<int64_t> &offered = paths.variants(choice.path);
+    return Status::badInput(
+        forced + ": the " + gdnPathName(choice.path) + " path (" + choice.how +
+        ") " +
+        (offered.empty() ? std::string("has no variants (none of its "
+                                       "manifests has meta.block_v)")
+                         : "offers meta.block_v = " + gdnBlockVList(offered)));
+  }
+  GdnVariantEstimate picked;
+  if (choice.modeled) {
+    std::vector<GdnVariantEstimate> direct = estimatePath(GdnPath::Direct);
+    std::vector<GdnVariantEstimate> cp = estimatePath(GdnPath::Cp);
+    const GdnVariantEstimate &bestDirect = direct[fastest(direct)];
+    const GdnVariantEstimate &bestCp = cp[fastest(cp)];
+    const bool useCp = bestCp.us < kGdnCpMargin * bestDirect.us;
+    choice.path = useCp ? GdnPath::Cp : GdnPath::Direct;
+    picked = useCp ? bestCp : bestDirect;
+    choice.other = useCp ? bestDirect : bestCp;
+    choice.estimates = useCp ? cp : direct;
+  } else {
+    std::vector<GdnVariantEstimate> list = estimatePath(choice.path);
+    picked = list[fastest(list)];
+    if (list.size() > 1)
+      choice.estimates = std::move(list);
+  }
+  choice.variantModeled = choice.estimates.size() > 1;
+  choice.blockV = picked.blockV;
+  if (choice.path == GdnPath::Direct && choice.chunksGiven && !choice.modeled)
+    return usage("--cp-chunks sets the segment size of the cp path, but the "
+                 "direct path runs (" +
+                 choice.how + ")");
+  Status chosen = selectGdnPath(paths, choice.path, selected, choice.ignored,
+                                choice.blockV);
+  if (!chosen.ok())
+    return Status::badInput(choice.how + ": " + chosen.message());
+  p.cpChunks = choice.path == GdnPath::Cp ? picked.segmentChunks : 0;
+  if (choice.path == GdnPath::Cp) {
+    choice.segmentChunks = picked.segmentChunks;
+    choice.segments = p.cpSegments().numSegments();
+  }
+
+  out = std::move(choice);
+  return Status::success();
+}
+
+const GdnVariantEstimate *GdnPathChoice::chosen() const {
+  for (const GdnVariantEstimate &e : estimates)
+    if (e.path == path && e.blockV == blockV)
+      return &e;
+  return nullptr;
+}
+
+std::string gdnPathText(const GdnPathChoice &c) {
+  auto us = [](double v) { return format("%.0f us", v); };
+  auto plural = [](int64_t n, const char *word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+  };
+  std::string text = std::string(gdnPathName(c.path)) + " (" + c.how + ")";
+  if (c.blockV > 0)
+    text += ", block_v " + std::to_string(c.blockV) +
+            (c.blockVGiven ? " (--block-v)" : "");
+  if (c.path == GdnPath::Cp)
+    text += ", " + plural(c.segments, "segment") + " of " +
+            plural(c.segmentChunks, "chunk") +
+            (c.chunksGiven ? " (--cp-chunks)" : "");
+  const GdnVariantEstimate *chosen = c.chosen();
+  if (!chosen)
+    return text;
+  text += std::string("; model: ") + gdnPathName(c.path) + " " + us(chosen->us);
+  std::string others;
+  for (const GdnVariantEstimate &e : c.estimates)
+    if (&e != chosen)
+      others += (others.empty() ? "" : ", ") + std::string("block_v ") +
+                std::to_string(e.blockV) + ": " + us(e.us);
+  if (!others.empty())
+    text += " (" + others + ")";
+  if (c.modeled) {
+    const GdnVariantEstimate &o = c.other;
+    std::string detail;
+    if (o.blockV > 0)
+      detail = "block_v " + std::to_string(o.blockV);
+    if (o.path == GdnPath::Cp)
+      detail += (detail.empty() ? "" : ", ") + std::to_string(o.segmentChunks) +
+                " chunks/segment";
+    text += ", " + std::string(gdnPathName(o.path)) + " " + us(o.us) +
+            (detail.empty() ? "" : " (" + detail + ")");
+  }
+  return text + ", " + std::to_string(c.numSMs) + " SMs";
+}
+
+} // namespace gdn::run

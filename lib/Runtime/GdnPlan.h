@@ -1,0 +1,100 @@
+//===- GdnPlan.h - the path and variant of a GDN prefill --------*- C++ -*-===//
+//
+// Of the manifests of a GDN prefill (GdnSequence.h) tagged with meta.path,
+// the direct or the context-parallel path runs, in one of its variants
+// (meta.block_v): forced by the caller (gdn-run's --cp, --block-v,
+// --cp-chunks; the runtime's plan options) or chosen by the cost model of
+// GdnCp.h on the problem's shape. gdn-run and the runtime library
+// (gdn_runtime.h) plan through chooseGdnPath, so checks, benchmarks and
+// users run the same path for the same problem.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_RUNTIME_GDNPLAN_H
+#define GDN_RUNTIME_GDNPLAN_H
+
+#include "GdnCp.h"
+#include "GdnProblem.h"
+#include "GdnSequence.h"
+
+#include <string>
+#include <vector>
+
+namespace gdn::run {
+
+/// The cost model's estimate of one path in one variant (GdnCp.h).
+struct GdnVariantEstimate {
+  GdnPath path = GdnPath::Direct;
+  int64_t blockV = 0;        ///< meta.block_v; 0: the path has no variants
+  double us = 0;             ///< estimated time of the path, microseconds
+  int64_t segmentChunks = 0; ///< cp: the m modeled
+};
+
+/// Which path and variant run, and why.
+///
+/// The path: --cp on|off, or with auto the only path offered, else the
+/// cost model: each path's best variant (cp at its best segment size), CP
+/// iff its time < kGdnCpMargin x the direct time. The variant, when the
+/// path has several (meta.block_v): --block-v, else the one the cost model
+/// finds fastest (the smallest block_v on ties); a path without variants
+/// is modeled as block_v kGdnDefaultBlockV. With --block-v and auto, a path
+/// that does not offer that block_v is no candidate.
+struct GdnPathChoice {
+  GdnPath path = GdnPath::Direct;
+  /// How the path was chosen: "--cp on", "--cp off", "auto" (the cost
+  /// model), "auto: no cp manifests", "auto: no direct manifests", "auto:
+  /// no meta.path", "auto: block_v 64 only on the cp path".
+  std::string how;
+  bool modeled = false;        ///< the cost model chose the path
+  bool variantModeled = false; ///< the cost model chose among variants
+  int64_t blockV = 0;          ///< the variant's meta.block_v; 0: none
+  bool blockVGiven = false;    ///< from --block-v
+  /// The estimates the model compared: the chosen path's variants
+  /// (ascending block_v, the chosen one among them); empty when the model
+  /// chose nothing. `other`: the other path's best, when `modeled`.
+  std::vector<GdnVariantEstimate> estimates;
+  GdnVariantEstimate other;
+  int64_t segmentChunks = 0; ///< cp: m (chunks per segment)
+  bool chunksGiven = false;  ///< cp: m from --cp-chunks, not the rule
+  int64_t segments = 0;      ///< cp: NS
+  int64_t numSMs = 0;        ///< the P of the rule and the model
+  /// The manifests of the other path and of the other variants.
+  std::vector<std::string> ignored;
+
+  /// The estimate of the chosen variant (null when the model chose
+  /// nothing).
+  const GdnVariantEstimate *chosen() const;
+};
+
+/// The text after "path: " in the report, one line (wrapped here):
+///   direct (auto), block_v 64; model: direct 340 us (block_v 16: 568 us),
+///     cp 349 us (block_v 64, 64 chunks/segment), 132 SMs
+///   cp (auto), block_v 64, 64 segments of 32 chunks; model: cp 377 us
+///     (block_v 16: 408 us), direct 2929 us (block_v 16), 132 SMs
+///   direct (--cp off), block_v 16 (--block-v)
+///   cp (--cp on), 2 segments of 8 chunks
+///   direct (auto: no meta.path)
+/// "; model: ..." only when the model chose the path or the variant: the
+/// chosen path's time, in parentheses its other variants', then the other
+/// path's best.
+std::string gdnPathText(const GdnPathChoice &choice);
+
+/// What the caller forces of the choice (gdn-run's options).
+struct GdnPathRequest {
+  std::string cp = "auto"; ///< "on" (cp), "off" (direct) or "auto"
+  int64_t blockV = 0;      ///< > 0: run the variant with this meta.block_v
+  int64_t cpChunks = 0;    ///< > 0: the cp path's segment size m
+};
+
+/// Chooses the path and variant of `problem` (GdnPathChoice) among `paths`
+/// with `numSMs` as the P of the cost model, sets problem.cpChunks (m on
+/// the cp path, else 0) and returns the manifests to run in `selected`.
+/// BadInput naming the conflict (a forced variant or path that is not
+/// offered, --cp-chunks with the direct path).
+Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
+                     int64_t numSMs, GdnProblem &problem, GdnPathChoice &out,
+                     std::vector<const Manifest *> &selected);
+
+} // namespace gdn::run
+
+#endif // GDN_RUNTIME_GDNPLAN_H

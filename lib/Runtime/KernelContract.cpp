@@ -1,0 +1,157 @@
+//===- KernelContract.cpp - the typed kernel <-> runtime contract ---------===//
+
+#include "gdn/Runtime/KernelContract.h"
+
+#include "GridExpr.h"
+#include "Manifest.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace gdn::run {
+
+const std::vector<std::string> &gdnExpressionNames() {
+  static const std::vector<std::string> names = {
+      "B", "T", "H", "HV", "DK", "DV", "N", "NT", "NS", "has_h0", "varlen"};
+  return names;
+}
+
+namespace {
+
+/// The identifiers of an expression other than cdiv.
+std::vector<std::string> namesIn(const std::string &text) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = text[i];
+    if (std::isalpha(c) || c == '_') {
+      size_t j = i;
+      while (j < text.size() &&
+             (std::isalnum(static_cast<unsigned char>(text[j])) ||
+              text[j] == '_'))
+        ++j;
+      std::string name = text.substr(i, j - i);
+      if (name != "cdiv")
+        out.push_back(name);
+      i = j;
+    } else if (std::isdigit(c)) {
+      while (i < text.size() &&
+             std::isalnum(static_cast<unsigned char>(text[i])))
+        ++i;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string quoted(const KernelMetaEntry &e) {
+  return e.key + " = " + (e.isInt ? e.text : "\"" + e.text + "\"");
+}
+
+bool isIdentifier(const std::string &s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
+    return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+/// Syntax, then (when `known` is given) names.
+std::string checkExpr(const KernelMetaEntry &e, const std::string &expr,
+                      const std::string &what,
+                      const std::vector<std::string> *known) {
+  Status s = checkIntExprSyntax(expr);
+  if (!s.ok())
+    return quoted(e) + ": " + what + ": " + s.message();
+  if (!known)
+    return "";
+  for (const std::string &name : namesIn(expr))
+    if (std::find(known->begin(), known->end(), name) == known->end()) {
+      std::string list;
+      for (const std::string &k : *known)
+        list += (list.empty() ? "" : " ") + k;
+      return quoted(e) + ": " + what + ": unknown name '" + name +
+             "' (gdn_prefill expressions use: " + list + ")";
+    }
+  return "";
+}
+
+} // namespace
+
+std::string verifyKernelMeta(const std::vector<KernelMetaEntry> &entries) {
+  const KernelMetaEntry *op = nullptr;
+  for (const KernelMetaEntry &e : entries)
+    if (e.key == "op")
+      op = &e;
+  if (op && (op->isInt || op->isOther))
+    return "op must be a string";
+  const bool gdn = op && op->text == "gdn_prefill";
+  const std::vector<std::string> *known = gdn ? &gdnExpressionNames() : nullptr;
+  bool hasStage = false, hasOrder = false, hasGrid = false;
+  static const char *gdnKeys[] = {"stage", "order", "path", "dtype", "block_v"};
+  for (const KernelMetaEntry &e : entries) {
+    if (e.isOther) {
+      bool contract = e.key == "op" || e.key == "grid" ||
+                      e.key.rfind("ws_", 0) == 0;
+      for (const char *k : gdnKeys)
+        contract |= gdn && e.key == k;
+      if (contract)
+        return e.key + " must be a string or an integer, got " + e.text;
+      continue;
+    }
+    if (e.key == "grid" && e.isInt)
+      return quoted(e) + ": must be a string of 3 expressions \"x, y, z\"";
+    if (e.key == "grid") {
+      hasGrid = true;
+      std::vector<std::string> parts = splitExprList(e.text);
+      if (parts.size() != 3)
+        return quoted(e) + ": needs 3 expressions (x, y, z), got " +
+               std::to_string(parts.size());
+      static const char *axis[] = {"x", "y", "z"};
+      for (size_t i = 0; i < 3; ++i) {
+        std::string err =
+            checkExpr(e, parts[i], std::string("grid ") + axis[i], known);
+        if (!err.empty())
+          return err;
+      }
+    } else if (e.key.rfind("ws_", 0) == 0) {
+      if (!isIdentifier(e.key.substr(3)))
+        return quoted(e) + ": '" + e.key.substr(3) +
+               "' is not a workspace parameter name";
+      std::string err = checkExpr(e, e.text, "workspace size", known);
+      if (!err.empty())
+        return err;
+    } else if (gdn && e.key == "stage") {
+      hasStage = !e.isInt;
+      if (e.isInt)
+        return quoted(e) + ": must be a string";
+    } else if (gdn && e.key == "order") {
+      int64_t v;
+      if (!e.isInt || !parseInt64(e.text, v) || v < 0)
+        return quoted(e) + ": must be an integer >= 0 (the launch order)";
+      hasOrder = true;
+    } else if (gdn && e.key == "path") {
+      if (e.isInt || (e.text != "direct" && e.text != "cp"))
+        return quoted(e) + ": must be \"direct\" or \"cp\"";
+    } else if (gdn && e.key == "dtype") {
+      if (e.isInt || (e.text != "f16" && e.text != "bf16"))
+        return quoted(e) + ": must be \"f16\" or \"bf16\"";
+    } else if (gdn && e.key == "block_v") {
+      int64_t v;
+      if (!e.isInt || !parseInt64(e.text, v) || v <= 0 || 128 % v != 0)
+        return quoted(e) + ": must be an integer that divides 128 (value "
+                           "columns per block)";
+    }
+  }
+  if (gdn) {
+    if (!hasStage)
+      return "op = \"gdn_prefill\" needs stage (a name for messages)";
+    if (!hasOrder)
+      return "op = \"gdn_prefill\" needs order (the launch order)";
+    if (!hasGrid)
+      return "op = \"gdn_prefill\" needs grid (\"x, y, z\" expressions)";
+  }
+  return "";
+}
+
+} // namespace gdn::run
