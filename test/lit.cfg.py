@@ -17,7 +17,21 @@ config.test_exec_root = os.path.join(config.gdn_obj_root, "test")
 # unit/ and GPU/ are separate suites with their own lit.site.cfg.py.
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "unit", "GPU"]
 
-config.environment["FILECHECK_OPTS"] = "--enable-var-scope --dump-input=fail"
+# lit's internal shell turns a crash under `not` into success (`not` only
+# inverts zero/non-zero), so `not gdn-opt ... 2>&1 | FileCheck` would pass
+# when gdn-opt crashes after printing the expected error (say in a later
+# -split-input-file chunk). Every FileCheck of this suite therefore rejects
+# the crash banner and sanitizer reports in its input.
+config.environment["FILECHECK_OPTS"] = (
+    "--enable-var-scope --dump-input=fail "
+    "--implicit-check-not=PLEASE --implicit-check-not=Sanitizer")
+# Seconds the fuzzer runs in test/fuzz/fuzz.test (gdn_fuzz.py's default: 60).
+if "GDN_FUZZ_TIME" in os.environ:
+    config.environment["GDN_FUZZ_TIME"] = os.environ["GDN_FUZZ_TIME"]
+# Sanitizer options for builds with GDN_SANITIZE (tools/sanitize-test.sh).
+for _var in ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"]:
+    if _var in os.environ:
+        config.environment[_var] = os.environ[_var]
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

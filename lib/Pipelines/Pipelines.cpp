@@ -2,6 +2,8 @@
 
 #include "gdn/Pipelines/Pipelines.h"
 #include "gdn/Conversion/Passes.h"
+#include "gdn/Dialect/Tile/IR/TileDialect.h"
+#include "gdn/Dialect/Tile/IR/TileLimits.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
 #include "gdn/Target/PTX/Passes.h"
 
@@ -12,10 +14,85 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace mlir::gdn {
+
+namespace {
+/// Chips the kernels are compiled for: wgmma, setmaxnreg and the 227 KiB of
+/// shared memory are sm_90a features.
+constexpr llvm::StringLiteral kSupportedChips[] = {"sm_90a"};
+/// PTX ISA versions for sm_90a that LLVM 19 emits (8.0 .. 8.5).
+constexpr llvm::StringLiteral kSupportedFeatures[] = {
+    "+ptx80", "+ptx81", "+ptx82", "+ptx83", "+ptx84", "+ptx85"};
+
+/// The first pass of gdn-lower-to-ptx: rejects what the pipeline would
+/// otherwise abort on inside LLVM or silently compile to nothing (options,
+/// module names that become file names, kernels in nested modules).
+struct ValidateLowerToPTXPass
+    : PassWrapper<ValidateLowerToPTXPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ValidateLowerToPTXPass)
+  ValidateLowerToPTXPass(const LowerToPTXOptions &options)
+      : chip(options.chip), features(options.features),
+        optLevel(options.optLevel) {}
+  StringRef getArgument() const override { return "gdn-validate-lower-to-ptx"; }
+  StringRef getDescription() const override {
+    return "check the gdn-lower-to-ptx options and the module's kernels";
+  }
+  void runOnOperation() override;
+  std::string chip, features;
+  unsigned optLevel;
+};
+
+template <size_t N>
+std::string listOf(const llvm::StringLiteral (&items)[N]) {
+  std::string s;
+  for (size_t i = 0; i < N; ++i)
+    s += (i ? ", " : "") + items[i].str();
+  return s;
+}
+
+void ValidateLowerToPTXPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  bool ok = true;
+  if (!llvm::is_contained(kSupportedChips, chip)) {
+    module.emitError("gdn-lower-to-ptx: unsupported chip '")
+        << chip << "'; supported: " << listOf(kSupportedChips);
+    ok = false;
+  }
+  if (!llvm::is_contained(kSupportedFeatures, features)) {
+    module.emitError("gdn-lower-to-ptx: unsupported features '")
+        << features << "'; supported: " << listOf(kSupportedFeatures);
+    ok = false;
+  }
+  if (optLevel > 3) {
+    module.emitError("gdn-lower-to-ptx: opt-level must be 0 to 3, got ")
+        << optLevel;
+    ok = false;
+  }
+  // The module's name names the gpu.module and the .ptx file.
+  if (std::optional<StringRef> name = module.getSymName();
+      name && !tile::isPtxIdentifier(*name)) {
+    module.emitError("module name '")
+        << *name << "' is not a PTX identifier ([A-Za-z_$][A-Za-z0-9_$]*)";
+    ok = false;
+  }
+  // convert-tile-to-nvvm compiles the kernels of this module only.
+  module.walk([&](Operation *op) {
+    if (op->hasAttr(tile::TileDialect::getKernelAttrName()) &&
+        op->getParentOp() != module.getOperation()) {
+      op->emitError("tile kernel in a nested module would not be compiled; "
+                    "define kernels in the top-level module");
+      ok = false;
+    }
+  });
+  if (!ok)
+    signalPassFailure();
+}
+} // namespace
 
 void buildLowerToPTXPipeline(OpPassManager &pm,
                              const LowerToPTXOptions &options) {
@@ -23,6 +100,7 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   // each entry point (the inliner drops the then-dead callee), and fold the
   // entry's constant mode flags so that each kernel keeps only its branches
   // before any tile pass sees it.
+  pm.addPass(std::make_unique<ValidateLowerToPTXPass>(options));
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
   OpPassManager &fpm = pm.nest<func::FuncOp>();

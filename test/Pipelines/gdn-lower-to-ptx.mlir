@@ -1,5 +1,6 @@
 // RUN: gdn-opt %s --gdn-lower-to-ptx | FileCheck %s
-// RUN: gdn-opt %s --gdn-lower-to-ptx="chip=sm_80 opt-level=2" | FileCheck %s --check-prefix=SM80
+// RUN: gdn-opt %s --gdn-lower-to-ptx="opt-level=2" | FileCheck %s --check-prefix=O2
+// RUN: not gdn-opt %s --gdn-lower-to-ptx="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=SM80
 
 // The whole pipeline on a small 2-stage gemm: the module keeps its launch
 // interface (gdn.kernels) and holds one gpu.binary with the sm_90a PTX,
@@ -24,9 +25,14 @@
 // CHECK-NOT:   gpu.module
 // CHECK-NOT:   llvm.func
 
-// SM80:       gpu.binary @small_gemm [#gpu.object<#nvvm.target<chip = "sm_80", features = "+ptx80">, properties = {O = 2 : i32}, assembly = "
-// SM80-SAME:  .target sm_80\0A
-// SM80-SAME:  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// O2:         gpu.binary @small_gemm [#gpu.object<#nvvm.target<chip = "sm_90a", features = "+ptx80">, properties = {O = 2 : i32}, assembly = "
+// O2-SAME:    .target sm_90a\0A
+// O2-SAME:    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+
+// Only sm_90a is supported (the kernels use wgmma, setmaxnreg and 227 KiB
+// of shared memory); other chips are rejected before anything is compiled
+// (gdn-lower-to-ptx-invalid.mlir has the other option errors).
+// SM80:       error: gdn-lower-to-ptx: unsupported chip 'sm_80'; supported: sm_90a
 
 module @small_gemm {
   func.func @gemm_64x64x32(%pa: !tile.ptr<f16> {tile.name = "A"}, %pb: !tile.ptr<f16> {tile.name = "B"},

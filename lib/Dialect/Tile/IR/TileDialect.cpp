@@ -5,12 +5,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gdn/Dialect/Tile/IR/TileLimits.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Runtime/KernelContract.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::gdn::tile;
@@ -43,6 +47,48 @@ struct TileInlinerInterface : public DialectInlinerInterface {
 };
 } // namespace
 
+/// Checks a value of `tile.meta`, which gdn-export-ptx writes into a
+/// `key = value` line of the launch manifest: integers, floats, booleans,
+/// unit, strings without control characters or '#', and arrays of these.
+static LogicalResult verifyMetaValue(Operation *op, StringRef key,
+                                     Attribute value) {
+  auto fail = [&](const Twine &why) {
+    return op->emitError() << "'" << TileDialect::getMetaAttrName()
+                           << "' entry '" << key << "' " << why;
+  };
+  if (isa<IntegerAttr>(value)) {
+    if (!getInt64(value))
+      return fail("is an integer that does not fit in 64 bits");
+    return success();
+  }
+  if (isa<FloatAttr, UnitAttr, BoolAttr>(value))
+    return success();
+  if (auto str = dyn_cast<StringAttr>(value)) {
+    for (char c : str.getValue())
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '#')
+        return fail("contains a control character or '#', which a manifest "
+                    "line cannot hold");
+    return success();
+  }
+  if (auto arr = dyn_cast<ArrayAttr>(value)) {
+    for (Attribute e : arr)
+      if (isa<ArrayAttr>(e) || failed(verifyMetaValue(op, key, e)))
+        return isa<ArrayAttr>(e) ? fail("nests arrays") : failure();
+    return success();
+  }
+  return fail("must be an integer, float, boolean, string or array of "
+              "these");
+}
+
+/// Whether `key` can be a manifest key: `[A-Za-z_][A-Za-z0-9_.]*`.
+static bool isManifestKey(StringRef key) {
+  if (key.empty() || !(llvm::isAlpha(key.front()) || key.front() == '_'))
+    return false;
+  return llvm::all_of(key, [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '.';
+  });
+}
+
 void TileDialect::initialize() {
   registerTypesAndAttributes();
   addOperations<
@@ -64,6 +110,29 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (!func->hasAttr(getNumWarpsAttrName()))
       return op->emitError() << "a tile kernel needs '" << getNumWarpsAttrName()
                              << "'";
+    // The name becomes a PTX entry symbol and a file name.
+    if (!isPtxIdentifier(func.getName()))
+      return op->emitError() << "tile kernel name '" << func.getName()
+                             << "' is not a PTX identifier "
+                                "([A-Za-z_$][A-Za-z0-9_$]*)";
+    // Kernels are written directly in a module (the gdn-lower-to-ptx
+    // pipeline also rejects kernels in nested modules, which the parser's
+    // own container makes indistinguishable here); tile-outline-kernels
+    // then moves them into a gpu.module for convert-tile-to-nvvm.
+    if (!isa_and_nonnull<ModuleOp, gpu::GPUModuleOp>(op->getParentOp()))
+      return op->emitError() << "a tile kernel must be defined directly in a "
+                                "module, not in "
+                             << op->getParentOp()->getName().getStringRef();
+    // Parameter names are unique (they name the manifest's parameters).
+    llvm::StringSet<> names;
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      std::string argName = "arg" + std::to_string(i);
+      if (auto n = func.getArgAttrOfType<StringAttr>(i, getArgNameAttrName()))
+        argName = n.str();
+      if (!names.insert(argName).second)
+        return op->emitError() << "tile kernel parameter name '" << argName
+                               << "' is used twice";
+    }
     if (func.getResultTypes().size() != 0)
       return op->emitError() << "a tile kernel must not return values";
     for (Type t : func.getArgumentTypes())
@@ -74,15 +143,16 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == getNumWarpsAttrName()) {
-    auto v = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!v || v.getInt() <= 0 || v.getInt() > 32)
-      return op->emitError() << "'" << name
-                             << "' must be an integer in [1, 32]";
+    std::optional<int64_t> v = getInt64(attr.getValue());
+    if (!v || *v <= 0 || *v > kMaxWarpsPerBlock)
+      return op->emitError() << "'" << name << "' must be an integer in [1, "
+                             << kMaxWarpsPerBlock << "] (at most "
+                             << kMaxThreadsPerBlock << " threads per block)";
     return success();
   }
   if (name == getMaxRegistersAttrName()) {
-    auto v = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!v || v.getInt() < 24 || v.getInt() > 255)
+    std::optional<int64_t> v = getInt64(attr.getValue());
+    if (!v || *v < 24 || *v > kMaxRegistersPerThread)
       return op->emitError() << "'" << name
                              << "' must be an integer in [24, 255]";
     return success();
@@ -95,8 +165,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == getSharedMemoryBytesAttrName()) {
-    auto v = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!v || v.getInt() < 0)
+    std::optional<int64_t> v = getInt64(attr.getValue());
+    if (!v || *v < 0)
       return op->emitError() << "'" << name
                              << "' must be a non-negative integer";
     return success();
@@ -136,6 +206,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
     if (!dict)
       return op->emitError() << "'" << name << "' must be a dictionary";
+    for (NamedAttribute entry : dict) {
+      StringRef key = entry.getName().getValue();
+      if (!isManifestKey(key))
+        return op->emitError() << "'" << name << "' key '" << key
+                               << "' is not a manifest key "
+                                  "([A-Za-z_][A-Za-z0-9_.]*)";
+      if (failed(verifyMetaValue(op, key, entry.getValue())))
+        return failure();
+    }
     // The kernel <-> runtime contract (gdn/Runtime/KernelContract.h): the
     // runtime's own parser checks grid and workspace expressions here.
     std::vector<::gdn::run::KernelMetaEntry> entries;
@@ -178,8 +257,13 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
   if (attr.getName().getValue() != getArgNameAttrName())
     return op->emitError() << "unknown tile argument attribute '"
                            << attr.getName().getValue() << "'";
-  if (!isa<StringAttr>(attr.getValue()))
+  auto str = dyn_cast<StringAttr>(attr.getValue());
+  if (!str)
     return op->emitError() << "'" << getArgNameAttrName()
                            << "' must be a string";
+  if (!isCIdentifier(str.getValue()))
+    return op->emitError() << "'" << getArgNameAttrName() << "' '"
+                           << str.getValue()
+                           << "' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)";
   return success();
 }

@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "gdn/Dialect/Tile/IR/TileOps.h"
+#include "gdn/Dialect/Tile/IR/TileLimits.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
@@ -74,6 +76,32 @@ std::string typeStr(Type t) {
   os << t;
   return s;
 }
+/// The value of a constant index operand, if it is one that fits in int64.
+std::optional<int64_t> constantIndex(Value v) {
+  APInt value;
+  if (!matchPattern(v, m_ConstantInt(&value)) ||
+      value.getSignificantBits() > 64)
+    return std::nullopt;
+  return value.getSExtValue();
+}
+/// Rejects constant indices outside `[0, shape[i])` (only `>= 0` for
+/// dynamic dimensions); `what` names the indices in the message.
+LogicalResult verifyConstantIndices(Operation *op, ValueRange indices,
+                                    ArrayRef<int64_t> shape, StringRef what) {
+  for (auto [i, v] : llvm::enumerate(indices)) {
+    std::optional<int64_t> c = constantIndex(v);
+    if (!c || i >= shape.size())
+      continue;
+    if (*c < 0)
+      return op->emitOpError() << what << " #" << i << " is " << *c
+                               << ", out of bounds (negative)";
+    if (!ShapedType::isDynamic(shape[i]) && *c >= shape[i])
+      return op->emitOpError() << what << " #" << i << " is " << *c
+                               << ", out of bounds for dimension " << i
+                               << " of size " << shape[i];
+  }
+  return success();
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -107,8 +135,48 @@ LogicalResult AllocOp::verify() {
   if (getOffset()) {
     if (!type.isShared())
       return emitOpError("only shared buffers have an offset");
-    if (getOffsetAttr().getInt() < 0)
+    std::optional<int64_t> offset = getInt64(getOffsetAttr());
+    if (!offset || *offset < 0)
       return emitOpError("offset must be non-negative");
+    std::optional<int64_t> bytes =
+        checkedSizeInBytes(type.getShape(), type.getElementBytes());
+    std::optional<int64_t> end = bytes ? checkedAdd(*offset, *bytes) : bytes;
+    if (!end || *end > kMaxSharedBytesPerBlock)
+      return emitOpError("offset ")
+             << *offset << " places the buffer beyond the "
+             << kMaxSharedBytesPerBlock << " bytes of shared memory of a block";
+  }
+  if (type.isFragment()) {
+    std::optional<int64_t> threads = getKernelThreads(*this);
+    // A layout written by hand must spread the fragment over the kernel's
+    // warps: another grid computes (or stores) only part of the tile.
+    if (auto mma = dyn_cast_or_null<MmaLayoutAttr>(type.getLayout());
+        mma && threads) {
+      int64_t warps = mma.getWarps()[0] * mma.getWarps()[1];
+      if (32 * warps != *threads)
+        return emitOpError("mma layout over a ")
+               << mma.getWarps()[0] << "x" << mma.getWarps()[1]
+               << " warp grid (" << warps << " warps) does not match the "
+               << *threads / 32 << " warps of the kernel";
+    }
+    // Fragments live in registers: bound them before anything unrolls the
+    // per-thread code. Outside a kernel, assume the largest block (the
+    // smallest share per thread).
+    int64_t numThreads = threads.value_or(kMaxThreadsPerBlock);
+    std::optional<int64_t> regs = estimateFragmentRegisters(type, numThreads);
+    if (!regs || *regs > kMaxRegistersPerThread) {
+      InFlightDiagnostic diag =
+          emitOpError("fragment ")
+          << formatShape(type.getShape(), type.getElementType()) << " needs ";
+      if (regs)
+        diag << "an estimated " << *regs;
+      else
+        diag << "more than 2^63";
+      diag << " registers per thread with " << numThreads
+           << " threads, more than the " << kMaxRegistersPerThread
+           << " a thread may use";
+      return diag;
+    }
   }
   return success();
 }
@@ -132,7 +200,7 @@ LogicalResult SliceOp::verify() {
                        "leading dimension, expected ")
            << shapeStr(src.getShape().drop_front()) << "x"
            << typeStr(src.getElementType());
-  return success();
+  return verifyConstantIndices(*this, getIndex(), src.getShape(), "index");
 }
 
 //===----------------------------------------------------------------------===//
@@ -190,6 +258,27 @@ static LogicalResult verifyCopyEndpoints(Operation *op, BufferType src,
   }
   if (masked && !src.isGlobal() && !dst.isGlobal())
     return op->emitOpError("'masked' needs a global operand");
+  // Constant offsets of the global operand: never negative and, unmasked,
+  // the tile must lie inside static dimensions.
+  if (other.isGlobal()) {
+    ValueRange offsets = op->getOperands().slice(
+        src.isGlobal() ? 1 : 2 + numSrcOffsets,
+        src.isGlobal() ? numSrcOffsets : numDstOffsets);
+    for (auto [i, v] : llvm::enumerate(offsets)) {
+      std::optional<int64_t> c = constantIndex(v);
+      if (!c)
+        continue;
+      if (*c < 0)
+        return op->emitOpError("offset #")
+               << i << " is " << *c << ", out of bounds (negative)";
+      int64_t g = other.getShape()[i];
+      if (!masked && !ShapedType::isDynamic(g) && *c > g - tile.getShape()[i])
+        return op->emitOpError("offset #")
+               << i << " is " << *c << ": the " << tile.getShape()[i]
+               << "-element tile does not fit in dimension " << i
+               << " of size " << g << " (use 'masked')";
+    }
+  }
   tileShape.assign(tile.getShape().begin(), tile.getShape().end());
   return success();
 }
@@ -377,6 +466,14 @@ LogicalResult ForOp::verify() {
     return emitOpError("body must take exactly one index argument");
   if (!cast<YieldOp>(body.getTerminator()).getValues().empty())
     return emitOpError("body must not yield values");
+  // tile-pipeline allocates and prefetches one copy per stage.
+  if (getNumStages() > kMaxPipelineStages)
+    return emitOpError("num_stages ")
+           << getNumStages() << " exceeds the limit of " << kMaxPipelineStages
+           << " pipeline stages";
+  if (std::optional<int64_t> step = constantIndex(getStep());
+      step && *step <= 0)
+    return emitOpError("step must be positive, got ") << *step;
   return success();
 }
 
@@ -411,16 +508,21 @@ ParseResult ForOp::parse(OpAsmParser &parser, OperationState &result) {
       parser.parseOperand(step) || parser.parseKeyword("stages") ||
       parser.parseInteger(stages))
     return failure();
-  if (parser.resolveOperand(lb, indexType, result.operands) ||
-      parser.resolveOperand(ub, indexType, result.operands) ||
-      parser.resolveOperand(step, indexType, result.operands))
-    return failure();
   result.addAttribute("num_stages",
                       parser.getBuilder().getI64IntegerAttr(stages));
+  // The region first, the operands after: an operand resolved before the
+  // region is a forward-reference placeholder when its name is defined
+  // later, and a definition inside the region would replace and free it
+  // while this op still refers to it. Resolved after the region, such a
+  // name is out of scope and reported as undefined.
   Region *body = result.addRegion();
   if (parser.parseRegion(*body, {iv}))
     return failure();
   ForOp::ensureTerminator(*body, parser.getBuilder(), result.location);
+  if (parser.resolveOperand(lb, indexType, result.operands) ||
+      parser.resolveOperand(ub, indexType, result.operands) ||
+      parser.resolveOperand(step, indexType, result.operands))
+    return failure();
   return parser.parseOptionalAttrDict(result.attributes);
 }
 
@@ -496,7 +598,21 @@ LogicalResult LoadOp::verify() {
   if (static_cast<int64_t>(getIndices().size()) != src.getRank())
     return emitOpError("expected ") << src.getRank() << " indices, got "
                                     << getIndices().size();
-  return success(); // the result type is checked by TypesMatchWith
+  // The result type is checked by TypesMatchWith.
+  return verifyConstantIndices(*this, getIndices(), src.getShape(), "index");
+}
+
+//===----------------------------------------------------------------------===//
+// AsyncWaitOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AsyncWaitOp::verify() {
+  // At most one cp.async group per pipeline stage can be in flight.
+  if (getPending() > kMaxPendingGroups)
+    return emitOpError("pending = ")
+           << getPending() << " exceeds the limit of " << kMaxPendingGroups
+           << " copy groups in flight";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

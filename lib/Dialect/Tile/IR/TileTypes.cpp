@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gdn/Dialect/Tile/IR/TileDialect.h"
+#include "gdn/Dialect/Tile/IR/TileLimits.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -42,6 +43,12 @@ LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError
                        << warps.size() << " dimensions";
   if (warps[0] <= 0 || warps[1] <= 0)
     return emitError() << "mma layout warp counts must be positive";
+  // Each count is at most kMaxWarpsPerBlock, so the product cannot overflow.
+  if (warps[0] > kMaxWarpsPerBlock || warps[1] > kMaxWarpsPerBlock ||
+      warps[0] * warps[1] > kMaxWarpsPerBlock)
+    return emitError() << "mma layout warp grid " << warps[0] << "x"
+                       << warps[1] << " has more than the "
+                       << kMaxWarpsPerBlock << " warps of a block";
   return success();
 }
 
@@ -51,6 +58,12 @@ BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (vector <= 0 || (vector & (vector - 1)) != 0)
     return emitError() << "blocked layout vector width must be a power of "
                           "two, got "
+                       << vector;
+  // A thread moves at most 16 bytes (16 elements of the narrowest type) at
+  // once.
+  if (vector > 16)
+    return emitError() << "blocked layout vector width must be at most 16, "
+                          "got "
                        << vector;
   return success();
 }
@@ -68,10 +81,10 @@ LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 //===----------------------------------------------------------------------===//
 
 int64_t BufferType::getNumElements() const {
-  int64_t n = 1;
-  for (int64_t d : getShape())
-    n *= d;
-  return n;
+  // Verified static shapes cannot overflow (BufferType::verify).
+  std::optional<int64_t> n = checkedNumElements(getShape());
+  assert(n && "getNumElements of a dynamic or overflowing shape");
+  return n ? *n : 0;
 }
 
 bool BufferType::hasStaticShape() const {
@@ -148,6 +161,22 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << d;
     }
   }
+  // Sizes computed from the type (elements, bytes, strides) must fit in
+  // int64; shared buffers must fit in a block's shared memory.
+  int64_t elemBytes = (elementType.getIntOrFloatBitWidth() + 7) / 8;
+  SmallVector<int64_t> staticDims;
+  for (int64_t d : shape)
+    if (!ShapedType::isDynamic(d))
+      staticDims.push_back(d);
+  std::optional<int64_t> bytes = checkedSizeInBytes(staticDims, elemBytes);
+  if (!bytes)
+    return emitError() << "tile buffer " << formatShape(shape, elementType)
+                       << " has more bytes than fit in int64";
+  if (space == MemorySpace::Shared && *bytes > kMaxSharedBytesPerBlock)
+    return emitError() << "shared buffer " << formatShape(shape, elementType)
+                       << " needs " << *bytes << " bytes, more than the "
+                       << kMaxSharedBytesPerBlock
+                       << " bytes of shared memory of a block";
   if (!layout)
     return success();
   int64_t elemBits = elementType.getIntOrFloatBitWidth();
@@ -161,7 +190,12 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << layout;
     if (shape.size() < 2)
       return emitError() << "a swizzled shared buffer must have rank >= 2";
-    int64_t rowBytes = shape.back() * elemBits / 8;
+    // Bounded by the buffer's bytes, checked above.
+    int64_t rowBytes = shape.back() * elemBytes;
+    if (elemBits % 8 != 0)
+      return emitError() << "a swizzled shared buffer needs whole-byte "
+                            "elements, got "
+                         << elementType;
     if (rowBytes % swz.getBytes() != 0)
       return emitError() << "swizzled rows must be a multiple of "
                          << swz.getBytes() << " bytes, got " << rowBytes;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gdn/Dialect/Tile/IR/TileLimits.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
 
@@ -85,11 +86,16 @@ std::optional<Range> rangeOf(Value v) {
   auto type = cast<BufferType>(alloc.getType());
   if (!type.isShared())
     return std::nullopt;
-  int64_t begin = alloc.getOffset() ? static_cast<int64_t>(*alloc.getOffset()) : 0;
-  int64_t size = type.getNumElements() * type.getElementBytes();
+  const Range everything{0, std::numeric_limits<int64_t>::max()};
   if (!alloc.getOffset()) // unplanned: conflicts with everything
-    return Range{0, std::numeric_limits<int64_t>::max()};
-  return Range{begin, begin + size};
+    return everything;
+  int64_t begin = static_cast<int64_t>(*alloc.getOffset());
+  std::optional<int64_t> size =
+      checkedSizeInBytes(type.getShape(), type.getElementBytes());
+  std::optional<int64_t> end = size ? checkedAdd(begin, *size) : size;
+  if (begin < 0 || !end) // not a plan tile-plan-shared-memory makes
+    return everything;
+  return Range{begin, *end};
 }
 
 struct InsertBarriersPass

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gdn/Dialect/Tile/IR/TileLimits.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
 
@@ -401,6 +402,27 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
     ib.create<BarrierOp>(loc);
     loop.erase();
     return success();
+  }
+
+  // The verifier bounds the stage count; the N-stage buffers must still fit
+  // in a block's shared memory.
+  if (numStages > kMaxPipelineStages)
+    return loop.emitOpError("num_stages ")
+           << numStages << " exceeds the limit of " << kMaxPipelineStages;
+  for (Producer &p : producers) {
+    auto type = cast<BufferType>(p.buffer.getType());
+    std::optional<int64_t> bytes =
+        checkedSizeInBytes(type.getShape(), type.getElementBytes());
+    std::optional<int64_t> stagedBytes =
+        bytes ? checkedMul(*bytes, numStages) : bytes;
+    if (!stagedBytes || *stagedBytes > kMaxSharedBytesPerBlock)
+      return p.copy.emitOpError("pipelining over ")
+             << numStages << " stages needs "
+             << (stagedBytes ? *stagedBytes : INT64_MAX)
+             << " bytes for the shared buffer "
+             << formatShape(type.getShape(), type.getElementType())
+             << ", more than the " << kMaxSharedBytesPerBlock
+             << " bytes of shared memory of a block";
   }
 
   // N-stage buffers.

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gdn/Dialect/Tile/IR/TileLimits.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
 
@@ -38,6 +39,22 @@ void PlanSharedMemoryPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (!func->hasAttr(TileDialect::getKernelAttrName()))
     return;
+  // Options: the alignment is a power of two of at least 16 bytes (the
+  // widest shared access), the limit positive.
+  if (alignment < 16 || !llvm::isPowerOf2_64(alignment) ||
+      alignment > kMaxSharedBytesPerBlock) {
+    func.emitError("tile-plan-shared-memory: alignment must be a power of "
+                   "two in [16, ")
+        << kMaxSharedBytesPerBlock << "], got "
+        << static_cast<int64_t>(alignment);
+    return signalPassFailure();
+  }
+  if (maxBytes <= 0) {
+    func.emitError("tile-plan-shared-memory: max-bytes must be positive, "
+                   "got ")
+        << static_cast<int64_t>(maxBytes);
+    return signalPassFailure();
+  }
 
   // Program order: pre-order index of every op and the last index inside it.
   DenseMap<Operation *, int64_t> first, last;
@@ -77,7 +94,17 @@ void PlanSharedMemoryPass::runOnOperation() {
     if (!type.isShared())
       return WalkResult::advance();
     Interval iv{alloc, first[alloc], first[alloc], 0, alignment};
-    iv.size = type.getNumElements() * type.getElementBytes();
+    // Passes build types without the type verifier (tile-pipeline's stage
+    // buffers): the size is checked here; the plan's total below.
+    std::optional<int64_t> size =
+        checkedSizeInBytes(type.getShape(), type.getElementBytes());
+    if (!size) {
+      alloc.emitOpError("shared buffer ")
+          << formatShape(type.getShape(), type.getElementType())
+          << " has more bytes than fit in int64";
+      return WalkResult::interrupt();
+    }
+    iv.size = *size;
     if (type.getLayout())
       iv.align = 1024;
     // Uses, through slices; a use inside a loop that does not contain the
@@ -123,16 +150,31 @@ void PlanSharedMemoryPass::runOnOperation() {
       if (p->start <= iv->end && iv->start <= p->end)
         busy.push_back({p->offset, p->offset + p->size});
     llvm::sort(busy);
+    // Offsets stay below the sum of the sizes plus alignment padding;
+    // nothing computed from IR may wrap.
     int64_t offset = 0;
+    bool overflow = false;
     for (auto [b, e] : busy) {
-      if (offset + iv->size <= b)
+      std::optional<int64_t> end = checkedAdd(offset, iv->size);
+      if (end && *end <= b)
         break;
-      offset = std::max<int64_t>(offset, llvm::alignTo(e, iv->align));
+      std::optional<int64_t> aligned = checkedAdd(e, iv->align - 1);
+      if (!end || !aligned) {
+        overflow = true;
+        break;
+      }
+      offset = std::max<int64_t>(offset, *aligned / iv->align * iv->align);
+    }
+    std::optional<int64_t> end = checkedAdd(offset, iv->size);
+    std::optional<int64_t> sum = checkedAdd(sumSizes, iv->size);
+    if (overflow || !end || !sum) {
+      iv->alloc.emitOpError("shared memory offsets overflow int64");
+      return signalPassFailure();
     }
     iv->offset = offset;
     placed.push_back(iv);
-    total = std::max(total, offset + iv->size);
-    sumSizes += iv->size;
+    total = std::max(total, *end);
+    sumSizes = *sum;
   }
   for (Interval &iv : intervals)
     iv.alloc.setOffsetAttr(

@@ -11,6 +11,10 @@ func.func @over_small_limit() attributes {tile.kernel, tile.num_warps = 4 : i64}
 
 // expected-error @below {{shared memory plan needs 262144 bytes, more than the 232448 a block may use}}
 func.func @over_default_limit() attributes {tile.kernel, tile.num_warps = 4 : i64} {
-  %a = tile.alloc : !tile.buffer<512x256xf16, shared>
+  %c0 = arith.constant 0 : index
+  %a = tile.alloc : !tile.buffer<256x256xf16, shared>
+  %b = tile.alloc : !tile.buffer<256x256xf16, shared>
+  %x = tile.load %a[%c0, %c0] : !tile.buffer<256x256xf16, shared>
+  %y = tile.load %b[%c0, %c0] : !tile.buffer<256x256xf16, shared>
   return
 }

@@ -363,6 +363,7 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait"> {
   }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
   let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
 }
 
 def Tile_BarrierOp : Tile_Op<"barrier"> {
