@@ -259,3 +259,13 @@ func.func @pwarps() attributes {tile.producer_warps = 3 : i64} { return }
 
 // expected-error @below {{'tile.tensor_map' must be a dictionary with 'base' (a string), 'dims' and 'strides' (arrays)}}
 func.func @recipe(%m: !tile.tensormap<64x64xf16, swizzle = 0> {tile.tensor_map = {base = "A"}}) { return }
+
+// -----
+
+func.func @swizzle64(%m: !tile.tensormap<64x32xf16, swizzle = 64>, %i: index) {
+  %bar = tile.alloc : !tile.buffer<1xi64, shared>
+  %s = tile.alloc : !tile.buffer<64x32xf16, shared, #tile.swizzle<64>>
+  // expected-error @below {{TMA loads into #tile.swizzle<64> are not supported: only 128-byte swizzled or unswizzled destinations match the TMA layout}}
+  tile.tma_load %m[%i, %i] to %s, %bar[%i] : !tile.tensormap<64x32xf16, swizzle = 64>, !tile.buffer<64x32xf16, shared, #tile.swizzle<64>>, !tile.buffer<1xi64, shared>
+  return
+}

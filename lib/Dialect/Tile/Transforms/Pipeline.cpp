@@ -223,6 +223,15 @@ FailureOr<TmaPlan> planTma(CopyOp copy, func::FuncOp kernel,
   int64_t eb = dst.getElementBytes();
   if (auto swz = dyn_cast_or_null<SwizzleAttr>(dst.getLayout()))
     plan.swizzle = swz.getBytes();
+  // #tile.swizzle<32|64> XOR the chunk with the row, the hardware's 32- and
+  // 64-byte swizzles with rows / 4 and rows / 2: only 128 bytes (and none)
+  // are the same on both sides.
+  if (plan.swizzle != 0 && plan.swizzle != 128) {
+    why = "the destination's #tile.swizzle<" + std::to_string(plan.swizzle) +
+          "> is not the TMA " + std::to_string(plan.swizzle) +
+          "-byte swizzle (only 128 bytes match)";
+    return failure();
+  }
   plan.box.assign(rank, 1);
   for (auto [i, d] : llvm::enumerate(viewDimOf))
     plan.box[d] = dst.getShape()[i];
