@@ -60,7 +60,7 @@
 // LAYOUT-PREP: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
 // LAYOUT-PREP: tile.alloc : !tile.buffer<64x64xf32, shared>
 // LAYOUT-PREP-NEXT: tile.reduce add
-// LAYOUT-PREP: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>>
+// LAYOUT-PREP: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
 // LAYOUT-LABEL: func.func @gdn_chunk_fwd_f16
 // LAYOUT: tile.alloc : !tile.buffer<128x16xf32, fragment, #tile.mma<warps = [4, 1]>>
 // LAYOUT: tile.alloc : !tile.buffer<64x16xf32, fragment, #tile.mma<warps = [4, 1]>>

@@ -25,12 +25,12 @@ struct GemmMmaSyncLowering : TilePattern<GemmOp> {
     auto aT = cast<BufferType>(op.getA().getType());
     auto bT = cast<BufferType>(op.getB().getType());
     auto cT = cast<BufferType>(op.getC().getType());
-    if (usesWgmma(op))
-      return rewriter.notifyMatchFailure(op, "lowered with wgmma");
     auto mma = dyn_cast_or_null<MmaLayoutAttr>(cT.getLayout());
     if (!mma)
       return op.emitOpError("accumulator needs an mma layout; run "
                             "tile-assign-layouts first");
+    if (mma.getEngine() != MmaEngine::MmaSync)
+      return rewriter.notifyMatchFailure(op, "a wgmma accumulator");
     Location loc = op.getLoc();
     Idx ix(rewriter, loc);
     int64_t m = cT.getShape()[0], n = cT.getShape()[1];

@@ -29,15 +29,13 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
   LogicalResult
   matchAndRewrite(GemmOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!usesWgmma(op))
-      return rewriter.notifyMatchFailure(op, "lowered with mma.sync");
     auto aT = cast<BufferType>(op.getA().getType());
     auto bT = cast<BufferType>(op.getB().getType());
     auto cT = cast<BufferType>(op.getC().getType());
+    // The accumulator's layout says which instruction produces it.
     auto mma = dyn_cast_or_null<MmaLayoutAttr>(cT.getLayout());
-    if (!mma)
-      return op.emitOpError("accumulator needs an mma layout; run "
-                            "tile-assign-layouts first");
+    if (!mma || mma.getEngine() != MmaEngine::Wgmma)
+      return rewriter.notifyMatchFailure(op, "not a wgmma accumulator");
     for (BufferType t : {aT, bT}) {
       auto swz = dyn_cast_or_null<SwizzleAttr>(t.getLayout());
       if (!swz || swz.getBytes() != 128)

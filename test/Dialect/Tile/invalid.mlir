@@ -761,3 +761,8 @@ func.func @arg_attr(%a: i32 {tile.foo = 1 : i64}) { return }
 
 // expected-error @below {{'tile.mma_engine' must be "mma.sync" or "wgmma"}}
 func.func @engine() attributes {tile.mma_engine = "tcgen05"} { return }
+
+// -----
+
+// expected-error @below {{a wgmma layout needs a [4k, 1] warp grid (one 64-row block per warpgroup), got [2, 2]}}
+func.func @wgmma_grid(%b: !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2], engine = wgmma>>) { return }

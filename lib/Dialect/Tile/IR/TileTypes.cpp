@@ -37,7 +37,8 @@ void TileDialect::registerTypesAndAttributes() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    ArrayRef<int64_t> warps) {
+                                    ArrayRef<int64_t> warps,
+                                    MmaEngine engine) {
   if (warps.size() != 2)
     return emitError() << "mma layout needs a 2-D warp grid, got "
                        << warps.size() << " dimensions";
@@ -49,6 +50,10 @@ LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError
     return emitError() << "mma layout warp grid " << warps[0] << "x"
                        << warps[1] << " has more than the "
                        << kMaxWarpsPerBlock << " warps of a block";
+  if (engine == MmaEngine::Wgmma && (warps[1] != 1 || warps[0] % 4 != 0))
+    return emitError() << "a wgmma layout needs a [4k, 1] warp grid (one "
+                          "64-row block per warpgroup), got ["
+                       << warps[0] << ", " << warps[1] << "]";
   return success();
 }
 

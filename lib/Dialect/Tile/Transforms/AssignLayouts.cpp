@@ -138,7 +138,9 @@ void AssignLayoutsPass::runOnOperation() {
           << " warps in 16x8 mma atoms";
       return WalkResult::interrupt();
     }
-    auto layout = MmaLayoutAttr::get(ctx, {grid->first, grid->second});
+    auto layout = MmaLayoutAttr::get(ctx, {grid->first, grid->second},
+                                     wgmma ? MmaEngine::Wgmma
+                                           : MmaEngine::MmaSync);
     if (failed(setClassLayout(c, layout, gemm)))
       return WalkResult::interrupt();
     return WalkResult::advance();

@@ -538,10 +538,7 @@ bool canRunAsync(GemmOp gemm, ForOp loop, MutableArrayRef<Producer> producers) {
     return false;
   auto cT = cast<BufferType>(gemm.getC().getType());
   auto mma = dyn_cast_or_null<MmaLayoutAttr>(cT.getLayout());
-  auto kernel = loop->getParentOfType<func::FuncOp>();
-  auto engine =
-      kernel->getAttrOfType<StringAttr>(TileDialect::getMmaEngineAttrName());
-  if (!mma || !engine || engine.getValue() != "wgmma")
+  if (!mma || mma.getEngine() != MmaEngine::Wgmma)
     return false;
   bool ok = true;
   loop.getBody()->walk([&](Operation *op) {

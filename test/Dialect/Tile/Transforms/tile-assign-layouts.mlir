@@ -262,9 +262,10 @@ func.func @too_small_for_warps() attributes {tile.kernel, tile.num_warps = 4 : i
 
 // With tile.mma_engine = "wgmma" the accumulator gets one 64-row block per
 // warpgroup and 16 rows per warp: warps [8, 1] for 128 rows on 8 warps
-// (which is exactly the wgmma m64 accumulator layout).
+// (which is exactly the wgmma m64 accumulator layout), with engine = wgmma:
+// the lowering follows the accumulator's engine.
 // CHECK-LABEL: func.func @wgmma_grid
-// CHECK: tile.alloc : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1]>>
+// CHECK: tile.alloc : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
 func.func @wgmma_grid(%a: !tile.ptr<f16>) attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma"} {
   %sA = tile.alloc : !tile.buffer<128x64xf16, shared>
   %sB = tile.alloc : !tile.buffer<64x128xf16, shared>

@@ -135,16 +135,16 @@ func.func @tma_ring(%map: !tile.tensormap<64x64xf16, swizzle = 128>, %i: index)
   %empty = tile.alloc {offset = 16 : i64} : !tile.buffer<2xi64, shared>
   %a = tile.alloc {offset = 1024 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
   %sc = tile.alloc {offset = 9216 : i64} : !tile.buffer<64x64xf32, shared>
-  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   tile.producer {
     tile.mbarrier_arrive %full[%i] {expect_tx = 8192} : !tile.buffer<2xi64, shared>
     tile.tma_load %map[%i, %i] to %a, %full[%i] : !tile.tensormap<64x64xf16, swizzle = 128>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<2xi64, shared>
   }
   tile.mbarrier_wait %full[%i], %i : !tile.buffer<2xi64, shared>
-  tile.gemm %a, %a, %acc {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>>
+  tile.gemm %a, %a, %acc {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   tile.mbarrier_arrive %empty[%i] : !tile.buffer<2xi64, shared>
-  tile.copy %acc to %sc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>> to !tile.buffer<64x64xf32, shared>
+  tile.copy %acc to %sc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>> to !tile.buffer<64x64xf32, shared>
   tile.barrier {id = 1, threads = 128}
-  tile.copy %acc to %sc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1]>> to !tile.buffer<64x64xf32, shared>
+  tile.copy %acc to %sc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>> to !tile.buffer<64x64xf32, shared>
   return
 }

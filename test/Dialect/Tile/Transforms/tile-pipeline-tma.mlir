@@ -116,16 +116,16 @@ func.func @async_persistent(%pa: !tile.ptr<bf16> {tile.name = "A"}, %pb: !tile.p
   %stride = tile.num_programs x
   %sA = tile.alloc : !tile.buffer<128x64xbf16, shared, #tile.swizzle<128>>
   %sB = tile.alloc : !tile.buffer<256x64xbf16, shared, #tile.swizzle<128>>
-  %acc = tile.alloc : !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1]>>
+  %acc = tile.alloc : !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
   tile.for %t = %first to %n step %stride stages 1 {
     %n0 = arith.muli %t, %c256 : index
-    tile.fill %acc, %zero : !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1]>>, f32
+    tile.fill %acc, %zero : !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>, f32
     tile.for %kk = %c0 to %k step %c64 stages 4 {
       tile.copy %A[%c0, %kk] to %sA : !tile.buffer<?x?xbf16, global> to !tile.buffer<128x64xbf16, shared, #tile.swizzle<128>>
       tile.copy %B[%n0, %kk] to %sB : !tile.buffer<?x?xbf16, global> to !tile.buffer<256x64xbf16, shared, #tile.swizzle<128>>
-      tile.gemm %sA, %sB, %acc {transpose_b} : !tile.buffer<128x64xbf16, shared, #tile.swizzle<128>>, !tile.buffer<256x64xbf16, shared, #tile.swizzle<128>>, !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1]>>
+      tile.gemm %sA, %sB, %acc {transpose_b} : !tile.buffer<128x64xbf16, shared, #tile.swizzle<128>>, !tile.buffer<256x64xbf16, shared, #tile.swizzle<128>>, !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
     }
-    tile.copy %acc to %C[%c0, %n0] : !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1]>> to !tile.buffer<?x?xf32, global>
+    tile.copy %acc to %C[%c0, %n0] : !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>> to !tile.buffer<?x?xf32, global>
   }
   return
 }

@@ -60,17 +60,17 @@ func.func @split(%map: !tile.tensormap<128x64xf16, swizzle = 128>, %pc: !tile.pt
   tile.barrier
   %C = tile.view %pc[%n, %n] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
   %s = tile.alloc {offset = 1024 : i64} : !tile.buffer<2x128x64xf16, shared, #tile.swizzle<128>>
-  %acc = tile.alloc : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1]>>
+  %acc = tile.alloc : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
   %first = tile.program_id x
   %stride = tile.num_programs x
   scf.for %t = %first to %n step %stride {
-    tile.fill %acc, %zero : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1]>>, f32
+    tile.fill %acc, %zero : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>, f32
     scf.for %i = %c0 to %k step %c1 {
       %st = arith.remsi %i, %c2 : index
       %ph = arith.divsi %i, %c2 : index
       tile.mbarrier_wait %full[%st], %ph : !tile.buffer<2xi64, shared>
       %cur = tile.slice %s[%st] : !tile.buffer<2x128x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
-      tile.gemm %cur, %cur, %acc {async, transpose_b} : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1]>>
+      tile.gemm %cur, %cur, %acc {async, transpose_b} : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
       tile.gemm_wait {pending = 1}
       tile.mbarrier_arrive %empty[%st] : !tile.buffer<2xi64, shared>
       %more = arith.cmpi slt, %i, %k : index
@@ -84,7 +84,7 @@ func.func @split(%map: !tile.tensormap<128x64xf16, swizzle = 128>, %pc: !tile.pt
       }
     }
     tile.gemm_wait {pending = 0}
-    tile.copy %acc to %C[%t, %c0] : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1]>> to !tile.buffer<?x?xf32, global>
+    tile.copy %acc to %C[%t, %c0] : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>> to !tile.buffer<?x?xf32, global>
     tile.barrier
   }
   return

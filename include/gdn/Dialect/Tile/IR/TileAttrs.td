@@ -33,6 +33,13 @@ def Tile_Dim : I32EnumAttr<"Dim", "a grid dimension", [
 }
 def Tile_DimAttr : EnumAttr<Tile_Dialect, Tile_Dim, "dim">;
 
+def Tile_MmaEngine : I32EnumAttr<"MmaEngine", "a tensor-core instruction family", [
+    I32EnumAttrCase<"MmaSync", 0, "mma_sync">,
+    I32EnumAttrCase<"Wgmma", 1, "wgmma">]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::gdn::tile";
+}
+
 def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "a reduction", [
     I32EnumAttrCase<"Add", 0, "add">,
     I32EnumAttrCase<"Max", 1, "max">,
@@ -61,10 +68,19 @@ def Tile_MmaLayoutAttr : Tile_Attr<"MmaLayout", "mma"> {
     `(g, 2q)`, `(g, 2q+1)`, `(g+8, 2q)`, `(g+8, 2q+1)`: the accumulator
     layout of `mma.sync.m16n8k16` (and, per 64-row block, of wgmma).
 
-    Example: `#tile.mma<warps = [2, 2]>`
+    `engine` says which instruction produces the fragment: `mma_sync` (the
+    default, omitted when printed) or `wgmma`, the warpgroup MMA, whose m64
+    accumulator has this layout per warpgroup: a `wgmma` layout needs a
+    `[4k, 1]` grid (one 64-row block per warpgroup). `tile-assign-layouts`
+    chooses it for kernels with `tile.mma_engine = "wgmma"`; the lowering of
+    `tile.gemm` follows the accumulator's engine.
+
+    Examples: `#tile.mma<warps = [2, 2]>`, `#tile.mma<warps = [8, 1], engine = wgmma>`
   }];
-  let parameters = (ins ArrayRefParameter<"int64_t">:$warps);
-  let assemblyFormat = "`<` `warps` `=` `[` $warps `]` `>`";
+  let parameters = (ins ArrayRefParameter<"int64_t">:$warps,
+                        DefaultValuedParameter<"::mlir::gdn::tile::MmaEngine",
+                            "::mlir::gdn::tile::MmaEngine::MmaSync">:$engine);
+  let assemblyFormat = "`<` `warps` `=` `[` $warps `]` (`,` `engine` `=` $engine^)? `>`";
   let genVerifyDecl = 1;
 }
 
