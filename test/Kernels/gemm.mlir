@@ -68,4 +68,14 @@
 // PTX-DAG:  cp.async.cg.shared.global
 // PTX-DAG:  cp.async.wait_group 1;
 // PTX-DAG:  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// wgmma with A in registers: the A fragment is packed into four 32-bit
+// registers per k-step and fed to the register form (B's transpose bit: 1
+// for B [K][N], 0 for B [N][K]).
+// PTX:      .visible .entry gemm_f16_rs_wgmma_128x128x64(
+// PTX:      .maxntid 256, 1, 1
+// PTX:      wgmma.fence.sync.aligned;
+// PTX:      wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
+// PTX:      wgmma.wait_group.sync.aligned 0;
+// PTX:      .visible .entry gemm_bf16_nt_rs_wgmma_128x128x64(
+// PTX:      wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
 // PTX-NOT:  .entry

@@ -36,19 +36,25 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
     auto mma = dyn_cast_or_null<MmaLayoutAttr>(cT.getLayout());
     if (!mma || mma.getEngine() != MmaEngine::Wgmma)
       return rewriter.notifyMatchFailure(op, "not a wgmma accumulator");
+    bool aInRegisters = aT.isFragment();
     for (BufferType t : {aT, bT}) {
+      if (t.isFragment())
+        continue;
       auto swz = dyn_cast_or_null<SwizzleAttr>(t.getLayout());
       if (!swz || swz.getBytes() != 128)
         return op.emitOpError("wgmma operands must be 128-byte swizzled");
     }
+    if (aInRegisters && aT.getLayout() != cT.getLayout())
+      return op.emitOpError("a fragment A must have the accumulator's "
+                            "layout; run tile-assign-layouts first");
     int64_t m = cT.getShape()[0], n = cT.getShape()[1];
     int64_t k = op.getTransposeA() ? aT.getShape()[0] : aT.getShape()[1];
     int64_t numWarps = mma.getWarps()[0];
     if (mma.getWarps()[1] != 1 || m != 16 * numWarps || numWarps % 4 != 0 ||
-        n % 16 != 0 || n > 256)
+        n % 8 != 0 || n > 256)
       return op.emitOpError("wgmma needs the accumulator layout "
                             "#tile.mma<warps = [4k, 1]> with 16 rows per "
-                            "warp and N <= 256");
+                            "warp and N a multiple of 8 up to 256");
     Location loc = op.getLoc();
     Idx ix(rewriter, loc);
     Type i64 = rewriter.getI64Type(), f32 = rewriter.getF32Type();
@@ -75,7 +81,8 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
     auto mnMajor = [&](int64_t cols, int64_t kk) {
       return swizzledOffset(kk * 16, 0, k, cols, eb, 128);
     };
-    Value aBase = addrOf(adaptor.getA()), bBase = addrOf(adaptor.getB());
+    Value bBase = addrOf(adaptor.getB());
+    Value aBase = aInRegisters ? Value() : addrOf(adaptor.getA());
     // This warpgroup's 64 rows of A.
     Value aRows;
     int64_t aRowsTotal = op.getTransposeA() ? aT.getShape()[0] : m;
@@ -91,11 +98,84 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
     for (int64_t r = 0; r < n / 2; ++r)
       acc = rewriter.create<LLVM::InsertValueOp>(loc, acc, cRegs.load(ix, r),
                                                  r);
+    // Register A: k-slice kk of the [4k, 1] accumulator-layout fragment is
+    // its registers 8 kk .. 8 kk + 7 (atoms 2 kk and 2 kk + 1, rows g and
+    // g + 8), packed pairwise: a0 = (g, 16kk + 2q..), a1 = (g + 8, ..),
+    // a2 = (g, 16kk + 8 + 2q..), a3 = (g + 8, 16kk + 8 + 2q..), the wgmma
+    // A fragment. Packed before wgmma.fence, as the fence requires.
+    SmallVector<std::array<Value, 4>> aPacked;
+    if (aInRegisters) {
+      Type half = aT.getElementType();
+      Regs aRegs{adaptor.getA(), half};
+      auto pairTy = VectorType::get({2}, half);
+      Type i32 = rewriter.getI32Type();
+      for (int64_t kk = 0; kk < k / 16; ++kk) {
+        std::array<Value, 4> packed;
+        for (int64_t p = 0; p < 4; ++p) {
+          int64_t reg = 8 * kk + 2 * p;
+          Value v = rewriter.create<LLVM::UndefOp>(loc, pairTy);
+          v = rewriter.create<LLVM::InsertElementOp>(loc, v,
+                                                     aRegs.load(ix, reg),
+                                                     ix.c32(0));
+          v = rewriter.create<LLVM::InsertElementOp>(loc, v,
+                                                     aRegs.load(ix, reg + 1),
+                                                     ix.c32(1));
+          packed[p] = rewriter.create<LLVM::BitcastOp>(loc, i32, v);
+        }
+        aPacked.push_back(packed);
+      }
+    }
     rewriter.create<NVVM::WgmmaFenceAlignedOp>(loc);
     auto shape = NVVM::MMAShapeAttr::get(getContext(), 64, n, 16);
     for (int64_t kk = 0; kk < k / 16; ++kk) {
       Value aAddr, bAddr;
       int64_t aLbo = 1, bLbo = 1;
+      if (aInRegisters) {
+        // wgmma with A from registers: no NVVM op in MLIR 19 (upstream
+        // #133733), so inline PTX. Operands: the accumulators (tied), the
+        // four A registers, B's descriptor; scale-d is a predicate (1:
+        // accumulate); the immediates are scale-a, scale-b and B's
+        // transpose (1: B stored [K][N], MN-major).
+        if (op.getTransposeB()) {
+          bAddr = ix.add(bBase, ix.c(kMajor(n, kk)));
+        } else {
+          bAddr = ix.add(bBase, ix.c(mnMajor(n, kk)));
+          bLbo = (k * 128) >> 4;
+        }
+        std::string ty = bf16 ? "bf16" : "f16";
+        std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
+                           std::to_string(n + 5) +
+                           ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                           std::to_string(n) + "k16.f32." + ty + "." + ty +
+                           " {";
+        std::string constraints;
+        for (int64_t r = 0; r < n / 2; ++r) {
+          text += (r ? ", $" : "$") + std::to_string(r);
+          constraints += (r ? ",=f" : "=f");
+        }
+        text += "}, {$" + std::to_string(n) + ", $" + std::to_string(n + 1) +
+                ", $" + std::to_string(n + 2) + ", $" + std::to_string(n + 3) +
+                "}, $" + std::to_string(n + 4) + ", p, 1, 1, " +
+                (op.getTransposeB() ? "0" : "1") + ";\n}\n";
+        SmallVector<Value> operands;
+        for (int64_t r = 0; r < n / 2; ++r) {
+          operands.push_back(
+              rewriter.create<LLVM::ExtractValueOp>(loc, acc, r));
+          constraints += "," + std::to_string(r);
+        }
+        for (Value a : aPacked[kk])
+          operands.push_back(a);
+        operands.push_back(descriptor(bAddr, bLbo));
+        operands.push_back(ix.c32(1));
+        constraints += ",r,r,r,r,l,n";
+        auto asmOp = rewriter.create<LLVM::InlineAsmOp>(
+            loc, structTy, operands, text, constraints,
+            /*has_side_effects=*/true, /*is_align_stack=*/false,
+            LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
+            ArrayAttr());
+        acc = asmOp.getRes();
+        continue;
+      }
       if (!op.getTransposeA())
         aAddr = ix.add(ix.add(aBase, aRows), ix.c(kMajor(m, kk)));
       else

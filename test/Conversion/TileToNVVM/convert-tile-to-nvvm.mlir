@@ -382,3 +382,26 @@ func.func @wgmma_unswizzled() attributes {tile.kernel, tile.num_warps = 4 : i64,
   tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   return
 }
+
+// -----
+
+// wgmma with A in registers: four i32 per k-step, each two A registers
+// (the accumulator layout's (g, 2q..2q+1), (g+8, ..), (g, 8+2q..),
+// (g+8, 8+2q..)) packed as vector<2xf16>, all before wgmma.fence; then one
+// inline-PTX register-form wgmma per k-step: 32 accumulators tied, the four
+// A registers, B's descriptor, scale-d 1, B MN-major (transpose bit 1).
+// CHECK-LABEL: llvm.func @wgmma_rs
+// CHECK:       llvm.bitcast %{{.*}} : vector<2xf16> to i32
+// CHECK:       nvvm.wgmma.fence.aligned
+// CHECK-NOT:   llvm.bitcast
+// CHECK:       llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $69, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;\0A}\0A", "=f,{{.*}},31,r,r,r,r,l,n"
+// CHECK-COUNT-3: wgmma.mma_async.sync.aligned.m64n64k16
+// CHECK:       nvvm.wgmma.commit.group.sync.aligned
+// CHECK:       nvvm.wgmma.wait.group.sync.aligned 0
+func.func @wgmma_rs() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 8192 : i64} {
+  %b = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %a = tile.alloc : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %b, %c : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}

@@ -254,9 +254,25 @@ func.func @fill_type(%f: !tile.buffer<64xf32, fragment>, %v: f16) {
 
 // -----
 
-func.func @gemm_space(%a: !tile.buffer<64x64xf16, fragment>, %b: !tile.buffer<64x64xf16, shared>, %c: !tile.buffer<64x64xf32, fragment>) {
-  // expected-error @below {{operands A and B must be shared buffers}}
-  tile.gemm %a, %b, %c : !tile.buffer<64x64xf16, fragment>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+func.func @gemm_space(%a: !tile.buffer<64x64xf16, shared>, %b: !tile.buffer<64x64xf16, fragment>, %c: !tile.buffer<64x64xf32, fragment>) {
+  // expected-error @below {{operand B must be a shared buffer}}
+  tile.gemm %a, %b, %c : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, fragment>, !tile.buffer<64x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @gemm_space_a(%a: !tile.buffer<64x64xf16, global>, %b: !tile.buffer<64x64xf16, shared>, %c: !tile.buffer<64x64xf32, fragment>) {
+  // expected-error @below {{operand A must be a shared buffer or a fragment (register-A wgmma)}}
+  tile.gemm %a, %b, %c : !tile.buffer<64x64xf16, global>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @gemm_rs_transposed(%a: !tile.buffer<64x64xf16, fragment>, %b: !tile.buffer<64x64xf16, shared>, %c: !tile.buffer<64x64xf32, fragment>) {
+  // expected-error @below {{a fragment A (register operand) is not transposed}}
+  tile.gemm %a, %b, %c {transpose_a} : !tile.buffer<64x64xf16, fragment>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
   return
 }
 
@@ -766,3 +782,10 @@ func.func @engine() attributes {tile.mma_engine = "tcgen05"} { return }
 
 // expected-error @below {{a wgmma layout needs a [4k, 1] warp grid (one 64-row block per warpgroup), got [2, 2]}}
 func.func @wgmma_grid(%b: !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2], engine = wgmma>>) { return }
+
+// -----
+
+// An i1 1 would read as -1 in the passes (fuzzer find): kernel integers
+// are signless integers of at least 8 bits.
+// expected-error @below {{'tile.num_warps' must be an integer in [1, 32]}}
+func.func @warps_i1() attributes {tile.kernel, tile.num_warps = 1 : i1} { return }

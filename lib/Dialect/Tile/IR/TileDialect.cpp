@@ -98,6 +98,20 @@ void TileDialect::initialize() {
   addInterfaces<TileInlinerInterface>();
 }
 
+/// A kernel attribute's integer the way the passes read it
+/// (IntegerAttr::getInt): signless integers of at least 8 bits or index
+/// only, so that `1 : i1` (getInt: -1) or an unsigned type (getInt
+/// asserts) never reaches them.
+static std::optional<int64_t> getKernelInt(Attribute attr) {
+  auto i = dyn_cast_or_null<IntegerAttr>(attr);
+  if (!i)
+    return std::nullopt;
+  Type t = i.getType();
+  if (!t.isIndex() && !(t.isSignlessInteger() && t.getIntOrFloatBitWidth() >= 8))
+    return std::nullopt;
+  return getInt64(attr);
+}
+
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
@@ -143,7 +157,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == getNumWarpsAttrName()) {
-    std::optional<int64_t> v = getInt64(attr.getValue());
+    std::optional<int64_t> v = getKernelInt(attr.getValue());
     if (!v || *v <= 0 || *v > kMaxWarpsPerBlock)
       return op->emitError() << "'" << name << "' must be an integer in [1, "
                              << kMaxWarpsPerBlock << "] (at most "
@@ -151,7 +165,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == getMaxRegistersAttrName()) {
-    std::optional<int64_t> v = getInt64(attr.getValue());
+    std::optional<int64_t> v = getKernelInt(attr.getValue());
     if (!v || *v < 24 || *v > kMaxRegistersPerThread)
       return op->emitError() << "'" << name
                              << "' must be an integer in [24, 255]";
@@ -165,7 +179,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == getSharedMemoryBytesAttrName()) {
-    std::optional<int64_t> v = getInt64(attr.getValue());
+    std::optional<int64_t> v = getKernelInt(attr.getValue());
     if (!v || *v < 0)
       return op->emitError() << "'" << name
                              << "' must be a non-negative integer";
@@ -184,20 +198,20 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' must be a dictionary";
     for (NamedAttribute e : d) {
       StringRef key = e.getName().getValue();
-      auto v = dyn_cast<IntegerAttr>(e.getValue());
+      std::optional<int64_t> v = getKernelInt(e.getValue());
       if (key != "producer_registers" && key != "consumer_registers")
         return op->emitError()
                << "'" << name << "' takes 'producer_registers' and "
                << "'consumer_registers', not '" << key << "'";
-      if (!v || v.getInt() < 24 || v.getInt() > 256 || v.getInt() % 8 != 0)
+      if (!v || *v < 24 || *v > 256 || *v % 8 != 0)
         return op->emitError() << "'" << name << "' " << key
                                << " must be a multiple of 8 in [24, 256]";
     }
     return success();
   }
   if (name == getProducerWarpsAttrName()) {
-    auto v = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!v || v.getInt() <= 0 || v.getInt() % 4 != 0)
+    std::optional<int64_t> v = getKernelInt(attr.getValue());
+    if (!v || *v <= 0 || *v % 4 != 0)
       return op->emitError() << "'" << name
                              << "' must be a positive multiple of 4";
     return success();

@@ -333,8 +333,13 @@ LogicalResult GemmOp::verify() {
   auto a = cast<BufferType>(getA().getType());
   auto b = cast<BufferType>(getB().getType());
   auto c = cast<BufferType>(getC().getType());
-  if (!a.isShared() || !b.isShared())
-    return emitOpError("operands A and B must be shared buffers");
+  if (!b.isShared())
+    return emitOpError("operand B must be a shared buffer");
+  if (!a.isShared() && !a.isFragment())
+    return emitOpError("operand A must be a shared buffer or a fragment "
+                       "(register-A wgmma)");
+  if (a.isFragment() && getTransposeA())
+    return emitOpError("a fragment A (register operand) is not transposed");
   if (!c.isFragment())
     return emitOpError("accumulator C must be a fragment");
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)

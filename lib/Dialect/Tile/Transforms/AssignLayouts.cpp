@@ -106,11 +106,28 @@ void AssignLayoutsPass::runOnOperation() {
   if (preset.wasInterrupted())
     return signalPassFailure();
 
+  // A register operand A (wgmma RS) has the accumulator's layout: its
+  // registers are exactly the wgmma A fragment of each k-slice.
+  auto shareWithA = [&](GemmOp gemm, Attribute layout) -> LogicalResult {
+    Value a = gemm.getA();
+    if (!cast<BufferType>(a.getType()).isFragment())
+      return success();
+    auto mma = dyn_cast<MmaLayoutAttr>(layout);
+    if (!mma || mma.getEngine() != MmaEngine::Wgmma)
+      return gemm.emitOpError("a fragment A (register operand) needs the "
+                              "wgmma engine (tile.mma_engine = \"wgmma\")");
+    if (!classes.contains(a))
+      return gemm.emitOpError("a fragment A must be a tile.alloc fragment");
+    return setClassLayout(a, layout, gemm);
+  };
   WalkResult result = func.walk([&](GemmOp gemm) {
     Value c = gemm.getC();
     auto ct = cast<BufferType>(c.getType());
-    if (ct.getLayout())
+    if (ct.getLayout()) {
+      if (failed(shareWithA(gemm, ct.getLayout())))
+        return WalkResult::interrupt();
       return WalkResult::advance();
+    }
     if (!classes.contains(c)) {
       gemm.emitOpError("accumulator must be a tile.alloc fragment");
       return WalkResult::interrupt();
@@ -120,9 +137,9 @@ void AssignLayoutsPass::runOnOperation() {
       // One m64 block per warpgroup, 16 rows per warp: the wgmma
       // accumulator layout is the mma layout with warps [numWarps, 1].
       int64_t m = ct.getShape()[0], n = ct.getShape()[1];
-      if (numWarps % 4 != 0 || m != 16 * numWarps || n % 16 != 0 || n > 256) {
+      if (numWarps % 4 != 0 || m != 16 * numWarps || n % 8 != 0 || n > 256) {
         gemm.emitOpError("wgmma needs M = 16 x num_warps (one 64-row block "
-                         "per warpgroup) and N a multiple of 16 up to 256, "
+                         "per warpgroup) and N a multiple of 8 up to 256, "
                          "got ")
             << m << "x" << n << " with " << numWarps << " warps";
         return WalkResult::interrupt();
@@ -141,7 +158,8 @@ void AssignLayoutsPass::runOnOperation() {
     auto layout = MmaLayoutAttr::get(ctx, {grid->first, grid->second},
                                      wgmma ? MmaEngine::Wgmma
                                            : MmaEngine::MmaSync);
-    if (failed(setClassLayout(c, layout, gemm)))
+    if (failed(setClassLayout(c, layout, gemm)) ||
+        failed(shareWithA(gemm, layout)))
       return WalkResult::interrupt();
     return WalkResult::advance();
   });

@@ -280,7 +280,33 @@ func.func @wgmma_bad_m(%a: !tile.ptr<f16>) attributes {tile.kernel, tile.num_war
   %sA = tile.alloc : !tile.buffer<128x64xf16, shared>
   %sB = tile.alloc : !tile.buffer<64x128xf16, shared>
   %acc = tile.alloc : !tile.buffer<128x128xf32, fragment>
-  // expected-error @below {{wgmma needs M = 16 x num_warps (one 64-row block per warpgroup) and N a multiple of 16 up to 256, got 128x128 with 4 warps}}
+  // expected-error @below {{wgmma needs M = 16 x num_warps (one 64-row block per warpgroup) and N a multiple of 8 up to 256, got 128x128 with 4 warps}}
   tile.gemm %sA, %sB, %acc : !tile.buffer<128x64xf16, shared>, !tile.buffer<64x128xf16, shared>, !tile.buffer<128x128xf32, fragment>
+  return
+}
+
+// -----
+
+// wgmma with A in registers: the fragment A gets the accumulator's layout
+// (its registers are the wgmma A fragment of each k-slice).
+// CHECK-LABEL: func.func @rs_wgmma
+// CHECK: tile.alloc : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+// CHECK: tile.alloc : !tile.buffer<64x128xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+func.func @rs_wgmma() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %sB = tile.alloc : !tile.buffer<64x128xf16, shared>
+  %fA = tile.alloc : !tile.buffer<64x64xf16, fragment>
+  %acc = tile.alloc : !tile.buffer<64x128xf32, fragment>
+  tile.gemm %fA, %sB, %acc : !tile.buffer<64x64xf16, fragment>, !tile.buffer<64x128xf16, shared>, !tile.buffer<64x128xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @rs_mma_sync() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %sB = tile.alloc : !tile.buffer<64x128xf16, shared>
+  %fA = tile.alloc : !tile.buffer<64x64xf16, fragment>
+  %acc = tile.alloc : !tile.buffer<64x128xf32, fragment>
+  // expected-error @below {{a fragment A (register operand) needs the wgmma engine (tile.mma_engine = "wgmma")}}
+  tile.gemm %fA, %sB, %acc : !tile.buffer<64x64xf16, fragment>, !tile.buffer<64x128xf16, shared>, !tile.buffer<64x128xf32, fragment>
   return
 }

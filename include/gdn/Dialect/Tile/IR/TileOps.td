@@ -412,7 +412,10 @@ def Tile_GemmOp : Tile_Op<"gemm"> {
   let description = [{
     `A` is `[M, K]` (`[K, M]` with `transpose_a`), `B` is `[K, N]` (`[N, K]`
     with `transpose_b`), both f16 or both bf16 in shared memory; `C` is an
-    f32 `[M, N]` fragment, accumulated in place. The warp tiling is the
+    f32 `[M, N]` fragment, accumulated in place. With the wgmma engine, `A`
+    may also be an `[M, K]` fragment (register-A wgmma: no shared-memory
+    round trip for an operand just computed); `tile-assign-layouts` gives it
+    the accumulator's layout, whose registers are the wgmma A fragment. The warp tiling is the
     layout of `C` (`#tile.mma`, chosen by `tile-assign-layouts`).
 
     With `async` (wgmma only; set by `tile-pipeline`), the MMAs are issued as
