@@ -58,6 +58,11 @@ tools = [
 ]
 llvm_config.add_tool_substitutions(tools, [config.gdn_tools_dir, config.llvm_tools_dir])
 
+# valgrind finds use-after-free in the (uninstrumented) MLIR libraries that
+# ASan cannot see (test/fuzz/upstream-*.mlir).
+if shutil.which("valgrind"):
+    config.available_features.add("valgrind")
+
 ptxas = shutil.which("ptxas", path=os.path.join(config.cuda_path, "bin")) or shutil.which("ptxas")
 if ptxas:
     config.available_features.add("ptxas")
