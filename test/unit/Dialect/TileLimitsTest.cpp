@@ -70,7 +70,7 @@ TEST(TileLimits, FragmentRegisters) {
             128);
   EXPECT_EQ(estimateFragmentRegisters(
                 frag({128, 128}, b.getF32Type(),
-                     MmaLayoutAttr::get(&ctx, {2, 2})),
+                     MmaLayoutAttr::get(&ctx, {2, 2}, MmaEngine::MmaSync)),
                 128),
             128);
   // f16 packs two per register.
