@@ -101,6 +101,10 @@ struct gdn_plan {
   GdnTensorPointers indexPointers{};
   CUdeviceptr dummyH0 = 0;
   std::string description;
+  /// Per stage: the parameter slots with the plan's scalars bound (the hot
+  /// path of gdn_run copies them and fills in the pointers), or empty when
+  /// the stage takes tensor maps (then it binds from scratch).
+  std::vector<std::vector<uint64_t>> stageSlots;
 };
 
 struct gdn_runtime {
@@ -452,6 +456,9 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
     KernelArgs args(*stage.manifest);
     bindGdnScalars(stage, plan->scalars, p.scale, p.cpTheta, args);
     GDN_C_TRY(args.checkTensorMaps(plan->scalars), GDN_ERROR_LIMIT);
+    plan->stageSlots.push_back(stage.manifest->tensorMaps.empty()
+                                   ? args.slots()
+                                   : std::vector<uint64_t>());
   }
   plan->wsBytes = gdnWorkspaceLayout(seq, plan->wsOffsets);
   plan->description = gdnPathText(plan->choice);
@@ -831,6 +838,30 @@ gdn_status gdn_run(const gdn_plan *plan, const gdn_tensors *tensors,
   gdn_status result = GDN_SUCCESS;
   for (size_t i = 0; i < seq.stages.size() && result == GDN_SUCCESS; ++i) {
     const GdnStage &stage = seq.stages[i];
+    // Hot path: the plan's bound slots, this call's pointers, on the stack.
+    constexpr size_t kMaxFastParams = 64;
+    const std::vector<uint64_t> &bound = plan->stageSlots[i];
+    if (!bound.empty() && bound.size() <= kMaxFastParams) {
+      uint64_t slots[kMaxFastParams];
+      void *argv[kMaxFastParams];
+      std::memcpy(slots, bound.data(), bound.size() * sizeof(uint64_t));
+      for (size_t j = 0; j < stage.args.size(); ++j) {
+        const GdnArg &arg = stage.args[j];
+        if (arg.kind == GdnArg::Tensor)
+          slots[j] = ptrs[arg.index];
+        else if (arg.kind == GdnArg::Workspace)
+          slots[j] = wsPtrs[arg.index];
+        argv[j] = &slots[j];
+      }
+      Status s = launchKernel(rt.driver, plan->kernels[i], stage.grid, argv,
+                              cuStream);
+      if (!s.ok())
+        result = fromStatus(
+            Status(s.code(), "gdn_run: stage '" + stage.name + "' (" +
+                                 stage.manifest->kernel + "): " + s.message()),
+            GDN_ERROR_LIMIT);
+      continue;
+    }
     KernelArgs args(*stage.manifest);
     Status s = bindGdnStage(rt.driver, stage, plan->scalars,
                             plan->problem.scale, plan->problem.cpTheta, ptrs,

@@ -292,6 +292,10 @@ Status KernelArgs::bindTensorMaps(const CudaDriver &driver,
           manifest_->location(manifest_->params[i].line) +
           ": error: internal error: parameter " +
           manifest_->params[i].name + " was not bound");
+  // Most launches have no tensor map: skip building the expression
+  // variables (two maps of strings) on the hot path.
+  if (manifest_->tensorMaps.empty())
+    return Status::success();
   const ExprVariables vars = expressionVariables(extra);
   for (size_t k = 0; k < manifest_->tensorMaps.size(); ++k) {
     const TensorMapDecl &decl = manifest_->tensorMaps[k];

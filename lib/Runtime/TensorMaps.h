@@ -110,6 +110,9 @@ public:
 
   /// The argument array for cuLaunchKernel: one pointer per parameter.
   void **data() { return args_.data(); }
+  /// The value of each parameter slot (scalars, pointers; 0 for tensor
+  /// maps and unbound parameters), for callers that keep a bound template.
+  const std::vector<uint64_t> &slots() const { return slots_; }
   const Manifest &manifest() const { return *manifest_; }
   /// The encoded map of tensormap parameter `index` (null if none).
   const CUtensorMap *tensorMap(size_t index) const;
