@@ -142,8 +142,9 @@ void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
       "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-expand-tril-inverse, tile-assign-layouts, tile-pipeline, "
-      "tile-plan-shared-memory, tile-insert-barriers, tile-outline-kernels, convert-tile-to-nvvm, nvvm-attach-target, "
-      "gpu-module-to-binary{format=isa} and, with output-dir, gdn-export-ptx",
+      "canonicalize, tile-plan-shared-memory, tile-insert-barriers, tile-warp-specialize, arith-expand, tile-outline-kernels, "
+      "convert-tile-to-nvvm, convert-nvvm-to-llvm, reconcile-unrealized-casts, canonicalize and cse (gpu.module), "
+      "nvvm-attach-target, gpu-module-to-binary{format=isa} and, with output-dir, gdn-export-ptx",
       buildLowerToPTXPipeline);
 }
 

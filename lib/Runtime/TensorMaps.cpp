@@ -80,7 +80,9 @@ Status planTensorMap(const Manifest &manifest, const TensorMapDecl &decl,
   plan.dataType = tmaDataType(decl.elem);
   plan.rank = static_cast<uint32_t>(rank);
 
-  const uint64_t kMaxDim = uint64_t(1) << 32;
+  // The hardware takes dims up to 2^32, but the kernels pass TMA
+  // coordinates as signed 32-bit values: every coordinate must fit.
+  const uint64_t kMaxDim = uint64_t(1) << 31;
   for (size_t i = 0; i < rank; ++i) {
     const std::string field =
         "dims[" + std::to_string(i) + "] = " + decl.dims[i];
@@ -93,7 +95,7 @@ Status planTensorMap(const Manifest &manifest, const TensorMapDecl &decl,
                  " (must be >= 1)");
     if (static_cast<uint64_t>(v) > kMaxDim)
       return bad(field + " evaluates to " + std::to_string(v) +
-                 ", more than 2^32");
+                 ", more than 2^31 (TMA coordinates are 32-bit signed)");
     plan.globalDim[i] = static_cast<uint64_t>(v);
   }
 

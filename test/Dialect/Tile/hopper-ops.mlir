@@ -17,7 +17,7 @@
 // CHECK:         tile.gemm_wait {pending = 1 : i64}
 // CHECK:         tile.barrier {id = 1 : i64, threads = 256 : i64}
 func.func @ring(%map: !tile.tensormap<128x64xf16, swizzle = 128> {tile.name = "A_tma", tile.tensor_map = {base = "A", dims = ["M", "K"], strides = ["K"]}})
-    attributes {tile.kernel, tile.num_warps = 8 : i64} {
+    attributes {tile.kernel, tile.num_warps = 8 : i64, tile.producer_warps = 4 : i64} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %n = tile.num_programs y

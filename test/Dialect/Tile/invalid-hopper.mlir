@@ -144,7 +144,6 @@ func.func @nested_producer() {
   tile.producer {
     // expected-error @below {{producer regions do not nest}}
     tile.producer {
-      tile.barrier
     }
   }
   return
@@ -156,7 +155,6 @@ func.func @producer_args() {
   // expected-error @below {{body takes no arguments}}
   "tile.producer"() ({
   ^bb0(%x: index):
-    tile.barrier
   }) : () -> ()
   return
 }
@@ -166,9 +164,9 @@ func.func @producer_args() {
 func.func @ws_warps() {
   // expected-error @below {{producer_warps must be whole warpgroups (a multiple of 4), got 2}}
   tile.warp_specialize {producer_warps = 2, producer_registers = 40, consumer_registers = 232} producer {
-    tile.barrier
+    tile.barrier {id = 1 : i64, threads = 128 : i64}
   } consumer {
-    tile.barrier
+    tile.barrier {id = 1 : i64, threads = 128 : i64}
   }
   return
 }
@@ -178,9 +176,9 @@ func.func @ws_warps() {
 func.func @ws_regs() {
   // expected-error @below {{setmaxnreg register counts must be multiples of 8, got 42}}
   tile.warp_specialize {producer_warps = 4, producer_registers = 42, consumer_registers = 232} producer {
-    tile.barrier
+    tile.barrier {id = 1 : i64, threads = 128 : i64}
   } consumer {
-    tile.barrier
+    tile.barrier {id = 1 : i64, threads = 128 : i64}
   }
   return
 }
@@ -191,12 +189,12 @@ func.func @ws_nested() {
   tile.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} producer {
     // expected-error @below {{warp_specialize does not nest}}
     tile.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} producer {
-      tile.barrier
+      tile.barrier {id = 1 : i64, threads = 128 : i64}
     } consumer {
-      tile.barrier
+      tile.barrier {id = 1 : i64, threads = 128 : i64}
     }
   } consumer {
-    tile.barrier
+    tile.barrier {id = 1 : i64, threads = 128 : i64}
   }
   return
 }
@@ -207,9 +205,9 @@ func.func @ws_args() {
   // expected-error @below {{regions take no arguments}}
   "tile.warp_specialize"() <{producer_warps = 4 : i64, producer_registers = 40 : i64, consumer_registers = 232 : i64}> ({
   ^bb0(%x: index):
-    tile.barrier
+    tile.barrier {id = 1 : i64, threads = 128 : i64}
   }, {
-    tile.barrier
+    tile.barrier {id = 1 : i64, threads = 128 : i64}
   }) : () -> ()
   return
 }
@@ -267,5 +265,49 @@ func.func @swizzle64(%m: !tile.tensormap<64x32xf16, swizzle = 64>, %i: index) {
   %s = tile.alloc : !tile.buffer<64x32xf16, shared, #tile.swizzle<64>>
   // expected-error @below {{TMA loads into #tile.swizzle<64> are not supported: only 128-byte swizzled or unswizzled destinations match the TMA layout}}
   tile.tma_load %m[%i, %i] to %s, %bar[%i] : !tile.tensormap<64x32xf16, swizzle = 64>, !tile.buffer<64x32xf16, shared, #tile.swizzle<64>>, !tile.buffer<1xi64, shared>
+  return
+}
+
+// -----
+
+// Without a swizzle, several boxes would land box-major, not row-major.
+func.func @unswizzled_boxes(%m: !tile.tensormap<64x32xf16, swizzle = 0>, %i: index) {
+  %bar = tile.alloc : !tile.buffer<1xi64, shared>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  tile.producer {
+    // expected-error @below {{an unswizzled destination takes exactly one box; '!tile.buffer<64x64xf16, shared>' holds 2 boxes of '!tile.tensormap<64x32xf16, swizzle = 0>'}}
+    tile.tma_load %m[%i, %i] to %s, %bar[%i] : !tile.tensormap<64x32xf16, swizzle = 0>, !tile.buffer<64x64xf16, shared>, !tile.buffer<1xi64, shared>
+  }
+  return
+}
+
+// -----
+
+func.func @producer_barrier() {
+  // expected-error @below {{body runs on one thread and must not contain 'tile.barrier' (it waits for other threads)}}
+  tile.producer {
+    tile.barrier
+  }
+  return
+}
+
+// -----
+
+func.func @producer_thread() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  // expected-error @below {{thread 128 is not a thread of the kernel's block of 128 threads}}
+  tile.producer thread 128 {
+  }
+  return
+}
+
+// -----
+
+func.func @ws_block_barrier() {
+  // expected-error @below {{regions must not contain block-wide barriers ('tile.barrier'); use a named tile.barrier}}
+  tile.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} producer {
+    tile.barrier {id = 1 : i64, threads = 128 : i64}
+  } consumer {
+    tile.barrier
+  }
   return
 }

@@ -343,9 +343,13 @@ TEST(TensorMapPlanTest, RejectsBadValuesNamingMapAndField) {
                             "box=64, 128; swizzle=128",
                             vars),
                   "tensor map tmA: dims[1] = 4294967297 evaluates to "
-                  "4294967297, more than 2^32");
-  TensorMapPlan ok; // exactly 2^32 is allowed
-  EXPECT_TRUE(plan("base=A; dims=K, 4294967296; strides=K; box=64, 128; "
+                  "4294967297, more than 2^31 (TMA coordinates are 32-bit signed)");
+  EXPECT_CONTAINS(planError("base=A; dims=K, 2147483649; strides=K; "
+                            "box=64, 128; swizzle=128",
+                            vars),
+                  "more than 2^31");
+  TensorMapPlan ok; // exactly 2^31 is allowed
+  EXPECT_TRUE(plan("base=A; dims=K, 2147483648; strides=K; box=64, 128; "
                    "swizzle=128",
                    vars, ok)
                   .ok());

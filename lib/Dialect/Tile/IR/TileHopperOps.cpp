@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::gdn::tile;
@@ -87,6 +88,11 @@ LogicalResult TmaLoadOp::verify() {
     return emitOpError("TMA loads into #tile.swizzle<")
            << swizzle << "> are not supported: only 128-byte swizzled or "
                          "unswizzled destinations match the TMA layout";
+  // Without a swizzle the boxes would land box-major (box b at b times the
+  // box's bytes), not in the destination's row-major order.
+  if (getNumBoxes() > 1 && swizzle == 0)
+    return emitOpError("an unswizzled destination takes exactly one box; ")
+           << dst << " holds " << getNumBoxes() << " boxes of " << map;
   if (getNumBoxes() > 1 && swizzle != 0 &&
       fullBox.back() * dst.getElementBytes() != swizzle)
     return emitOpError("several boxes along the innermost dimension need "
@@ -152,6 +158,36 @@ LogicalResult ProducerOp::verify() {
     return emitOpError("body takes no arguments");
   if ((*this)->getParentOfType<ProducerOp>())
     return emitOpError("producer regions do not nest");
+  // One thread runs the body: a barrier there waits for threads that never
+  // come.
+  WalkResult r = getBody().walk([&](Operation *op) {
+    if (isa<BarrierOp, ReduceOp>(op)) {
+      emitOpError("body runs on one thread and must not contain '")
+          << op->getName() << "' (it waits for other threads)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (r.wasInterrupted())
+    return failure();
+  // The thread must exist in the kernel's block.
+  if (auto func = (*this)->getParentOfType<FunctionOpInterface>()) {
+    auto warps = func->getAttrOfType<IntegerAttr>(
+        TileDialect::getNumWarpsAttrName());
+    auto extra = func->getAttrOfType<IntegerAttr>(
+        TileDialect::getProducerWarpsAttrName());
+    int64_t producerWarps = extra ? extra.getInt() : 0;
+    if (auto ws = (*this)->getParentOfType<WarpSpecializeOp>())
+      producerWarps = ws.getProducerWarps();
+    if (warps && warps.getInt() > 0 &&
+        (getThread() < 0 ||
+         getThread() >= 32 * (warps.getInt() + producerWarps)))
+      return emitOpError("thread ")
+             << getThread() << " is not a thread of the kernel's block of "
+             << 32 * (warps.getInt() + producerWarps) << " threads";
+  } else if (getThread() < 0) {
+    return emitOpError("thread must be non-negative");
+  }
   return success();
 }
 
@@ -170,6 +206,21 @@ LogicalResult WarpSpecializeOp::verify() {
              << regs;
   if ((*this)->getParentOfType<WarpSpecializeOp>())
     return emitOpError("warp_specialize does not nest");
+  // Block-wide barriers would wait for the other role's warps, which never
+  // reach them: the regions synchronize with named barriers only.
+  for (Region *r : {&getProducer(), &getConsumer()}) {
+    WalkResult w = r->walk([&](Operation *op) {
+      auto barrier = dyn_cast<BarrierOp>(op);
+      if ((barrier && !barrier.getId()) || isa<ReduceOp>(op)) {
+        emitOpError("regions must not contain block-wide barriers ('")
+            << op->getName() << "'); use a named tile.barrier";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (w.wasInterrupted())
+      return failure();
+  }
   return success();
 }
 

@@ -76,10 +76,11 @@ AllocOp rootAlloc(Value v) {
 /// Shared buffers whose accesses mbarriers order instead of block barriers:
 /// the barrier objects themselves and the stages TMA loads write (the ring
 /// of tile-pipeline makes every reader wait on the stage's full barrier and
-/// release it through its empty barrier before the next load).
-DenseSet<Operation *> mbarrierOrdered;
+/// release it through its empty barrier before the next load). One set per
+/// kernel, owned by the pass run (kernels are processed in parallel).
+using OrderedAllocs = DenseSet<Operation *>;
 
-std::optional<Range> rangeOf(Value v) {
+std::optional<Range> rangeOf(Value v, const OrderedAllocs &mbarrierOrdered) {
   auto alloc = rootAlloc(v);
   if (!alloc || mbarrierOrdered.contains(alloc))
     return std::nullopt;
@@ -107,17 +108,20 @@ struct InsertBarriersPass
   /// `insert` is set (the final sweep, after loops reached their fixpoint).
   void visitBlock(Block &block, State &state, bool insert);
   void visitOp(Operation *op, State &state, bool insert);
+
+  OrderedAllocs mbarrierOrdered;
 };
 
 /// Shared ranges an op reads and writes synchronously: its memory effects,
 /// with those of the ops in its regions for ops with recursive memory
 /// effects (a tile.load in a tile.map body). An op whose effects are not
 /// known writes every buffer operand (of the ops nested in it, too).
-void sharedEffects(Operation *op, RangeSet &reads, RangeSet &writes) {
+void sharedEffects(Operation *op, const OrderedAllocs &ordered,
+                   RangeSet &reads, RangeSet &writes) {
   auto addUse = [&](Value v, bool isWrite) {
     if (!isa<BufferType>(v.getType()))
       return;
-    if (auto r = rangeOf(v))
+    if (auto r = rangeOf(v, ordered))
       (isWrite ? writes : reads).add(*r);
   };
   std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
@@ -150,10 +154,6 @@ void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
   if (isa<TmaLoadOp, MBarrierInitOp, MBarrierArriveOp, MBarrierWaitOp,
           GemmWaitOp>(op))
     return; // ordered by mbarriers (see mbarrierOrdered)
-  if (auto producer = dyn_cast<ProducerOp>(op)) {
-    visitBlock(producer.getBody().front(), state, insert);
-    return;
-  }
   if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
     // Landed copies are writes of other threads until the next barrier.
     state.writes.add(state.pending);
@@ -162,7 +162,7 @@ void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
     return;
   }
   if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
-    if (auto r = rangeOf(copy.getDest())) {
+    if (auto r = rangeOf(copy.getDest(), mbarrierOrdered)) {
       // Overwriting bytes someone may still read is a hazard at issue time.
       if (state.reads.overlaps(*r) || state.writes.overlaps(*r)) {
         if (insert) {
@@ -211,10 +211,14 @@ void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
   RangeSet reads, writes;
   if (op->getNumRegions() == 0 ||
       op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
-    sharedEffects(op, reads, writes);
+    sharedEffects(op, mbarrierOrdered, reads, writes);
   } else {
-    // Other region ops: the op and everything in it, as a whole.
-    op->walk([&](Operation *inner) { sharedEffects(inner, reads, writes); });
+    // Other region ops (tile.producer, whose single thread cannot take part
+    // in a block barrier): the op and everything in it, as a whole, with
+    // any barrier placed before the op.
+    op->walk([&](Operation *inner) {
+      sharedEffects(inner, mbarrierOrdered, reads, writes);
+    });
   }
   bool hazard = false;
   for (const Range &r : reads.ranges)

@@ -250,7 +250,64 @@ FailureOr<TmaPlan> planTma(CopyOp copy, func::FuncOp kernel,
     why = "the tile's rows are not whole boxes";
     return failure();
   }
+  // Each stage of the ring is a TMA destination: 128-byte aligned, 1024
+  // with the 128-byte swizzle (whose pattern repeats every 8 rows of 128
+  // bytes). The N-stage buffer's base is aligned by tile-plan-shared-memory;
+  // the stages follow at multiples of the tile's bytes.
+  int64_t tileBytes = dst.getNumElements() * eb;
+  int64_t align = plan.swizzle ? 1024 : 128;
+  if (tileBytes % align != 0) {
+    why = "the tile's " + std::to_string(tileBytes) +
+          " bytes would put ring stages off the " + std::to_string(align) +
+          "-byte alignment TMA destinations need";
+    return failure();
+  }
+  // Tensor strides must be multiples of 16 bytes; the runtime checks the
+  // symbolic ones, static ones are checked here (cp.async has no such
+  // limit, so a kernel falls back rather than fail at launch).
+  for (int64_t d = 0; d + 1 < rank; ++d) {
+    int64_t stride = eb;
+    bool known = true;
+    for (int64_t e = d + 1; e < rank && known; ++e) {
+      int64_t n = viewType.getShape()[e];
+      known = !ShapedType::isDynamic(n);
+      stride *= known ? n : 1;
+    }
+    if (known && stride % 16 != 0) {
+      why = "tensor dimension " + std::to_string(d) + " has a stride of " +
+            std::to_string(stride) + " bytes, not a multiple of 16";
+      return failure();
+    }
+  }
   return plan;
+}
+
+/// Where a TMA ring can go: at the kernel's top level, or directly in one
+/// loop there whose iterations do not change the ring loop's trip count
+/// (the ring numbers its iterations across the outer loop's). Returns the
+/// outer loop (null at top level), or failure with the reason in `why`.
+FailureOr<Operation *> ringPlacement(ForOp loop, func::FuncOp kernel,
+                                     std::string &why) {
+  Operation *parent = loop->getParentOp();
+  if (parent == kernel.getOperation())
+    return static_cast<Operation *>(nullptr);
+  if (!isa<ForOp, scf::ForOp>(parent)) {
+    why = "the loop is nested in '" + parent->getName().getStringRef().str() +
+          "'; a TMA ring must be at the top level of the kernel or directly "
+          "in a loop there";
+    return failure();
+  }
+  if (parent->getParentOp() != kernel.getOperation()) {
+    why = "a TMA ring may be nested in one loop only";
+    return failure();
+  }
+  for (Value v : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
+    if (parent->isAncestor(v.getParentRegion()->getParentOp())) {
+      why = "the loop's trip count changes between iterations of the "
+            "enclosing loop";
+      return failure();
+    }
+  return parent;
 }
 
 /// The tensor-map kernel arguments of one kernel, one per distinct
@@ -376,13 +433,16 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
     func::FuncOp kernel = loop->getParentOfType<func::FuncOp>();
     SmallVector<TmaPlan, 2> plans;
     std::string why;
+    bool placed = succeeded(ringPlacement(loop, kernel, why));
     for (Producer &p : producers) {
+      if (!placed)
+        break;
       FailureOr<TmaPlan> plan = planTma(p.copy, kernel, why);
       if (failed(plan))
         break;
       plans.push_back(*plan);
     }
-    if (plans.size() == producers.size())
+    if (placed && plans.size() == producers.size())
       return pipelineTma(loop, producers, plans);
     loop.emitRemark("pipelined with cp.async instead of TMA: ") << why;
   }
@@ -586,29 +646,19 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
   // The ring's iterations are numbered across all executions of the loop,
   // so that stages and phases continue where the previous execution (an
   // earlier tile of a persistent kernel) left them: g = base + iteration.
-  Operation *parent = loop->getParentOp();
+  std::string why;
+  FailureOr<Operation *> parent = ringPlacement(loop, kernel, why);
+  if (failed(parent)) // pipeline() checked
+    return loop.emitOpError(why);
   Value outerIv, outerLb, outerStep;
-  if (parent != kernel.getOperation()) {
-    if (auto f = dyn_cast<ForOp>(parent)) {
-      outerIv = f.getInductionVar();
-      outerLb = f.getLowerBound();
-      outerStep = f.getStep();
-    } else if (auto f = dyn_cast<scf::ForOp>(parent)) {
-      outerIv = f.getInductionVar();
-      outerLb = f.getLowerBound();
-      outerStep = f.getStep();
-    } else {
-      return loop.emitOpError("a TMA-pipelined loop must be at the top level "
-                              "of the kernel or directly in a loop there");
-    }
-    if (parent->getParentOp() != kernel.getOperation())
-      return loop.emitOpError("a TMA-pipelined loop may be nested in one "
-                              "loop only");
-    for (Value v : {lb, ub, step})
-      if (parent->isAncestor(v.getParentRegion()->getParentOp()))
-        return loop.emitOpError("the trip count of a TMA-pipelined loop must "
-                                "not change between iterations of the "
-                                "enclosing loop");
+  if (auto f = dyn_cast_or_null<ForOp>(*parent)) {
+    outerIv = f.getInductionVar();
+    outerLb = f.getLowerBound();
+    outerStep = f.getStep();
+  } else if (auto f = dyn_cast_or_null<scf::ForOp>(*parent)) {
+    outerIv = f.getInductionVar();
+    outerLb = f.getLowerBound();
+    outerStep = f.getStep();
   }
 
   // N-stage buffers, and the full/empty barriers of the ring at the
@@ -791,6 +841,13 @@ void PipelinePass::runOnOperation() {
   auto engine =
       kernel->getAttrOfType<StringAttr>(TileDialect::getCopyEngineAttrName());
   useTma = engine && engine.getValue() == "tma";
+  if (useTma && (!kernel->hasAttr(TileDialect::getKernelAttrName()) ||
+                 !kernel->getAttrOfType<IntegerAttr>(
+                     TileDialect::getNumWarpsAttrName()))) {
+    kernel.emitError("tile.copy_engine applies to tile kernels (tile.kernel "
+                     "with tile.num_warps)");
+    return signalPassFailure();
+  }
   maps.emplace(TensorMaps{kernel, {}});
   SmallVector<ForOp> loops;
   getOperation().walk([&](ForOp loop) { loops.push_back(loop); });

@@ -43,10 +43,29 @@ bool onlyAllocates(Operation *op) {
   });
 }
 
+/// Whether every memory effect of `op` reads global memory.
+bool onlyReadsGlobal(Operation *op) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects || op->getNumRegions() != 0)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  return llvm::all_of(list, [](auto &e) {
+    if (!isa<MemoryEffects::Read>(e.getEffect()) || !e.getValue())
+      return false;
+    auto type = dyn_cast<BufferType>(e.getValue().getType());
+    return type && type.isGlobal();
+  });
+}
+
 /// The producer's program: keeps control flow, pure ops, allocations and
-/// tile.producer regions; drops every other op with memory effects.
-void stripToProducer(Block &block, int64_t producerThread) {
-  for (Operation &op : llvm::make_early_inc_range(block)) {
+/// tile.producer regions; drops every other op with memory effects. Walks
+/// the block backwards so that an op's users are gone before the op is
+/// looked at: an op whose result the kept control flow still uses (a loop
+/// bound loaded from global memory) stays when it only reads global memory,
+/// and is an error otherwise.
+LogicalResult stripToProducer(Block &block, int64_t producerThread) {
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
     if (auto prod = dyn_cast<ProducerOp>(op)) {
       prod.setThread(producerThread);
       continue;
@@ -56,14 +75,26 @@ void stripToProducer(Block &block, int64_t producerThread) {
     if (op.getNumRegions() != 0 && !isa<MapOp, ReduceOp>(op)) {
       for (Region &r : op.getRegions())
         for (Block &b : r)
-          stripToProducer(b, producerThread);
+          if (failed(stripToProducer(b, producerThread)))
+            return failure();
+      continue;
+    }
+    if (isOpTriviallyDead(&op)) {
+      op.erase();
       continue;
     }
     if (onlyAllocates(&op))
       continue;
-    op.dropAllUses();
+    if (!op.use_empty()) {
+      if (onlyReadsGlobal(&op))
+        continue;
+      return op.emitOpError("computes a value the producer warpgroup's "
+                            "control flow needs, but only global-memory "
+                            "reads can be repeated by the producer");
+    }
     op.erase();
   }
+  return success();
 }
 
 /// Removes dead ops (bottom-up, until nothing changes), including loops and
@@ -110,9 +141,14 @@ void WarpSpecializePass::runOnOperation() {
   };
   int64_t producerRegs = intOf("producer_registers", 40);
   int64_t consumerRegs = intOf("consumer_registers", 232);
-  int64_t numWarps =
-      cast<IntegerAttr>(kernel->getAttr(TileDialect::getNumWarpsAttrName()))
-          .getInt();
+  auto warpsAttr =
+      kernel->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName());
+  if (!kernel->hasAttr(TileDialect::getKernelAttrName()) || !warpsAttr) {
+    kernel.emitError("tile.warp_specialize applies to tile kernels "
+                     "(tile.kernel with tile.num_warps)");
+    return signalPassFailure();
+  }
+  int64_t numWarps = warpsAttr.getInt();
   int64_t consumerThreads = 32 * numWarps;
   if (numWarps % kWarpgroupWarps != 0) {
     kernel.emitError("warp specialization needs whole consumer warpgroups: "
@@ -125,11 +161,25 @@ void WarpSpecializePass::runOnOperation() {
         << numWarps << " warps; a block has at most 32";
     return signalPassFailure();
   }
-  if (producerRegs * 32 * kWarpgroupWarps + consumerRegs * consumerThreads >
-      65536) {
-    kernel.emitError("register budget of the warpgroups (")
-        << producerRegs << " x 128 + " << consumerRegs << " x "
-        << consumerThreads << ") exceeds the 65536 registers of an SM";
+  // setmaxnreg moves registers between the warpgroups of a block: every
+  // thread starts with what ptxas allocates for the whole block (at most
+  // 65536 / threads, rounded down to 8), the producer gives some back with
+  // .dec and the consumers take them with .inc, which blocks until the
+  // registers are there. So P <= entry <= C and P x 128 + C x consumers
+  // must fit in entry x threads, or the consumers wait forever.
+  int64_t threads = 32 * (numWarps + kWarpgroupWarps);
+  int64_t entryRegs = std::min<int64_t>(256, 65536 / threads / 8 * 8);
+  int64_t needed = producerRegs * 32 * kWarpgroupWarps +
+                   consumerRegs * consumerThreads;
+  if (producerRegs > entryRegs || consumerRegs < entryRegs ||
+      needed > entryRegs * threads) {
+    kernel.emitError("register budget of the warpgroups: producer ")
+        << producerRegs << " x 128 + consumers " << consumerRegs << " x "
+        << consumerThreads << " = " << needed
+        << " registers must fit the block's " << entryRegs << " x "
+        << threads << " = " << entryRegs * threads
+        << ", with producer_registers <= " << entryRegs
+        << " <= consumer_registers";
     return signalPassFailure();
   }
 
@@ -166,12 +216,23 @@ void WarpSpecializePass::runOnOperation() {
   consumer->getOperations().splice(consumer->end(), entry.getOperations(),
                                    std::next(ws->getIterator()),
                                    terminator->getIterator());
+  // The consumers synchronize with a named barrier; ops whose lowering
+  // ends in a block-wide barrier would wait for the producer warpgroup.
+  WalkResult blockWide = consumer->walk([&](ReduceOp op) {
+    op.emitOpError("lowers to a block-wide barrier, which a warp-specialized "
+                   "kernel's consumers cannot use; compute the reduction "
+                   "before the rings or without tile.warp_specialize");
+    return WalkResult::interrupt();
+  });
+  if (blockWide.wasInterrupted())
+    return signalPassFailure();
   IRMapping mapping;
   OpBuilder pb = OpBuilder::atBlockEnd(producer);
   for (Operation &op : *consumer)
     pb.clone(op, mapping);
 
-  stripToProducer(*producer, consumerThreads);
+  if (failed(stripToProducer(*producer, consumerThreads)))
+    return signalPassFailure();
   eraseDeadOps(ws.getProducer());
 
   consumer->walk([&](Operation *op) {

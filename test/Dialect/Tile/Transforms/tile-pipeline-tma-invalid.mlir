@@ -26,7 +26,7 @@ func.func @narrowed(%pq: !tile.ptr<f16>, %T: i32, %bos: index, %len: index)
 // -----
 
 // The ring counts iterations across the executions of a loop; it cannot if
-// the trip count changes from one execution to the next.
+// the trip count changes from one execution to the next: cp.async instead.
 
 func.func @varying_trip(%pa: !tile.ptr<f16>, %M: i32, %K: i32)
     attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
@@ -41,7 +41,7 @@ func.func @varying_trip(%pa: !tile.ptr<f16>, %M: i32, %K: i32)
   %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
   tile.for %t = %c0 to %c4 step %c1 stages 1 {
     %ub = arith.muli %t, %c64 : index
-    // expected-error @below {{the trip count of a TMA-pipelined loop must not change between iterations of the enclosing loop}}
+    // expected-remark @below {{pipelined with cp.async instead of TMA: the loop's trip count changes between iterations of the enclosing loop}}
     tile.for %kk = %c0 to %ub step %c64 stages 2 {
       tile.copy %A[%c0, %kk] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
       tile.copy %s to %f : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
@@ -66,6 +66,69 @@ func.func @swizzle64(%pa: !tile.ptr<f16>, %M: i32, %K: i32)
   tile.for %kk = %c0 to %k step %c32 stages 2 {
     tile.copy %A[%c0, %kk] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x32xf16, shared, #tile.swizzle<64>>
     tile.copy %s to %f : !tile.buffer<64x32xf16, shared, #tile.swizzle<64>> to !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}
+
+// -----
+
+// A ring loop under a branch: cp.async (the ring's numbering needs the loop
+// at the top level or directly in a loop there).
+func.func @under_if(%pa: !tile.ptr<f16>, %M: i32, %K: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m = arith.index_cast %M : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  %cnd = arith.cmpi sgt, %m, %c0 : index
+  scf.if %cnd {
+    // expected-remark @below {{pipelined with cp.async instead of TMA: the loop is nested in 'scf.if'; a TMA ring must be at the top level of the kernel or directly in a loop there}}
+    tile.for %kk = %c0 to %k step %c64 stages 2 {
+      tile.copy %A[%c0, %kk] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+      tile.copy %s to %f : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+    }
+  }
+  return
+}
+
+// -----
+
+// 32-byte tiles would put the stages of the ring 32 bytes apart; TMA
+// destinations are 128-byte aligned.
+func.func @small_stage(%pg: !tile.ptr<f16>, %T: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %t = arith.index_cast %T : i32 to index
+  %G = tile.view %pg[%t] : !tile.ptr<f16> -> !tile.buffer<?xf16, global>
+  %s = tile.alloc : !tile.buffer<16xf16, shared>
+  %f = tile.alloc : !tile.buffer<16xf32, fragment>
+  // expected-remark @below {{pipelined with cp.async instead of TMA: the tile's 32 bytes would put ring stages off the 128-byte alignment TMA destinations need}}
+  tile.for %i = %c0 to %t step %c16 stages 3 {
+    tile.copy %G[%i] to %s : !tile.buffer<?xf16, global> to !tile.buffer<16xf16, shared>
+    tile.copy %s to %f : !tile.buffer<16xf16, shared> to !tile.buffer<16xf32, fragment>
+  }
+  return
+}
+
+// -----
+
+// Rows of 100 f16 (200 bytes): TMA strides are multiples of 16 bytes.
+func.func @odd_stride(%pa: !tile.ptr<f16>, %M: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m = arith.index_cast %M : i32 to index
+  %A = tile.view %pa[%m] : !tile.ptr<f16> -> !tile.buffer<?x100xf16, global>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  // expected-remark @below {{pipelined with cp.async instead of TMA: tensor dimension 0 has a stride of 200 bytes, not a multiple of 16}}
+  tile.for %i = %c0 to %m step %c64 stages 2 {
+    tile.copy %A[%i, %c0] to %s {masked} : !tile.buffer<?x100xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.copy %s to %f : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
   }
   return
 }

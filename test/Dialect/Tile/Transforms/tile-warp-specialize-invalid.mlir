@@ -25,7 +25,40 @@ func.func @too_many() attributes {tile.kernel, tile.num_warps = 32 : i64,
 
 // -----
 
-// expected-error @below {{register budget of the warpgroups (40 x 128 + 240 x 256) exceeds the 65536 registers of an SM}}
+// 40 x 128 + 240 x 256 = 66560 registers: more than the 168 x 384 = 64512
+// ptxas gives the block at entry, so the consumers' setmaxnreg.inc would
+// wait forever.
+// expected-error @below {{register budget of the warpgroups: producer 40 x 128 + consumers 240 x 256 = 66560 registers must fit the block's 168 x 384 = 64512, with producer_registers <= 168 <= consumer_registers}}
+func.func @budget() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 240 : i64}} {
+  return
+}
+
+// -----
+
+// Fits 65536 registers, not the 64512 the block has: 32 x 128 + 240 x 256.
+// expected-error @below {{register budget of the warpgroups: producer 32 x 128 + consumers 240 x 256 = 65536 registers must fit the block's 168 x 384 = 64512}}
+func.func @budget_entry() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 32 : i64, consumer_registers = 240 : i64}} {
+  return
+}
+
+// -----
+
+// The producer cannot setmaxnreg.dec to more registers than it has.
+// expected-error @below {{with producer_registers <= 168 <= consumer_registers}}
+func.func @inverted() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 232 : i64, consumer_registers = 40 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @below {{tile.warp_specialize applies to tile kernels (tile.kernel with tile.num_warps)}}
+func.func @not_a_kernel() attributes {
+    tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
+  return
+}
 func.func @budget() attributes {tile.kernel, tile.num_warps = 8 : i64,
     tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 240 : i64}} {
   return

@@ -122,6 +122,36 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
     `scf.for` with a barrier after the copies and one at the end of each
     iteration.
 
+    **TMA rings.** In kernels with `tile.copy_engine = "tma"`, a loop with
+    `N >= 2` whose copies all qualify becomes a ring of `N` stages ordered
+    by mbarriers instead of block barriers:
+
+    * each copy becomes a `tile.tma_load` through a `!tile.tensormap`
+      kernel argument the pass appends (its recipe, `tile.tensor_map` =
+      base pointer, symbolic dims and strides, goes to the manifest);
+    * `full[N]` (1 arrival + the transaction bytes) and `empty[N]`
+      (`32 * num_warps` arrivals) barriers are initialized at the kernel's
+      entry by one thread, followed by a block barrier;
+    * ring iteration `g` (counted across executions of the loop, so that a
+      persistent kernel's next tile continues the phases) uses stage
+      `g mod N` with parity `(g / N) mod 2`; the producer step (one thread,
+      in `tile.producer`) waits for `empty`, arrives on `full` with
+      `expect_tx` = the stage's bytes and issues the loads, `N - 1`
+      iterations ahead;
+    * consumers wait on `full`, run the body and release the stage by
+      arriving on `empty`; with asynchronous `tile.gemm`s the release of
+      a stage follows `tile.gemm_wait {pending = 1}` one iteration later, so
+      one wgmma group stays in flight.
+
+    A copy qualifies when its source is a `tile.view` of a kernel pointer
+    (through `tile.take`), the element type is f16, bf16 or f32, the
+    destination is unswizzled or `#tile.swizzle<128>`, boxes are at most
+    256 elements with 16-byte rows, each stage's bytes are a multiple of
+    128 (1024 when swizzled), static strides are multiples of 16 bytes, and
+    the loop is at the kernel's top level or directly in one loop whose
+    iterations keep its trip count. Otherwise the loop is pipelined with
+    cp.async and a remark says why.
+
     Before:
     ```mlir
     tile.for %k = %c0 to %K step %c64 stages 3 {
@@ -170,6 +200,10 @@ def TilePlanSharedMemory : Pass<"tile-plan-shared-memory", "::mlir::func::FuncOp
     swizzled buffers (the 128-byte swizzle pattern repeats every 1024 bytes,
     and TMA/wgmma need that alignment) and to `alignment` bytes otherwise.
     A kernel over the `max-bytes` limit is rejected with an error.
+    Buffers of a TMA ring (the N-stage destinations of `tile.tma_load` and
+    the mbarrier arrays) stay live for the whole kernel: the producer
+    warpgroup may fill a stage while the consumers are anywhere in their
+    program, so no other buffer may reuse their bytes.
 
     After:
     ```mlir
@@ -216,7 +250,10 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::func::FuncOp"> {
     state; no other op synchronizes internally (the blocked
     `tile.tril_inverse` arrives as phases, see `tile-expand-tril-inverse`).
     Accesses through `tile.slice` conservatively cover the whole
-    multi-buffered allocation.
+    multi-buffered allocation. The stages TMA loads write and the mbarrier
+    arrays are exempt: the ring's full/empty barriers order them. The body
+    of a `tile.producer` (one thread) is treated as a whole, so a barrier it
+    needs goes before it, never inside.
 
     Before:
     ```mlir
@@ -261,8 +298,15 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
       reaches them.
 
     Registers move from the producer to the consumers (`setmaxnreg.dec P`,
-    `setmaxnreg.inc C`; `P * 128 + C * 32 * num_warps` must fit the 64K
-    register file). Producer and consumers meet only at the rings' mbarriers,
+    `setmaxnreg.inc C`). Every thread starts with the registers ptxas gives
+    the block, `E = min(256, 65536 / threads rounded down to 8)`; `.inc`
+    blocks until the registers are free, so the pass requires
+    `P <= E <= C` and `P * 128 + C * 32 * num_warps <= E * threads`
+    (8 consumer warps: E = 168, and 40/232 uses all 64512).
+    A loop bound the producer needs may come from a global-memory load (it
+    repeats the load); one computed from shared memory or other effects is
+    an error, and so is a `tile.reduce` in the consumers (its lowering ends
+    in a block-wide barrier the producer never reaches). Producer and consumers meet only at the rings' mbarriers,
     so the producer runs up to `stages` loads ahead, across loop iterations
     and (in persistent kernels) across tiles. Runs after
     `tile-insert-barriers`.

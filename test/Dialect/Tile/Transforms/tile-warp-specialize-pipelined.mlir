@@ -1,0 +1,97 @@
+// RUN: gdn-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tile-pipeline,tile-warp-specialize))' | FileCheck %s
+
+// Warp specialization of kernels tile-pipeline puts on a TMA ring, where
+// the producer's program depends on what the rest of the kernel computes.
+
+// A ring whose trip count is loaded from global memory (a varlen length):
+// the producer warpgroup repeats the load to run the same loop.
+// CHECK-LABEL: func.func @global_bound
+// CHECK:       tile.warp_specialize {consumer_registers = 256 : i64, producer_registers = 40 : i64, producer_warps = 4 : i64} producer {
+// CHECK:         %[[LEN:.*]] = tile.load %{{.*}}[%{{.*}}] : !tile.buffer<?xi32, global>
+// CHECK:         arith.index_cast %[[LEN]]
+// CHECK:         tile.producer thread 128
+// CHECK:       } consumer {
+// CHECK:         tile.load %{{.*}}[%{{.*}}] : !tile.buffer<?xi32, global>
+// CHECK:         tile.gemm
+// CHECK-NOT:     tile.producer
+func.func @global_bound(%pa: !tile.ptr<f16> {tile.name = "A"}, %pn: !tile.ptr<i32> {tile.name = "lens"}, %pc: !tile.ptr<f32> {tile.name = "C"},
+             %M: i32 {tile.name = "M"}, %K: i32 {tile.name = "K"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 256 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %m = arith.index_cast %M : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %L = tile.view %pn[%c1] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+  %C = tile.view %pc[%m] : !tile.ptr<f32> -> !tile.buffer<?x64xf32, global>
+  %len32 = tile.load %L[%c0] : !tile.buffer<?xi32, global>
+  %len = arith.index_cast %len32 : i32 to index
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %sB = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.fill %acc, %zero : !tile.buffer<64x64xf32, fragment>, f32
+  tile.for %kk = %c0 to %len step %c64 stages 3 {
+    tile.copy %A[%c0, %kk] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.copy %A[%c0, %kk] to %sB : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.gemm %sA, %sB, %acc {transpose_b} : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  }
+  tile.copy %acc to %C[%c0, %c0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x64xf32, global>
+  return
+}
+
+// -----
+
+// A trip count read from shared memory the consumers may write: the
+// producer cannot repeat that read.
+func.func @shared_bound(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {tile.name = "M"}, %K: i32 {tile.name = "K"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 256 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m = arith.index_cast %M : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %cnt = tile.alloc : !tile.buffer<1xi32, shared>
+  // expected-error @below {{computes a value the producer warpgroup's control flow needs, but only global-memory reads can be repeated by the producer}}
+  %len32 = tile.load %cnt[%c0] : !tile.buffer<1xi32, shared>
+  %len = arith.index_cast %len32 : i32 to index
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %kk = %c0 to %len step %c64 stages 3 {
+    tile.copy %A[%c0, %kk] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.copy %sA to %f : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}
+
+// -----
+
+func.func @consumer_reduce(%pa: !tile.ptr<f16> {tile.name = "A"}, %pc: !tile.ptr<f32> {tile.name = "C"},
+             %M: i32 {tile.name = "M"}, %K: i32 {tile.name = "K"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 256 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %m = arith.index_cast %M : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %C = tile.view %pc[%m] : !tile.ptr<f32> -> !tile.buffer<?xf32, global>
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %sB = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  %row = tile.alloc : !tile.buffer<64xf32, fragment>
+  tile.fill %acc, %zero : !tile.buffer<64x64xf32, fragment>, f32
+  tile.for %kk = %c0 to %k step %c64 stages 3 {
+    tile.copy %A[%c0, %kk] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.copy %A[%c0, %kk] to %sB : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.gemm %sA, %sB, %acc {transpose_b} : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  }
+  // expected-error @below {{lowers to a block-wide barrier, which a warp-specialized kernel's consumers cannot use; compute the reduction before the rings or without tile.warp_specialize}}
+  tile.reduce add %acc, %row {dim = 1} : !tile.buffer<64x64xf32, fragment> -> !tile.buffer<64xf32, fragment>
+  tile.copy %row to %C[%c0] : !tile.buffer<64xf32, fragment> to !tile.buffer<?xf32, global>
+  return
+}
