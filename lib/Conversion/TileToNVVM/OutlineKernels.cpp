@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gdn/Conversion/Passes.h"
+#include "LoweringUtils.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -32,17 +33,6 @@ std::string manifestType(Type t) {
   else
     os << t;
   return s;
-}
-
-/// Threads per block of a kernel: its compute warps and the producer
-/// warpgroup tile-warp-specialize added.
-int64_t blockThreadsOf(func::FuncOp func) {
-  int64_t threads = 0;
-  for (StringRef name : {TileDialect::getNumWarpsAttrName(),
-                         TileDialect::getProducerWarpsAttrName()})
-    if (auto warps = func->getAttrOfType<IntegerAttr>(name))
-      threads += 32 * warps.getInt();
-  return threads;
 }
 
 struct TileOutlineKernelsPass
