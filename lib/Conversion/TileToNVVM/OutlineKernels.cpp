@@ -59,13 +59,19 @@ void TileOutlineKernelsPass::runOnOperation() {
     llvm::append_range(kernelInfos, existing.getValue());
   Builder b(ctx);
   for (func::FuncOp func : kernels) {
-    if (!func->hasAttr(TileDialect::getSharedMemoryBytesAttrName()))
-      for (AllocOp alloc : func.getOps<AllocOp>())
-        if (cast<BufferType>(alloc.getType()).isShared()) {
-          alloc.emitOpError("kernel uses shared memory but has no plan; run "
-                            "tile-plan-shared-memory first");
-          return signalPassFailure();
-        }
+    if (!func->hasAttr(TileDialect::getSharedMemoryBytesAttrName())) {
+      // Anywhere in the body (allocations in loops, branches and
+      // tile.warp_specialize regions too).
+      WalkResult unplanned = func.walk([&](AllocOp alloc) {
+        if (!cast<BufferType>(alloc.getType()).isShared())
+          return WalkResult::advance();
+        alloc.emitOpError("kernel uses shared memory but has no plan; run "
+                          "tile-plan-shared-memory first");
+        return WalkResult::interrupt();
+      });
+      if (unplanned.wasInterrupted())
+        return signalPassFailure();
+    }
     SmallVector<Attribute> params;
     SmallVector<NamedAttribute> tensorMaps;
     for (auto [i, t] : llvm::enumerate(func.getArgumentTypes())) {

@@ -81,3 +81,19 @@ module @unplanned {
     return
   }
 }
+
+// -----
+
+// Error: an unplanned shared buffer inside a loop counts too.
+
+module @unplanned_nested {
+  func.func @k(%n: index) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %i = %c0 to %n step %c1 {
+      // expected-error @below {{'tile.alloc' op kernel uses shared memory but has no plan; run tile-plan-shared-memory first}}
+      %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+    }
+    return
+  }
+}
