@@ -9,6 +9,7 @@
 #include "gdn/Dialect/Tile/IR/TileLimits.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
+#include "RingUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -65,13 +66,6 @@ struct State {
     return reads == o.reads && writes == o.writes && pending == o.pending;
   }
 };
-
-/// The shared allocation a buffer value comes from, through slices.
-AllocOp rootAlloc(Value v) {
-  while (auto slice = v.getDefiningOp<SliceOp>())
-    v = slice.getSource();
-  return v.getDefiningOp<AllocOp>();
-}
 
 /// Shared buffers whose accesses mbarriers order instead of block barriers:
 /// the barrier objects themselves and the stages TMA loads write (the ring
@@ -251,19 +245,7 @@ void InsertBarriersPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
     return;
-  mbarrierOrdered.clear();
-  func.walk([&](Operation *op) {
-    if (auto load = dyn_cast<TmaLoadOp>(op)) {
-      if (AllocOp a = rootAlloc(load.getDest()))
-        mbarrierOrdered.insert(a);
-      if (AllocOp a = rootAlloc(load.getBarriers()))
-        mbarrierOrdered.insert(a);
-    }
-    for (Value v : op->getOperands())
-      if (isa<MBarrierInitOp, MBarrierArriveOp, MBarrierWaitOp>(op))
-        if (AllocOp a = rootAlloc(v))
-          mbarrierOrdered.insert(a);
-  });
+  mbarrierOrdered = collectRingAllocs(func);
   State state;
   visitBlock(func.getBody().front(), state, /*insert=*/true);
 }

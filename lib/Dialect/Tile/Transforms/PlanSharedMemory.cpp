@@ -8,6 +8,7 @@
 #include "gdn/Dialect/Tile/IR/TileLimits.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
+#include "RingUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -73,20 +74,7 @@ void PlanSharedMemoryPass::runOnOperation() {
   // a producer warpgroup (tile-warp-specialize) fills stages for the next
   // tile while the consumers still work on this one, so no other buffer
   // may reuse their bytes.
-  DenseSet<Operation *> rings;
-  auto rootAlloc = [](Value v) -> Operation * {
-    while (auto slice = v.getDefiningOp<SliceOp>())
-      v = slice.getSource();
-    return v.getDefiningOp<AllocOp>();
-  };
-  func.walk([&](TmaLoadOp load) {
-    rings.insert(rootAlloc(load.getDest()));
-    rings.insert(rootAlloc(load.getBarriers()));
-  });
-  func.walk([&](Operation *op) {
-    if (isa<MBarrierInitOp, MBarrierArriveOp, MBarrierWaitOp>(op))
-      rings.insert(rootAlloc(op->getOperand(0)));
-  });
+  DenseSet<Operation *> rings = collectRingAllocs(func);
 
   SmallVector<Interval> intervals;
   WalkResult walk = func.walk([&](AllocOp alloc) -> WalkResult {
