@@ -131,7 +131,7 @@ struct ReduceLowering : TilePattern<ReduceOp> {
           b.create<LLVM::StoreOp>(loc, src.load(bx, run.reg + i), ptr);
         }
       });
-    rewriter.create<NVVM::Barrier0Op>(loc);
+    createComputeBarrier(rewriter, loc, op);
     int64_t len = srcT.getShape()[op.getDim()];
     auto combine = [&](OpBuilder &b, Value x, Value y) -> Value {
       switch (op.getKind()) {
@@ -162,7 +162,7 @@ struct ReduceLowering : TilePattern<ReduceOp> {
           dst.store(bx, run.reg + i, accum);
         }
       });
-    rewriter.create<NVVM::Barrier0Op>(loc);
+    createComputeBarrier(rewriter, loc, op);
     rewriter.eraseOp(op);
     return success();
   }

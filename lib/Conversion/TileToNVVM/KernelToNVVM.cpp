@@ -62,7 +62,8 @@ struct KernelFuncLowering : ConvertOpToLLVMPattern<func::FuncOp> {
     // The ops' lowerings still ask for these (numThreadsOf, usesWgmma:
     // the compute threads, not the producer's); removed after conversion.
     for (StringRef name : {TileDialect::getMmaEngineAttrName(),
-                           TileDialect::getNumWarpsAttrName()})
+                           TileDialect::getNumWarpsAttrName(),
+                           TileDialect::getProducerWarpsAttrName()})
       if (Attribute a = func->getAttr(name))
         llvmFunc->setAttr(name, a);
     if (auto regs = func->getAttrOfType<IntegerAttr>(

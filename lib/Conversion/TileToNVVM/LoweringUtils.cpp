@@ -120,6 +120,23 @@ int64_t blockThreadsOf(Operation *kernel) {
   return threads;
 }
 
+void createComputeBarrier(OpBuilder &b, Location loc, Operation *op) {
+  bool specialized = false;
+  for (Operation *p = op; p && !specialized; p = p->getParentOp())
+    specialized = isa<tile::WarpSpecializeOp>(p) ||
+                  p->hasAttr(TileDialect::getProducerWarpsAttrName());
+  if (!specialized) {
+    b.create<NVVM::Barrier0Op>(loc);
+    return;
+  }
+  Value id = b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                        b.getI32IntegerAttr(1));
+  Value threads = b.create<LLVM::ConstantOp>(
+      loc, b.getI32Type(),
+      b.getI32IntegerAttr(static_cast<int32_t>(numThreadsOf(op))));
+  b.create<NVVM::BarrierOp>(loc, id, threads);
+}
+
 bool usesWgmma(Operation *op) {
   for (Operation *p = op; p; p = p->getParentOp())
     if (auto e = p->getAttrOfType<StringAttr>(

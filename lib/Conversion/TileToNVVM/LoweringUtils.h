@@ -116,6 +116,12 @@ int64_t numThreadsOf(Operation *op);
 /// warpgroup that tile-warp-specialize added (tile.producer_warps).
 int64_t blockThreadsOf(Operation *kernel);
 
+/// A barrier over the compute threads of the kernel around `op`: bar.sync 0
+/// for the whole block, or, in a warp-specialized kernel (whose compute
+/// threads are the consumers; the producer warpgroup never reaches it), the
+/// consumers' named barrier 1 (bar.sync 1, 32 * tile.num_warps).
+void createComputeBarrier(OpBuilder &b, Location loc, Operation *op);
+
 /// Whether the kernel around `op` uses wgmma (tile.mma_engine = "wgmma").
 bool usesWgmma(Operation *op);
 

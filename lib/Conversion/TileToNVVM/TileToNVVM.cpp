@@ -82,6 +82,7 @@ void ConvertTileToNVVMPass::runOnOperation() {
     gpuModule.walk([&](LLVM::LLVMFuncOp f) {
       f->removeAttr(TileDialect::getMmaEngineAttrName());
       f->removeAttr(TileDialect::getNumWarpsAttrName());
+      f->removeAttr(TileDialect::getProducerWarpsAttrName());
     });
     gpuModule.walk([&](LLVM::InlineAsmOp op) {
       if (op.getAsmString().starts_with("mma.sync"))

@@ -207,11 +207,12 @@ LogicalResult WarpSpecializeOp::verify() {
   if ((*this)->getParentOfType<WarpSpecializeOp>())
     return emitOpError("warp_specialize does not nest");
   // Block-wide barriers would wait for the other role's warps, which never
-  // reach them: the regions synchronize with named barriers only.
+  // reach them: the regions synchronize with named barriers only (the
+  // barriers of tile.reduce lower to the consumers' named barrier).
   for (Region *r : {&getProducer(), &getConsumer()}) {
     WalkResult w = r->walk([&](Operation *op) {
       auto barrier = dyn_cast<BarrierOp>(op);
-      if ((barrier && !barrier.getId()) || isa<ReduceOp>(op)) {
+      if (barrier && !barrier.getId()) {
         emitOpError("regions must not contain block-wide barriers ('")
             << op->getName() << "'); use a named tile.barrier";
         return WalkResult::interrupt();

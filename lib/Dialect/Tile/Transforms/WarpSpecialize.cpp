@@ -216,16 +216,6 @@ void WarpSpecializePass::runOnOperation() {
   consumer->getOperations().splice(consumer->end(), entry.getOperations(),
                                    std::next(ws->getIterator()),
                                    terminator->getIterator());
-  // The consumers synchronize with a named barrier; ops whose lowering
-  // ends in a block-wide barrier would wait for the producer warpgroup.
-  WalkResult blockWide = consumer->walk([&](ReduceOp op) {
-    op.emitOpError("lowers to a block-wide barrier, which a warp-specialized "
-                   "kernel's consumers cannot use; compute the reduction "
-                   "before the rings or without tile.warp_specialize");
-    return WalkResult::interrupt();
-  });
-  if (blockWide.wasInterrupted())
-    return signalPassFailure();
   IRMapping mapping;
   OpBuilder pb = OpBuilder::atBlockEnd(producer);
   for (Operation &op : *consumer)

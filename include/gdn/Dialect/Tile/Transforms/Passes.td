@@ -305,8 +305,9 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     (8 consumer warps: E = 168, and 40/232 uses all 64512).
     A loop bound the producer needs may come from a global-memory load (it
     repeats the load); one computed from shared memory or other effects is
-    an error, and so is a `tile.reduce` in the consumers (its lowering ends
-    in a block-wide barrier the producer never reaches). Producer and consumers meet only at the rings' mbarriers,
+    an error. A `tile.reduce` in the consumers lowers its barriers to the
+    consumers' named barrier (convert-tile-to-nvvm sees
+    `tile.producer_warps`). Producer and consumers meet only at the rings' mbarriers,
     so the producer runs up to `stages` loads ahead, across loop iterations
     and (in persistent kernels) across tiles. Runs after
     `tile-insert-barriers`.

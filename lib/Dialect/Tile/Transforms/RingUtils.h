@@ -1,0 +1,48 @@
+//===- RingUtils.h - TMA/mbarrier ring helpers of the tile passes -*- C++ -*-===//
+//
+// What tile-plan-shared-memory and tile-insert-barriers both need to know
+// about the rings tile-pipeline builds (see Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_LIB_DIALECT_TILE_TRANSFORMS_RINGUTILS_H
+#define GDN_LIB_DIALECT_TILE_TRANSFORMS_RINGUTILS_H
+
+#include "gdn/Dialect/Tile/IR/TileOps.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::gdn::tile {
+
+/// The allocation a buffer value comes from, through tile.slice ops (null
+/// for views and block arguments).
+inline AllocOp rootAlloc(Value v) {
+  while (auto slice = v.getDefiningOp<SliceOp>())
+    v = slice.getSource();
+  return v.getDefiningOp<AllocOp>();
+}
+
+/// The shared allocations of `kernel`'s TMA rings: the stages TMA loads
+/// write and the mbarrier arrays. mbarriers order their accesses (not block
+/// barriers), and the producer warpgroup may touch them at any point of
+/// the consumers' program.
+inline llvm::DenseSet<Operation *> collectRingAllocs(Operation *kernel) {
+  llvm::DenseSet<Operation *> rings;
+  auto add = [&](Value v) {
+    if (AllocOp a = rootAlloc(v))
+      rings.insert(a);
+  };
+  kernel->walk([&](Operation *op) {
+    if (auto load = dyn_cast<TmaLoadOp>(op)) {
+      add(load.getDest());
+      add(load.getBarriers());
+    } else if (isa<MBarrierInitOp, MBarrierArriveOp, MBarrierWaitOp>(op)) {
+      add(op->getOperand(0));
+    }
+  });
+  return rings;
+}
+
+} // namespace mlir::gdn::tile
+
+#endif // GDN_LIB_DIALECT_TILE_TRANSFORMS_RINGUTILS_H
