@@ -1,7 +1,7 @@
 //===- GdnDriver.h - the GDN prefill check over a kernel sequence -*- C++ -*-=//
 //
 // meta.op = gdn_prefill: the manifests given together form one Gated
-// DeltaNet prefill forward (GDN.md §1), several kernels run in meta.order
+// DeltaNet prefill forward (docs/gdn-math.md §1), several kernels run in meta.order
 // with parameters bound by name (GdnSequence.h). Of manifests tagged with
 // meta.path, --cp on|off|auto picks the direct or the context-parallel path
 // (auto: the cost model of GdnCp.h on the problem's shape), and of a path's
