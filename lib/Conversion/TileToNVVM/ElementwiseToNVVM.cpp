@@ -110,9 +110,8 @@ struct ReduceLowering : TilePattern<ReduceOp> {
     auto srcT = cast<BufferType>(op.getSource().getType());
     auto dstT = cast<BufferType>(op.getDest().getType());
     auto scratchT = cast<BufferType>(op.getScratch().getType());
-    if (!srcT.getLayout() || !dstT.getLayout())
-      return op.emitOpError("fragments have no layout; run "
-                            "tile-assign-layouts first");
+    if (failed(requireLayouts(op, {op.getSource(), op.getDest()})))
+      return failure();
     Location loc = op.getLoc();
     Idx ix(rewriter, loc);
     Type f32 = rewriter.getF32Type();

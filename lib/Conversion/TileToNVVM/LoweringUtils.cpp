@@ -137,6 +137,14 @@ void createComputeBarrier(OpBuilder &b, Location loc, Operation *op) {
   b.create<NVVM::BarrierOp>(loc, id, threads);
 }
 
+LogicalResult requireLayouts(Operation *op, ValueRange fragments) {
+  for (Value v : fragments)
+    if (!cast<BufferType>(v.getType()).getLayout())
+      return op->emitOpError("fragments have no layout; run "
+                             "tile-assign-layouts first");
+  return success();
+}
+
 bool usesWgmma(Operation *op) {
   for (Operation *p = op; p; p = p->getParentOp())
     if (auto e = p->getAttrOfType<StringAttr>(

@@ -125,6 +125,10 @@ void createComputeBarrier(OpBuilder &b, Location loc, Operation *op);
 /// Whether the kernel around `op` uses wgmma (tile.mma_engine = "wgmma").
 bool usesWgmma(Operation *op);
 
+/// Fails with "fragments have no layout" on `op` unless every value (a
+/// fragment buffer) has a layout.
+LogicalResult requireLayouts(Operation *op, ValueRange fragments);
+
 /// Number of registers per thread of a fragment.
 int64_t fragmentRegs(tile::BufferType type, int64_t numThreads);
 

@@ -225,10 +225,8 @@ struct TrilInverseScaleLowering : TilePattern<TrilInverseScaleOp> {
   matchAndRewrite(TrilInverseScaleOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto t = cast<BufferType>(op.getSource().getType());
-    for (Value v : op.getBlocks())
-      if (!cast<BufferType>(v.getType()).getLayout())
-        return op.emitOpError("fragments have no layout; run "
-                              "tile-assign-layouts first");
+    if (failed(requireLayouts(op, op.getBlocks())))
+      return failure();
     Location loc = op.getLoc();
     Value dst = adaptor.getSource();
     Idx ix(rewriter, loc);
@@ -271,10 +269,8 @@ struct TrilInverseStoreLowering : TilePattern<TrilInverseStoreOp> {
   matchAndRewrite(TrilInverseStoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto t = cast<BufferType>(op.getDest().getType());
-    for (Value v : op.getBlocks())
-      if (!cast<BufferType>(v.getType()).getLayout())
-        return op.emitOpError("fragments have no layout; run "
-                              "tile-assign-layouts first");
+    if (failed(requireLayouts(op, op.getBlocks())))
+      return failure();
     Location loc = op.getLoc();
     Value dst = adaptor.getDest();
     Idx ix(rewriter, loc);

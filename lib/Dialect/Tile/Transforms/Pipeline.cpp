@@ -359,12 +359,44 @@ struct TensorMaps {
   }
 };
 
+/// Clones the body of `loop` (but its producer copies) at `ib` for
+/// induction value `iv`, with each producer's buffer replaced by stage
+/// `stage` of its N-stage buffer; `onClone` sees each original op and its
+/// clone.
+void cloneStageBody(
+    OpBuilder &ib, ForOp loop, Value iv, ArrayRef<Producer> producers,
+    ArrayRef<Value> staged, Value stage,
+    function_ref<void(Operation &, Operation *)> onClone = nullptr) {
+  Location loc = loop.getLoc();
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), iv);
+  for (auto [p, buf] : llvm::zip(producers, staged)) {
+    AllocOp buffer = p.buffer;
+    mapping.map(buffer.getResult(),
+                ib.create<SliceOp>(loc, buffer.getType(), buf, stage)
+                    .getResult());
+  }
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (llvm::any_of(producers,
+                     [&](const Producer &p) { return p.copy == &op; }))
+      continue;
+    Operation *clone = ib.clone(op, mapping);
+    if (onClone)
+      onClone(op, clone);
+  }
+}
+
 struct PipelinePass : impl::TilePipelineBase<PipelinePass> {
   using TilePipelineBase::TilePipelineBase;
   void runOnOperation() override;
   LogicalResult pipeline(ForOp loop);
   LogicalResult pipelineTma(ForOp loop, MutableArrayRef<Producer> producers,
                             MutableArrayRef<TmaPlan> plans);
+  /// The N-stage buffers of `producers` (one [N, ...] alloc beside each
+  /// buffer), after checking the stage count and that they fit in shared
+  /// memory.
+  FailureOr<SmallVector<Value>> allocStages(ForOp loop,
+                                            MutableArrayRef<Producer> producers);
 
   std::optional<TensorMaps> maps;
   bool useTma = false;
@@ -421,6 +453,45 @@ SmallVector<Producer> findProducers(ForOp loop) {
   return producers;
 }
 
+FailureOr<SmallVector<Value>>
+PipelinePass::allocStages(ForOp loop, MutableArrayRef<Producer> producers) {
+  int64_t numStages = loop.getNumStages();
+  // The verifier bounds the stage count; the N-stage buffers must still fit
+  // in a block's shared memory.
+  if (numStages > kMaxPipelineStages)
+    return loop.emitOpError("num_stages ")
+           << numStages << " exceeds the limit of " << kMaxPipelineStages;
+  for (Producer &p : producers) {
+    auto type = cast<BufferType>(p.buffer.getType());
+    std::optional<int64_t> bytes =
+        checkedSizeInBytes(type.getShape(), type.getElementBytes());
+    std::optional<int64_t> stagedBytes =
+        bytes ? checkedMul(*bytes, numStages) : bytes;
+    if (!stagedBytes || *stagedBytes > kMaxSharedBytesPerBlock)
+      return p.copy.emitOpError("pipelining over ")
+             << numStages << " stages needs "
+             << (stagedBytes ? *stagedBytes : INT64_MAX)
+             << " bytes for the shared buffer "
+             << formatShape(type.getShape(), type.getElementType())
+             << ", more than the " << kMaxSharedBytesPerBlock
+             << " bytes of shared memory of a block";
+  }
+
+  // N-stage buffers.
+  SmallVector<Value> staged;
+  for (Producer &p : producers) {
+    auto type = cast<BufferType>(p.buffer.getType());
+    SmallVector<int64_t> shape{numStages};
+    llvm::append_range(shape, type.getShape());
+    OpBuilder ab(p.buffer);
+    auto newType = BufferType::get(shape, type.getElementType(),
+                                   MemorySpace::Shared, type.getLayout());
+    staged.push_back(ab.create<AllocOp>(p.buffer.getLoc(), newType, nullptr));
+    ++numMultiBuffered;
+  }
+  return staged;
+}
+
 LogicalResult PipelinePass::pipeline(ForOp loop) {
   Location loc = loop.getLoc();
   int64_t numStages = loop.getNumStages();
@@ -473,39 +544,10 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
     return success();
   }
 
-  // The verifier bounds the stage count; the N-stage buffers must still fit
-  // in a block's shared memory.
-  if (numStages > kMaxPipelineStages)
-    return loop.emitOpError("num_stages ")
-           << numStages << " exceeds the limit of " << kMaxPipelineStages;
-  for (Producer &p : producers) {
-    auto type = cast<BufferType>(p.buffer.getType());
-    std::optional<int64_t> bytes =
-        checkedSizeInBytes(type.getShape(), type.getElementBytes());
-    std::optional<int64_t> stagedBytes =
-        bytes ? checkedMul(*bytes, numStages) : bytes;
-    if (!stagedBytes || *stagedBytes > kMaxSharedBytesPerBlock)
-      return p.copy.emitOpError("pipelining over ")
-             << numStages << " stages needs "
-             << (stagedBytes ? *stagedBytes : INT64_MAX)
-             << " bytes for the shared buffer "
-             << formatShape(type.getShape(), type.getElementType())
-             << ", more than the " << kMaxSharedBytesPerBlock
-             << " bytes of shared memory of a block";
-  }
-
-  // N-stage buffers.
-  SmallVector<Value> staged;
-  for (Producer &p : producers) {
-    auto type = cast<BufferType>(p.buffer.getType());
-    SmallVector<int64_t> shape{numStages};
-    llvm::append_range(shape, type.getShape());
-    OpBuilder ab(p.buffer);
-    auto newType = BufferType::get(shape, type.getElementType(),
-                                   MemorySpace::Shared, type.getLayout());
-    staged.push_back(ab.create<AllocOp>(p.buffer.getLoc(), newType, nullptr));
-    ++numMultiBuffered;
-  }
+  FailureOr<SmallVector<Value>> stagedOr = allocStages(loop, producers);
+  if (failed(stagedOr))
+    return failure();
+  SmallVector<Value> staged = std::move(*stagedOr);
 
   auto cst = [&](OpBuilder &bb, int64_t v) -> Value {
     return bb.create<arith::ConstantIndexOp>(loc, v);
@@ -563,18 +605,7 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
         ib.create<arith::RemSIOp>(loc, nextIter, stages));
   Value cur = ib.create<arith::RemSIOp>(loc, iter, stages);
 
-  IRMapping mapping;
-  mapping.map(loop.getInductionVar(), iv);
-  for (auto [p, buf] : llvm::zip(producers, staged))
-    mapping.map(p.buffer.getResult(),
-                ib.create<SliceOp>(loc, p.buffer.getType(), buf, cur)
-                    .getResult());
-  for (Operation &op : loop.getBody()->without_terminator()) {
-    if (llvm::any_of(producers,
-                     [&](const Producer &p) { return p.copy == &op; }))
-      continue;
-    ib.clone(op, mapping);
-  }
+  cloneStageBody(ib, loop, iv, producers, staged, cur);
 
   // Drain: no copy is in flight and every thread is done with the stages
   // before the space can be reused.
@@ -663,19 +694,10 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
 
   // N-stage buffers, and the full/empty barriers of the ring at the
   // kernel's entry (initialized by one thread, then a block barrier).
-  SmallVector<Value> staged;
-  for (Producer &p : producers) {
-    auto type = cast<BufferType>(p.buffer.getType());
-    SmallVector<int64_t> shape{numStages};
-    llvm::append_range(shape, type.getShape());
-    OpBuilder ab(p.buffer);
-    staged.push_back(ab.create<AllocOp>(
-        p.buffer.getLoc(),
-        BufferType::get(shape, type.getElementType(), MemorySpace::Shared,
-                        type.getLayout()),
-        nullptr));
-    ++numMultiBuffered;
-  }
+  FailureOr<SmallVector<Value>> stagedOr = allocStages(loop, producers);
+  if (failed(stagedOr))
+    return failure();
+  SmallVector<Value> staged = std::move(*stagedOr);
   auto barrierType = BufferType::get({numStages}, IntegerType::get(ctx, 64),
                                      MemorySpace::Shared);
   OpBuilder eb = OpBuilder::atBlockBegin(&kernel.getBody().front());
@@ -781,20 +803,12 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
   Value g = ib.create<arith::AddIOp>(loc, base, iter);
   Value cur = stageOf(ib, g);
   ib.create<MBarrierWaitOp>(loc, full, cur, parityOf(ib, g));
-  IRMapping mapping;
-  mapping.map(loop.getInductionVar(), iv);
-  for (auto [p, buf] : llvm::zip(producers, staged))
-    mapping.map(p.buffer.getResult(),
-                ib.create<SliceOp>(loc, p.buffer.getType(), buf, cur)
-                    .getResult());
-  for (Operation &op : loop.getBody()->without_terminator()) {
-    if (llvm::any_of(producers,
-                     [&](const Producer &p) { return p.copy == &op; }))
-      continue;
-    Operation *clone = ib.clone(op, mapping);
-    if (auto gemm = dyn_cast<GemmOp>(op); gemm && llvm::is_contained(asyncGemms, gemm))
-      cast<GemmOp>(clone).setAsync(true);
-  }
+  cloneStageBody(ib, loop, iv, producers, staged, cur,
+                 [&](Operation &op, Operation *clone) {
+                   if (auto gemm = dyn_cast<GemmOp>(op);
+                       gemm && llvm::is_contained(asyncGemms, gemm))
+                     cast<GemmOp>(clone).setAsync(true);
+                 });
   // Release the stage the consumers are done with: with asynchronous
   // wgmma that is the previous iteration's, once its group retired.
   if (!asyncGemms.empty()) {
