@@ -41,15 +41,15 @@ config.substitutions.append(("%gdn_kernels", os.path.join(config.gdn_src_root, "
 config.substitutions.append(("%gdn_src", config.gdn_src_root))
 config.substitutions.append(("%gdn_build", config.gdn_obj_root))
 # The forward variants that kernels/CMakeLists.txt builds (GDN_FORWARD_VARIANTS,
-# "BV:NW:NWS:SFX;..."), for templates that use @BV@: %instantiate-bv<BV>
+# "BV:NW:NWS:SFX:ENG;..."), for templates that use @BV@: %instantiate-bv<BV>
 # pipes a template (after @DT@) through one.
 for _variant in config.gdn_forward_variants.split(";"):
-    _bv, _nw, _nws, _sfx = (_variant.split(":") + [""] * 4)[:4]
-    _v = dict(BV=int(_bv), NW=_nw, NWS=_nws, SFX=_sfx,
+    _bv, _nw, _nws, _sfx, _eng = (_variant.split(":") + [""] * 5)[:5]
+    _v = dict(BV=int(_bv), NW=_nw, NWS=_nws, SFX=_sfx, ENG=_eng,
               NVT=128 // int(_bv), NVT2=256 // int(_bv))
     _name = "bv%d" % _v["BV"]
     _sed = " ".join("-e s/@%s@/%s/g" % (k, _v[k])
-                    for k in ["NVT2", "NVT", "NWS", "NW", "BV", "SFX"])
+                    for k in ["NVT2", "NVT", "NWS", "NW", "BV", "SFX", "ENG"])
     config.substitutions.append(("%%instantiate-%s" % _name, "sed " + _sed))
 
 tools = [

@@ -10,7 +10,8 @@
 // transposed ([N, K], K-major), the layout of K^T in Q K^T.
 //
 // The first two are the portable (sm_80+) path: mma.sync and cp.async; the
-// *_rs_wgmma kernels check wgmma with A in registers (RS). The Hopper
+// *_rs_wgmma kernels check wgmma with A in registers (RS), the *_wn2
+// kernels wgmma with two warpgroups splitting N. The Hopper
 // GEMM (TMA, mbarrier ring, warp specialization, asynchronous wgmma) is
 // gemm_hopper.mlir.in.
 
@@ -160,6 +161,77 @@ module @gemm {
       tile.gemm %fA, %sB, %acc {transpose_b} : !tile.buffer<128x64xbf16, fragment>, !tile.buffer<128x64xbf16, shared>, !tile.buffer<128x128xf32, fragment>
     }
     tile.copy %acc to %C[%m0, %n0] : !tile.buffer<128x128xf32, fragment> to !tile.buffer<?x?xf32, global>
+    return
+  }
+  // Two warpgroups splitting N (#tile.mma<warps = [4, 2], engine = wgmma>):
+  // each issues m64n32k16 on its 32 columns; with B [K][N] warpgroup 1's
+  // operand starts 64 bytes into the 128-byte swizzle box, with B [N][K]
+  // 32 rows in. The layout of the GDN chunk step's 64-row products.
+  func.func @gemm_f16_wgmma_wn2_64x64x64(
+      %pa: !tile.ptr<f16> {tile.name = "A"}, %pb: !tile.ptr<f16> {tile.name = "B"},
+      %pc: !tile.ptr<f32> {tile.name = "C"},
+      %M: i32 {tile.name = "M"}, %N: i32 {tile.name = "N"}, %K: i32 {tile.name = "K"})
+      attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma",
+                  tile.meta = {op = "gemm", block_m = 64 : i64, block_n = 64 : i64,
+                               block_k = 64 : i64, transpose_a = 0 : i64,
+                               transpose_b = 0 : i64, requires_divisible = 1 : i64}} {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    %m = arith.index_cast %M : i32 to index
+    %n = arith.index_cast %N : i32 to index
+    %k = arith.index_cast %K : i32 to index
+    %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+    %B = tile.view %pb[%k, %n] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+    %C = tile.view %pc[%m, %n] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+    %bx = tile.program_id x
+    %by = tile.program_id y
+    %n0 = arith.muli %bx, %c64 : index
+    %m0 = arith.muli %by, %c64 : index
+    %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+    %sB = tile.alloc : !tile.buffer<64x64xf16, shared>
+    %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+    tile.fill %acc, %zero : !tile.buffer<64x64xf32, fragment>, f32
+    tile.for %kk = %c0 to %k step %c64 stages 3 {
+      tile.copy %A[%m0, %kk] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+      tile.copy %B[%kk, %n0] to %sB : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+      tile.gemm %sA, %sB, %acc : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+    }
+    tile.copy %acc to %C[%m0, %n0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x?xf32, global>
+    return
+  }
+
+  func.func @gemm_bf16_nt_wgmma_wn2_64x64x64(
+      %pa: !tile.ptr<bf16> {tile.name = "A"}, %pb: !tile.ptr<bf16> {tile.name = "B"},
+      %pc: !tile.ptr<f32> {tile.name = "C"},
+      %M: i32 {tile.name = "M"}, %N: i32 {tile.name = "N"}, %K: i32 {tile.name = "K"})
+      attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma",
+                  tile.meta = {op = "gemm", block_m = 64 : i64, block_n = 64 : i64,
+                               block_k = 64 : i64, transpose_a = 0 : i64,
+                               transpose_b = 1 : i64, requires_divisible = 1 : i64}} {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    %m = arith.index_cast %M : i32 to index
+    %n = arith.index_cast %N : i32 to index
+    %k = arith.index_cast %K : i32 to index
+    %A = tile.view %pa[%m, %k] : !tile.ptr<bf16> -> !tile.buffer<?x?xbf16, global>
+    %B = tile.view %pb[%n, %k] : !tile.ptr<bf16> -> !tile.buffer<?x?xbf16, global>
+    %C = tile.view %pc[%m, %n] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+    %bx = tile.program_id x
+    %by = tile.program_id y
+    %n0 = arith.muli %bx, %c64 : index
+    %m0 = arith.muli %by, %c64 : index
+    %sA = tile.alloc : !tile.buffer<64x64xbf16, shared>
+    %sB = tile.alloc : !tile.buffer<64x64xbf16, shared>
+    %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+    tile.fill %acc, %zero : !tile.buffer<64x64xf32, fragment>, f32
+    tile.for %kk = %c0 to %k step %c64 stages 3 {
+      tile.copy %A[%m0, %kk] to %sA : !tile.buffer<?x?xbf16, global> to !tile.buffer<64x64xbf16, shared>
+      tile.copy %B[%n0, %kk] to %sB : !tile.buffer<?x?xbf16, global> to !tile.buffer<64x64xbf16, shared>
+      tile.gemm %sA, %sB, %acc {transpose_b} : !tile.buffer<64x64xbf16, shared>, !tile.buffer<64x64xbf16, shared>, !tile.buffer<64x64xf32, fragment>
+    }
+    tile.copy %acc to %C[%m0, %n0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x?xf32, global>
     return
   }
 }

@@ -25,6 +25,7 @@
 // RUN: FileCheck %s --check-prefix=REPLAY --input-file=%t.out/gdn_cp_replay_f16.manifest
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.out/gdn_prefill_f16.ptx
 // RUN: FileCheck %s --check-prefix=PTXFWD --input-file=%t.out/gdn_forward_f16.ptx
+// RUN: FileCheck %s --check-prefix=PTXFWD64 --input-file=%t.out/gdn_forward_bv64_f16.ptx
 // RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTXBF --input-file=%t.out/gdn_prefill_bf16.ptx
@@ -112,7 +113,7 @@
 // FWD64: meta.grid = 2,HV,N
 // FWD64: meta.path = direct
 // SUMM64: kernel = gdn_cp_summary_bv64_f16
-// SUMM64: block = 128,1,1
+// SUMM64: block = 256,1,1
 // SUMM64: meta.grid = 4,HV,NS
 
 // The CP path: the summary runs the shared chunk loop without O (no q, P,
@@ -156,5 +157,13 @@
 // PTXFWD: .entry gdn_chunk_fwd_f16
 // PTXFWD: cp.async.cg.shared.global
 // PTXFWD: ex2.approx.ftz.f32
+// The block_v 64 variant runs on wgmma: its two warpgroups split the
+// 64-row products along N (m64n32: K S, Q S, Ag W, P V_new) and the
+// 128-row state update along M (m64n64: K^T V').
+// PTXFWD64: .entry gdn_chunk_fwd_bv64_f16
+// PTXFWD64-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16
+// PTXFWD64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// PTXFWD64-NOT: mma.sync.aligned
+// PTXFWD64: .entry
 // PTXBF: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // PTXBFFWD: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

@@ -78,4 +78,10 @@
 // PTX:      wgmma.wait_group.sync.aligned 0;
 // PTX:      .visible .entry gemm_bf16_nt_rs_wgmma_128x128x64(
 // PTX:      wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
+// Two warpgroups splitting N: m64n32 each (B [K][N]: transposed B, 1).
+// PTX:      .visible .entry gemm_f16_wgmma_wn2_64x64x64(
+// PTX:      .maxntid 256, 1, 1
+// PTX:      wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 1;
+// PTX:      .visible .entry gemm_bf16_nt_wgmma_wn2_64x64x64(
+// PTX:      wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // PTX-NOT:  .entry

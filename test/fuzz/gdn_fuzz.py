@@ -44,8 +44,8 @@ import sys
 import tempfile
 import time
 
-# The first variant of GDN_FORWARD_VARIANTS ("BV:NW:NWS:SFX").
-DEFAULT_VARIANT = "16:4:4:"
+# The first variant of GDN_FORWARD_VARIANTS ("BV:NW:NWS:SFX:ENG").
+DEFAULT_VARIANT = "16:4:4::mma.sync"
 
 INTERESTING_INTS = [
     "0", "1", "-1", "2", "3", "7", "15", "16", "17", "31", "32", "33", "63",
@@ -117,8 +117,9 @@ OUTPUT_NAME_RE = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*\.(ptx|manifest)$")
 
 
 def load_seeds(corpus_dirs, variant):
-    bv, nw, nws, sfx = (variant.split(":") + [""] * 4)[:4]
+    bv, nw, nws, sfx, eng = (variant.split(":") + [""] * 5)[:5]
     subst = {"DT": "f16", "BV": bv, "NW": nw, "NWS": nws, "SFX": sfx,
+             "ENG": eng or "mma.sync",
              "NVT": str(128 // int(bv)), "NVT2": str(256 // int(bv))}
     seeds = []
     for root_dir in corpus_dirs:

@@ -3,8 +3,9 @@
 // tile.gemm in kernels with tile.mma_engine = "wgmma": one wgmma.mma_async
 // m64nNk16 per warpgroup and k16 step, operands read by the tensor cores
 // from 128-byte swizzled shared memory through hand-built descriptors. The
-// accumulator is the #tile.mma<warps = [4k, 1]> fragment, whose register
-// order (layout::mmaFragmentRuns) is the wgmma accumulator layout.
+// accumulator is the #tile.mma<warps = [4k, n], engine = wgmma> fragment,
+// whose register order (layout::mmaFragmentRuns) is the wgmma accumulator
+// layout of each warpgroup's m64 x N/n tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,12 +50,17 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
                             "layout; run tile-assign-layouts first");
     int64_t m = cT.getShape()[0], n = cT.getShape()[1];
     int64_t k = op.getTransposeA() ? aT.getShape()[0] : aT.getShape()[1];
-    int64_t numWarps = mma.getWarps()[0];
-    if (mma.getWarps()[1] != 1 || m != 16 * numWarps || numWarps % 4 != 0 ||
-        n % 8 != 0 || n > 256)
+    // Warpgroups: wm / 4 along M (one m64 block each), wn along N (each
+    // issues m64 x n / wn); see MmaLayoutAttr.
+    int64_t wm = mma.getWarps()[0], wn = mma.getWarps()[1];
+    int64_t groupsM = wm / 4, nwg = n / wn;
+    if (m != 16 * wm || wm % 4 != 0 || nwg % 8 != 0 || nwg > 256)
       return op.emitOpError("wgmma needs the accumulator layout "
-                            "#tile.mma<warps = [4k, 1]> with 16 rows per "
-                            "warp and N a multiple of 8 up to 256");
+                            "#tile.mma<warps = [4k, n]> with 16 rows per "
+                            "warp and N / n a multiple of 8 up to 256");
+    if (aInRegisters && wn != 1)
+      return op.emitOpError("a fragment A (register operand) needs warps "
+                            "[4k, 1]");
     Location loc = op.getLoc();
     Idx ix(rewriter, loc);
     Type i64 = rewriter.getI64Type(), f32 = rewriter.getF32Type();
@@ -63,6 +69,9 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
 
     Value tid = ix.tid();
     Value wg = ix.div(tid, 128);
+    // This warpgroup's 64-row block (along M) and column block (along N).
+    Value rowGroup = groupsM == 1 ? ix.c(0) : ix.rem(wg, groupsM);
+    Value colGroup = wn == 1 ? ix.c(0) : ix.div(wg, groupsM);
     auto addrOf = [&](Value base) -> Value {
       return rewriter.create<LLVM::PtrToIntOp>(loc, i64, base);
     };
@@ -81,21 +90,45 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
     auto mnMajor = [&](int64_t cols, int64_t kk) {
       return swizzledOffset(kk * 16, 0, k, cols, eb, 128);
     };
+    // B's column block: K-major B^T [N][K] moves nwg rows (128 bytes each
+    // inside a box); MN-major B [K][N] moves nwg columns, a whole number of
+    // 128-byte boxes (k rows of 128 bytes each) or a 16-byte-aligned offset
+    // inside one box, which the hardware swizzles like any other address
+    // bits (as a K-major k-step inside a box).
     Value bBase = addrOf(adaptor.getB());
+    if (wn != 1) {
+      Value off;
+      if (op.getTransposeB()) {
+        off = ix.mul(colGroup, nwg * 128);
+      } else {
+        int64_t colBytes = nwg * eb;
+        if (colBytes % 128 == 0) {
+          off = ix.mul(colGroup, (colBytes / 128) * k * 128);
+        } else if (128 % colBytes == 0 && colBytes % 16 == 0) {
+          Value byteCol = ix.mul(colGroup, colBytes);
+          off = ix.add(ix.mul(ix.div(byteCol, 128), k * 128),
+                       ix.rem(byteCol, 128));
+        } else {
+          return op.emitOpError("wgmma column block of ")
+                 << colBytes << " bytes does not tile 128-byte boxes";
+        }
+      }
+      bBase = ix.add(bBase, off);
+    }
     Value aBase = aInRegisters ? Value() : addrOf(adaptor.getA());
     // This warpgroup's 64 rows of A.
     Value aRows;
     int64_t aRowsTotal = op.getTransposeA() ? aT.getShape()[0] : m;
     if (!op.getTransposeA())
-      aRows = ix.mul(wg, 64 * 128); // K-major: 64 rows of 128 bytes
+      aRows = ix.mul(rowGroup, 64 * 128); // K-major: 64 rows of 128 bytes
     else
-      aRows = ix.mul(wg, aRowsTotal * 128); // MN-major: box wg along M
+      aRows = ix.mul(rowGroup, aRowsTotal * 128); // MN-major: box along M
 
     auto structTy = LLVM::LLVMStructType::getLiteral(
-        getContext(), SmallVector<Type>(n / 2, f32));
+        getContext(), SmallVector<Type>(nwg / 2, f32));
     Regs cRegs{adaptor.getC(), f32};
     Value acc = rewriter.create<LLVM::UndefOp>(loc, structTy);
-    for (int64_t r = 0; r < n / 2; ++r)
+    for (int64_t r = 0; r < nwg / 2; ++r)
       acc = rewriter.create<LLVM::InsertValueOp>(loc, acc, cRegs.load(ix, r),
                                                  r);
     // Register A: k-slice kk of the [4k, 1] accumulator-layout fragment is
@@ -126,7 +159,7 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
       }
     }
     rewriter.create<NVVM::WgmmaFenceAlignedOp>(loc);
-    auto shape = NVVM::MMAShapeAttr::get(getContext(), 64, n, 16);
+    auto shape = NVVM::MMAShapeAttr::get(getContext(), 64, nwg, 16);
     for (int64_t kk = 0; kk < k / 16; ++kk) {
       Value aAddr, bAddr;
       int64_t aLbo = 1, bLbo = 1;
@@ -200,7 +233,7 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
     // An async gemm leaves its group in flight; a tile.gemm_wait retires it.
     if (!op.getAsync())
       rewriter.create<NVVM::WgmmaWaitGroupSyncOp>(loc, 0);
-    for (int64_t r = 0; r < n / 2; ++r)
+    for (int64_t r = 0; r < nwg / 2; ++r)
       cRegs.store(ix, r, rewriter.create<LLVM::ExtractValueOp>(loc, acc, r));
     rewriter.eraseOp(op);
     return success();

@@ -193,7 +193,8 @@ SmallVector<Run> fragmentRuns(Idx &ix, BufferType type, int64_t numThreads,
   auto mma = cast<MmaLayoutAttr>(type.getLayout());
   return toRuns(layout::mmaFragmentRuns<IdxVal>(
       IdxVal(ix, tid), type.getShape()[0], type.getShape()[1],
-      mma.getWarps()[0], mma.getWarps()[1]));
+      mma.getWarps()[0], mma.getWarps()[1],
+      mma.getEngine() == MmaEngine::Wgmma));
 }
 
 Value sharedByteOffset(Idx &ix, BufferType type, ArrayRef<Value> coord) {

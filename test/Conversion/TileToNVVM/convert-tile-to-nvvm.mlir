@@ -374,6 +374,46 @@ func.func @wgmma_gemm() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.
 
 // -----
 
+// Two warpgroups splitting N ([4, 2]): each issues m64n32k16 on its 32
+// columns. B [K][N] (MN-major): warpgroup 1 starts 64 bytes into the
+// 128-byte box (byte column 32 x 2, no whole box): base + (wg / 1) * 64.
+// CHECK-LABEL: llvm.func @wgmma_split_n
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK: %[[WG:.*]] = llvm.udiv %{{.*}}, %[[C128:.*]] : i64
+// CHECK: %[[COLB:.*]] = llvm.mul %[[WG]], %[[C64:.*]] : i64
+// CHECK: llvm.urem %[[COLB]]
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+func.func @wgmma_split_n() attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 16384 : i64} {
+  %a = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %b = tile.alloc {offset = 8192 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 2], engine = wgmma>>
+  tile.barrier
+  tile.gemm %a, %b, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 2], engine = wgmma>>
+  return
+}
+
+// -----
+
+// The same with B^T [N][K] (K-major): warpgroup 1's 32 rows of B^T start
+// 32 x 128 bytes in.
+// CHECK-LABEL: llvm.func @wgmma_split_n_kmajor
+// CHECK: %[[WG:.*]] = llvm.udiv %{{.*}}, %{{.*}} : i64
+// CHECK: %[[C4096:.*]] = llvm.mlir.constant(4096 : i64) : i64
+// CHECK: llvm.mul %[[WG]], %[[C4096]] : i64
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+func.func @wgmma_split_n_kmajor() attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 16384 : i64} {
+  %a = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %b = tile.alloc {offset = 8192 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 2], engine = wgmma>>
+  tile.barrier
+  tile.gemm %a, %b, %c {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 2], engine = wgmma>>
+  return
+}
+
+// -----
+
 func.func @wgmma_unswizzled() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 16384 : i64} {
   %a = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
   %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>

@@ -780,8 +780,19 @@ func.func @engine() attributes {tile.mma_engine = "tcgen05"} { return }
 
 // -----
 
-// expected-error @below {{a wgmma layout needs a [4k, 1] warp grid (one 64-row block per warpgroup), got [2, 2]}}
+// expected-error @below {{a wgmma layout needs a [4k, n] warp grid (whole warpgroups along M), got [2, 2]}}
 func.func @wgmma_grid(%b: !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2], engine = wgmma>>) { return }
+
+// -----
+
+// expected-error @below {{a wgmma fragment has 16 rows per warp (one m64 block per warpgroup): 128x64 over a 4x2 warp grid}}
+func.func @wgmma_rows(%b: !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [4, 2], engine = wgmma>>) { return }
+
+// -----
+
+// Warpgroups split N: each warpgroup's m64nN tile needs N a multiple of 8.
+// expected-error @below {{mma fragment 64x24 is not a multiple of 16x8 atoms over a 4x2 warp grid}}
+func.func @wgmma_cols(%b: !tile.buffer<64x24xf32, fragment, #tile.mma<warps = [4, 2], engine = wgmma>>) { return }
 
 // -----
 

@@ -206,6 +206,42 @@ TEST(MmaFragment, MatchesTheWgmmaAccumulatorLayout) {
     }
 }
 
+TEST(MmaFragment, WarpgroupsSplittingNHoldWgmmaTiles) {
+  // wgmma layouts order warps column-major: with warps [4k, n], warpgroup g
+  // holds the m64 x (N / n) accumulator at rows 64 (g % k), columns
+  // (g / k) N / n, in the wgmma register order of that tile.
+  for (auto [m, n, wm, wn] : std::vector<std::array<int64_t, 4>>{
+           {64, 64, 4, 2}, {64, 128, 4, 2}, {128, 64, 8, 2}, {64, 64, 4, 4},
+           {64, 256, 4, 1}}) {
+    int64_t groupsM = wm / 4, nwg = n / wn;
+    int64_t regs = mmaFragmentSize(m, n, wm, wn);
+    ASSERT_EQ(regs, nwg / 2);
+    std::vector<int> hits(m * n, 0);
+    for (int64_t tid = 0; tid < 32 * wm * wn; ++tid) {
+      int64_t lane = tid % 32, warp = (tid % 128) / 32, group = tid / 128;
+      for (int64_t i = 0; i < regs; ++i) {
+        int64_t row = 64 * (group % groupsM) + 16 * warp + lane / 4 +
+                      8 * ((i / 2) % 2);
+        int64_t col =
+            (group / groupsM) * nwg + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+        ASSERT_EQ(mmaFragmentCoord(m, n, wm, wn, tid, i, /*wgmma=*/true),
+                  std::make_pair(row, col))
+            << m << "x" << n << " [" << wm << ", " << wn << "] tid=" << tid
+            << " i=" << i;
+        ++hits[row * n + col];
+      }
+    }
+    for (int h : hits)
+      ASSERT_EQ(h, 1);
+  }
+  // The mma.sync order of the same grid is row-major: warp 1 of [4, 2]
+  // starts at column N / 2 there, at row 16 under wgmma.
+  EXPECT_EQ(mmaFragmentCoord(64, 64, 4, 2, 32, 0),
+            std::make_pair(int64_t(0), int64_t(32)));
+  EXPECT_EQ(mmaFragmentCoord(64, 64, 4, 2, 32, 0, /*wgmma=*/true),
+            std::make_pair(int64_t(16), int64_t(0)));
+}
+
 TEST(Delinearize, IsRowMajor) {
   std::vector<int64_t> shape{3, 5, 7};
   for (int64_t i = 0; i < 3 * 5 * 7; ++i) {

@@ -50,9 +50,9 @@ LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError
     return emitError() << "mma layout warp grid " << warps[0] << "x"
                        << warps[1] << " has more than the "
                        << kMaxWarpsPerBlock << " warps of a block";
-  if (engine == MmaEngine::Wgmma && (warps[1] != 1 || warps[0] % 4 != 0))
-    return emitError() << "a wgmma layout needs a [4k, 1] warp grid (one "
-                          "64-row block per warpgroup), got ["
+  if (engine == MmaEngine::Wgmma && warps[0] % 4 != 0)
+    return emitError() << "a wgmma layout needs a [4k, n] warp grid (whole "
+                          "warpgroups along M), got ["
                        << warps[0] << ", " << warps[1] << "]";
   return success();
 }
@@ -214,6 +214,11 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
       if (shape[0] % (16 * warps[0]) != 0 || shape[1] % (8 * warps[1]) != 0)
         return emitError() << "mma fragment " << shape[0] << "x" << shape[1]
                            << " is not a multiple of 16x8 atoms over a "
+                           << warps[0] << "x" << warps[1] << " warp grid";
+      if (mma.getEngine() == MmaEngine::Wgmma && shape[0] != 16 * warps[0])
+        return emitError() << "a wgmma fragment has 16 rows per warp (one "
+                              "m64 block per warpgroup): "
+                           << shape[0] << "x" << shape[1] << " over a "
                            << warps[0] << "x" << warps[1] << " warp grid";
       return success();
     }

@@ -116,6 +116,11 @@ void AssignLayoutsPass::runOnOperation() {
     if (!mma || mma.getEngine() != MmaEngine::Wgmma)
       return gemm.emitOpError("a fragment A (register operand) needs the "
                               "wgmma engine (tile.mma_engine = \"wgmma\")");
+    if (mma.getWarps()[1] != 1)
+      return gemm.emitOpError("a fragment A (register operand) needs every "
+                              "warpgroup along M (warps [4k, 1]): with "
+                              "warpgroups splitting N each would need all of "
+                              "A's columns");
     if (!classes.contains(a))
       return gemm.emitOpError("a fragment A must be a tile.alloc fragment");
     return setClassLayout(a, layout, gemm);
@@ -134,17 +139,21 @@ void AssignLayoutsPass::runOnOperation() {
     }
     std::optional<std::pair<int64_t, int64_t>> grid;
     if (wgmma) {
-      // One m64 block per warpgroup, 16 rows per warp: the wgmma
-      // accumulator layout is the mma layout with warps [numWarps, 1].
+      // One m64 block per warpgroup along M, 16 rows per warp; the
+      // warpgroups left over split N (each issues m64 x N/wn).
       int64_t m = ct.getShape()[0], n = ct.getShape()[1];
-      if (numWarps % 4 != 0 || m != 16 * numWarps || n % 8 != 0 || n > 256) {
-        gemm.emitOpError("wgmma needs M = 16 x num_warps (one 64-row block "
-                         "per warpgroup) and N a multiple of 8 up to 256, "
-                         "got ")
+      int64_t wm = m / 16;
+      if (numWarps % 4 != 0 || m % 64 != 0 || numWarps % wm != 0 ||
+          n % (8 * (numWarps / wm)) != 0 || n / (numWarps / wm) > 256) {
+        gemm.emitOpError("wgmma needs M a multiple of 64 with M / 16 "
+                         "dividing num_warps (one 64-row block per "
+                         "warpgroup, the other warpgroups split N) and "
+                         "N / (warpgroups along N) a multiple of 8 up to "
+                         "256, got ")
             << m << "x" << n << " with " << numWarps << " warps";
         return WalkResult::interrupt();
       }
-      grid = std::make_pair(numWarps, int64_t(1));
+      grid = std::make_pair(wm, numWarps / wm);
     } else {
       grid = chooseWarpGrid(ct.getShape()[0], ct.getShape()[1], numWarps);
     }

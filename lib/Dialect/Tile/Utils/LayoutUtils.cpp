@@ -41,10 +41,10 @@ int64_t swizzledOffset(int64_t row, int64_t col, int64_t rows, int64_t cols,
 
 std::pair<int64_t, int64_t> mmaFragmentCoord(int64_t m, int64_t n, int64_t wm,
                                              int64_t wn, int64_t tid,
-                                             int64_t idx) {
+                                             int64_t idx, bool wgmma) {
   // Runs are two registers each, in register order.
   std::vector<layout::Run<int64_t>> runs =
-      layout::mmaFragmentRuns<int64_t>(tid, m, n, wm, wn);
+      layout::mmaFragmentRuns<int64_t>(tid, m, n, wm, wn, wgmma);
   const layout::Run<int64_t> &run = runs[idx / 2];
   return {run.coord[0], run.coord[1] + idx % 2};
 }

@@ -280,8 +280,55 @@ func.func @wgmma_bad_m(%a: !tile.ptr<f16>) attributes {tile.kernel, tile.num_war
   %sA = tile.alloc : !tile.buffer<128x64xf16, shared>
   %sB = tile.alloc : !tile.buffer<64x128xf16, shared>
   %acc = tile.alloc : !tile.buffer<128x128xf32, fragment>
-  // expected-error @below {{wgmma needs M = 16 x num_warps (one 64-row block per warpgroup) and N a multiple of 8 up to 256, got 128x128 with 4 warps}}
+  // expected-error @below {{wgmma needs M a multiple of 64 with M / 16 dividing num_warps (one 64-row block per warpgroup, the other warpgroups split N) and N / (warpgroups along N) a multiple of 8 up to 256, got 128x128 with 4 warps}}
   tile.gemm %sA, %sB, %acc : !tile.buffer<128x64xf16, shared>, !tile.buffer<64x128xf16, shared>, !tile.buffer<128x128xf32, fragment>
+  return
+}
+
+// -----
+
+// Warpgroups beyond M / 64 split N: a 64-row accumulator on 8 warps is
+// [4, 2] (warpgroup 1 takes columns 32..63), next to a 128-row one that is
+// [8, 1] in the same kernel; the maps keep each class's layout.
+// CHECK-LABEL: func.func @wgmma_split_n
+// CHECK-DAG: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 2], engine = wgmma>>
+// CHECK-DAG: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 2], engine = wgmma>>
+// CHECK-DAG: tile.alloc : !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+func.func @wgmma_split_n() attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma"} {
+  %sK = tile.alloc : !tile.buffer<64x128xf16, shared>
+  %sS = tile.alloc : !tile.buffer<128x64xf16, shared>
+  %sV = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %ks = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  %w = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  %S = tile.alloc : !tile.buffer<128x64xf32, fragment>
+  tile.gemm %sK, %sS, %ks : !tile.buffer<64x128xf16, shared>, !tile.buffer<128x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  tile.map ins(%ks : !tile.buffer<64x64xf32, fragment>) outs(%w : !tile.buffer<64x64xf32, fragment>) {
+  ^bb0(%x: f32):
+    tile.yield %x : f32
+  }
+  tile.gemm %sK, %sV, %S {transpose_a} : !tile.buffer<64x128xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<128x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @wgmma_split_n_narrow() attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma"} {
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %sB = tile.alloc : !tile.buffer<64x24xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x24xf32, fragment>
+  // expected-error @below {{wgmma needs M a multiple of 64 with M / 16 dividing num_warps (one 64-row block per warpgroup, the other warpgroups split N) and N / (warpgroups along N) a multiple of 8 up to 256, got 64x24 with 8 warps}}
+  tile.gemm %sA, %sB, %acc : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x24xf16, shared>, !tile.buffer<64x24xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @rs_wgmma_split_n() attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma"} {
+  %sB = tile.alloc : !tile.buffer<64x128xf16, shared>
+  %fA = tile.alloc : !tile.buffer<64x64xf16, fragment>
+  %acc = tile.alloc : !tile.buffer<64x128xf32, fragment>
+  // expected-error @below {{a fragment A (register operand) needs every warpgroup along M (warps [4k, 1]): with warpgroups splitting N each would need all of A's columns}}
+  tile.gemm %fA, %sB, %acc : !tile.buffer<64x64xf16, fragment>, !tile.buffer<64x128xf16, shared>, !tile.buffer<64x128xf32, fragment>
   return
 }
 

@@ -62,20 +62,25 @@ def Tile_MmaLayoutAttr : Tile_Attr<"MmaLayout", "mma"> {
   let summary = "fragment layout of mma.sync m16n8 accumulators over a warp grid";
   let description = [{
     A 2-D fragment `[M, N]` is split over a `warps[0] x warps[1]` grid of
-    warps (warp `w` sits at row `w / warps[1]`, column `w % warps[1]`); each
-    warp owns an `(M / warps[0]) x (N / warps[1])` block, tiled by 16x8
-    atoms. In an atom, lane `l` (`g = l / 4`, `q = l % 4`) owns
+    warps; each warp owns an `(M / warps[0]) x (N / warps[1])` block, tiled
+    by 16x8 atoms. In an atom, lane `l` (`g = l / 4`, `q = l % 4`) owns
     `(g, 2q)`, `(g, 2q+1)`, `(g+8, 2q)`, `(g+8, 2q+1)`: the accumulator
     layout of `mma.sync.m16n8k16` (and, per 64-row block, of wgmma).
 
     `engine` says which instruction produces the fragment: `mma_sync` (the
-    default, omitted when printed) or `wgmma`, the warpgroup MMA, whose m64
-    accumulator has this layout per warpgroup: a `wgmma` layout needs a
-    `[4k, 1]` grid (one 64-row block per warpgroup). `tile-assign-layouts`
-    chooses it for kernels with `tile.mma_engine = "wgmma"`; the lowering of
-    `tile.gemm` follows the accumulator's engine.
+    default, omitted when printed; warp `w` sits at row `w / warps[1]`,
+    column `w % warps[1]`) or `wgmma`, the warpgroup MMA. A `wgmma` layout
+    has `warps = [4k, n]` and 16 rows per warp, and its warps are ordered
+    column-major (warp `w` at row `w % warps[0]`, column `w / warps[0]`), so
+    that the four warps of a warpgroup hold one m64 accumulator: warpgroup
+    `g` owns rows `64 (g % k) ..` and columns `(g / k) N / n ..`, an
+    `m64 x (N / n)` wgmma tile (warpgroups k along M, n along N).
+    `tile-assign-layouts` chooses it for kernels with
+    `tile.mma_engine = "wgmma"`; the lowering of `tile.gemm` follows the
+    accumulator's engine.
 
-    Examples: `#tile.mma<warps = [2, 2]>`, `#tile.mma<warps = [8, 1], engine = wgmma>`
+    Examples: `#tile.mma<warps = [2, 2]>`, `#tile.mma<warps = [8, 1], engine = wgmma>`,
+    `#tile.mma<warps = [4, 2], engine = wgmma>`
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$warps,
                         DefaultValuedParameter<"::mlir::gdn::tile::MmaEngine",

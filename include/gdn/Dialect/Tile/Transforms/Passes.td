@@ -60,8 +60,10 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
     Decides, for every tile kernel, which thread owns which element:
 
     * the accumulator of each `tile.gemm` gets a `#tile.mma<warps = [wm, wn]>`
-      layout (with `tile.mma_engine = "wgmma"`: `[num_warps, 1]`, one
-      64-row block per warpgroup, the wgmma accumulator layout); otherwise
+      layout (with `tile.mma_engine = "wgmma"`: `[M / 16, num_warps /
+      (M / 16)]` with engine `wgmma`, one 64-row block per warpgroup along
+      M and the remaining warpgroups splitting N, the wgmma accumulator
+      layout of each warpgroup's m64 tile); otherwise
       the kernel's warps are arranged as the `wm x wn` grid with
       `wm * wn = tile.num_warps` whose per-warp block is closest to square
       (fewest shared-memory operand loads per MMA) and divides the tile into

@@ -61,11 +61,11 @@ int64_t swizzledOffset(int64_t row, int64_t col, int64_t rows, int64_t cols,
 
 /// Coordinates (row, col) of register `idx` of thread `tid` in an M x N
 /// fragment with the mma.sync m16n8 accumulator layout over a wm x wn warp
-/// grid. Registers are ordered [mAtom][nAtom][4]. (layout::mmaFragmentRuns
-/// <int64_t>.)
+/// grid. Registers are ordered [mAtom][nAtom][4]. `wgmma` selects the
+/// warpgroup order of the warps (see layout::mmaFragmentRuns).
 std::pair<int64_t, int64_t> mmaFragmentCoord(int64_t m, int64_t n, int64_t wm,
                                              int64_t wn, int64_t tid,
-                                             int64_t idx);
+                                             int64_t idx, bool wgmma = false);
 
 /// Number of registers per thread of an mma fragment.
 int64_t mmaFragmentSize(int64_t m, int64_t n, int64_t wm, int64_t wn);
@@ -176,21 +176,28 @@ std::vector<Run<I>> blockedRuns(const I &tid, const Shape &shape,
 }
 
 /// The runs of thread `tid` in an M x N fragment with the mma.sync m16n8
-/// accumulator layout over a wm x wn warp grid (warp w owns the block at
-/// ((w / wn) * M / wm, (w % wn) * N / wn)): per 16x8 atom, lane l holds
+/// accumulator layout over a wm x wn warp grid: per 16x8 atom, lane l holds
 /// rows l / 4 and l / 4 + 8, columns 2 (l % 4) + {0, 1}, in registers
-/// [atom][4]. With a [4k, 1] grid and 16 rows per warp this is also the
-/// wgmma m64nN accumulator layout of each warpgroup.
+/// [atom][4]. Warp w owns the block at row (w / wn) * M / wm, column
+/// (w % wn) * N / wn (row-major warp order); with `wgmma` the order is
+/// column-major, row block w % wm, column block w / wm, so that with wm = 4k
+/// and 16 rows per warp the four warps of warpgroup g hold one m64 block
+/// (rows 64 (g % k) ..) of columns (g / k) * N / wn ..: the wgmma m64nN
+/// accumulator layout of each warpgroup, warpgroups tiled k along M and wn
+/// along N.
 template <typename I>
 std::vector<Run<I>> mmaFragmentRuns(const I &tid, int64_t m, int64_t n,
-                                    int64_t wm, int64_t wn) {
+                                    int64_t wm, int64_t wn,
+                                    bool wgmma = false) {
   int64_t bm = m / wm, bn = n / wn;
   I warp = tid / 32;
   I lane = tid % 32;
   I laneRow = lane / 4;
-  I rowBase = (warp / wn) * bm + laneRow;
+  I rowBlock = wgmma ? warp % wm : warp / wn;
+  I rowBase = rowBlock * bm + laneRow;
   I laneCol = (lane % 4) * 2;
-  I colBase = (warp % wn) * bn + laneCol;
+  I colBlock = wgmma ? warp / wm : warp % wn;
+  I colBase = colBlock * bn + laneCol;
   std::vector<Run<I>> runs;
   for (int64_t am = 0; am < bm / 16; ++am)
     for (int64_t an = 0; an < bn / 8; ++an)
