@@ -160,21 +160,32 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
     }
     rewriter.create<NVVM::WgmmaFenceAlignedOp>(loc);
     auto shape = NVVM::MMAShapeAttr::get(getContext(), 64, nwg, 16);
+    // The descriptors are built once per operand; k-step kk adds its byte
+    // offset >> 4 to the 14-bit start-address field. Every address of the
+    // operand lies in the shared window (< 2^18 bytes), so the sum never
+    // carries out of the field, and each k-step's descriptor is one add
+    // of a constant: no mask/shift/or per wgmma between the tensor-core
+    // instructions.
+    int64_t bLbo = op.getTransposeB() ? 1 : (k * 128) >> 4; // N-box distance
+    Value descB0 = descriptor(bBase, bLbo);
+    Value descA0 =
+        aInRegisters ? Value() : descriptor(ix.add(aBase, aRows), /*lbo=*/1);
+    auto stepped = [&](Value desc0, int64_t offsetBytes) -> Value {
+      if (offsetBytes == 0)
+        return desc0;
+      assert(offsetBytes % 16 == 0 && "k-step offsets are 16-byte chunks");
+      return ix.add(desc0, offsetBytes >> 4);
+    };
+    auto bOffset = [&](int64_t kk) {
+      return op.getTransposeB() ? kMajor(n, kk) : mnMajor(n, kk);
+    };
     for (int64_t kk = 0; kk < k / 16; ++kk) {
-      Value aAddr, bAddr;
-      int64_t aLbo = 1, bLbo = 1;
       if (aInRegisters) {
         // wgmma with A from registers: no NVVM op in MLIR 19 (upstream
         // #133733), so inline PTX. Operands: the accumulators (tied), the
         // four A registers, B's descriptor; scale-d is a predicate (1:
         // accumulate); the immediates are scale-a, scale-b and B's
         // transpose (1: B stored [K][N], MN-major).
-        if (op.getTransposeB()) {
-          bAddr = ix.add(bBase, ix.c(kMajor(n, kk)));
-        } else {
-          bAddr = ix.add(bBase, ix.c(mnMajor(n, kk)));
-          bLbo = (k * 128) >> 4;
-        }
         std::string ty = bf16 ? "bf16" : "f16";
         std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
                            std::to_string(n + 5) +
@@ -198,7 +209,7 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
         }
         for (Value a : aPacked[kk])
           operands.push_back(a);
-        operands.push_back(descriptor(bAddr, bLbo));
+        operands.push_back(stepped(descB0, bOffset(kk)));
         operands.push_back(ix.c32(1));
         constraints += ",r,r,r,r,l,n";
         auto asmOp = rewriter.create<LLVM::InlineAsmOp>(
@@ -209,18 +220,9 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
         acc = asmOp.getRes();
         continue;
       }
-      if (!op.getTransposeA())
-        aAddr = ix.add(ix.add(aBase, aRows), ix.c(kMajor(m, kk)));
-      else
-        aAddr = ix.add(ix.add(aBase, aRows), ix.c(mnMajor(m, kk)));
-      if (op.getTransposeB()) {
-        bAddr = ix.add(bBase, ix.c(kMajor(n, kk)));
-      } else {
-        bAddr = ix.add(bBase, ix.c(mnMajor(n, kk)));
-        bLbo = (k * 128) >> 4; // distance of 64-wide N boxes
-      }
-      Value descA = descriptor(aAddr, aLbo);
-      Value descB = descriptor(bAddr, bLbo);
+      Value descA = stepped(descA0, op.getTransposeA() ? mnMajor(m, kk)
+                                                       : kMajor(m, kk));
+      Value descB = stepped(descB0, bOffset(kk));
       acc = rewriter.create<NVVM::WgmmaMmaAsyncOp>(
           loc, structTy, acc, descA, descB, shape, elemType, elemType,
           NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
