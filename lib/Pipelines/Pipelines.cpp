@@ -19,6 +19,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Support/CommandLine.h"
+
 namespace mlir::gdn {
 
 namespace {
@@ -96,6 +98,18 @@ void ValidateLowerToPTXPass::runOnOperation() {
 
 void buildLowerToPTXPipeline(OpPassManager &pm,
                              const LowerToPTXOptions &options) {
+  // LLVM's code generation reads its options from the process-wide
+  // command-line registry: loop strength reduction is TargetPassConfig's
+  // `disable-lsr`. With LSR a pipelined chunk loop keeps one 64-bit pointer
+  // per copy slot live and increments all of them each iteration (31 in
+  // the value-major GDN replay: 255 registers and spills; 195 instead of
+  // 229 registers in the block_v 64 mma forward without it); ptxas
+  // strength-reduces the addresses itself.
+  llvm::StringMap<llvm::cl::Option *> &registered =
+      llvm::cl::getRegisteredOptions();
+  if (auto *opt = static_cast<llvm::cl::opt<bool> *>(
+          registered.lookup("disable-lsr")))
+    opt->setValue(!options.lsr);
   // Kernels may share a body written as a private function: inline it into
   // each entry point (the inliner drops the then-dead callee), and fold the
   // entry's constant mode flags so that each kernel keeps only its branches

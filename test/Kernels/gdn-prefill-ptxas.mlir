@@ -1,9 +1,11 @@
 // REQUIRES: ptxas
-// Every GDN prefill kernel (both dtypes, both forward variants) through the
+// Every GDN prefill kernel (both dtypes, every forward variant) through the
 // whole pipeline and ptxas for sm_90a: no warnings, and no spills except in
 // the CP scan (six 128x16x128 products of the bf16 parts of M and h keep
-// 255 registers busy; it spills ~220 bytes, which its ~3 us per segment
-// step hides).
+// 255 registers busy; it spills ~120 bytes, which its ~3 us per segment
+// step hides) and in the value-major forward and replay (one warpgroup
+// holds S^T, 64 registers, its 16-bit copy and three 64x64 accumulators
+// next to 28 cp.async slots per chunk; ~30 / ~120 bytes, 2026-12-01).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
 // RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
@@ -17,6 +19,10 @@
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_bf16.ptx -o %t/fwd.cubin 2>&1 | FileCheck %s --check-prefix=FWD --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_bv64_f16.ptx -o %t/fwd.cubin 2>&1 | FileCheck %s --check-prefix=FWD --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_bv64_bf16.ptx -o %t/fwd.cubin 2>&1 | FileCheck %s --check-prefix=FWD --implicit-check-not=warning
+// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_forward_vm.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_forward_vm.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
+// RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_vm_f16.ptx -o %t/vm.cubin 2>&1 | FileCheck %s --check-prefix=VM --implicit-check-not=warning
+// RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_vm_bf16.ptx -o %t/vm.cubin 2>&1 | FileCheck %s --check-prefix=VM --implicit-check-not=warning
 
 // No line anywhere may say "warning" (--implicit-check-not). ptxas notes
 // (C7519) that it adds warpgroup.arrive around the wgmma accumulators; that
@@ -28,6 +34,13 @@
 // PREP-NEXT: Function properties
 // PREP-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PREP: Used {{[0-9]+}} registers
+
+// VM: Compiling entry function 'gdn_cp_replay_vm64_{{b?f16}}' for 'sm_90a'
+// VM: Used {{[0-9]+}} registers
+// VM: Compiling entry function 'gdn_cp_summary_vm64_{{b?f16}}' for 'sm_90a'
+// VM: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// VM: Compiling entry function 'gdn_chunk_fwd_vm64_{{b?f16}}' for 'sm_90a'
+// VM: Used {{[0-9]+}} registers
 
 // FWD: Compiling entry function 'gdn_cp_replay{{(_bv64)?}}_{{b?f16}}' for 'sm_90a'
 // FWD: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

@@ -26,6 +26,13 @@
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.out/gdn_prefill_f16.ptx
 // RUN: FileCheck %s --check-prefix=PTXFWD --input-file=%t.out/gdn_forward_f16.ptx
 // RUN: FileCheck %s --check-prefix=PTXFWD64 --input-file=%t.out/gdn_forward_bv64_f16.ptx
+// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_forward_vm.mlir.in > %t.vm.mlir
+// RUN: gdn-opt %t.vm.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT-VM
+// RUN: gdn-opt %t.vm.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
+// RUN: FileCheck %s --check-prefix=FWDVM --input-file=%t.out/gdn_chunk_fwd_vm64_f16.manifest
+// RUN: FileCheck %s --check-prefix=SUMMVM --input-file=%t.out/gdn_cp_summary_vm64_f16.manifest
+// RUN: FileCheck %s --check-prefix=REPLAYVM --input-file=%t.out/gdn_cp_replay_vm64_f16.manifest
+// RUN: FileCheck %s --check-prefix=PTXVM --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTXBF --input-file=%t.out/gdn_prefill_bf16.ptx
@@ -165,5 +172,33 @@
 // PTXFWD64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // PTXFWD64-NOT: mma.sync.aligned
 // PTXFWD64: .entry
+// The value-major kernels (gdn_forward_vm.mlir.in): one warpgroup, every
+// fragment an m64 wgmma tile ([4, 1]); the register operands (S^T, W^T,
+// V_new^T, V'^T) are @DT@ fragments of the same layout.
+// LAYOUT-VM-LABEL: func.func @gdn_chunk_fwd_vm64_f16
+// LAYOUT-VM-DAG: tile.alloc : !tile.buffer<64x128xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+// LAYOUT-VM-DAG: tile.alloc : !tile.buffer<64x128xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+// LAYOUT-VM-DAG: tile.alloc : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+// LAYOUT-VM: tile.gemm {{.*}} {transpose_b} : !tile.buffer<64x128xf16, fragment
+// FWDVM: kernel = gdn_chunk_fwd_vm64_f16
+// FWDVM: block = 128,1,1
+// FWDVM: shared_bytes = 115200
+// FWDVM: meta.block_v = 64
+// FWDVM: meta.grid = 2,HV,N
+// FWDVM: meta.path = direct
+// SUMMVM: kernel = gdn_cp_summary_vm64_f16
+// SUMMVM: block = 128,1,1
+// SUMMVM: meta.grid = 4,HV,NS
+// REPLAYVM: kernel = gdn_cp_replay_vm64_f16
+// REPLAYVM: meta.grid = 2,HV,NS
+// REPLAYVM: meta.order = 3
+// Register-A wgmma for K S, Q S (m64n64, K = 128), Ag W and P V_new
+// (m64n64, K = 64) and the state update (m64n128); no mma.sync; inside the
+// chunk loop the only block barrier is the load ring's.
+// PTXVM: .entry gdn_chunk_fwd_vm64_f16
+// PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
+// PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
+// PTXVM-NOT: mma.sync.aligned
+// PTXVM: .entry gdn_cp_summary_vm64_f16
 // PTXBF: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // PTXBFFWD: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

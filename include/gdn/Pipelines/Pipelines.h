@@ -19,6 +19,13 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimization level"),
       llvm::cl::init(3)};
+  PassOptions::Option<bool> lsr{
+      *this, "lsr",
+      llvm::cl::desc("Run LLVM's loop strength reduction before the NVPTX "
+                     "back end (off by default: it gives each address of a "
+                     "chunk loop its own 64-bit pointer induction variable, "
+                     "which costs registers that ptxas cannot recover)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> outputDir{
       *this, "output-dir",
       llvm::cl::desc("If set, write .ptx files and launch manifests there"),

@@ -167,23 +167,31 @@ struct CopyLowering : TilePattern<CopyOp> {
     std::optional<GlobalView> view;
     if (mem.isGlobal())
       view.emplace(ix, memVal, mem.getRank());
-    // A strided innermost dimension is moved one element at a time.
-    bool contiguous = !mem.isGlobal() ||
-                      hasContiguousInnermost(load ? op.getSource() : op.getDest());
+    // A strided innermost dimension is moved one element at a time, and so
+    // is a transposed tile (a run along the fragment's row is a column of
+    // memory), whose coordinates are swapped into memory order.
+    bool transpose = op.getTranspose();
+    bool contiguous =
+        !transpose && (!mem.isGlobal() ||
+                       hasContiguousInnermost(load ? op.getSource()
+                                                   : op.getDest()));
     SmallVector<Run> runs;
     for (Run &run : fragmentRuns(ix, frag, numThreadsOf(op), tid)) {
       if (contiguous || run.len == 1) {
         runs.push_back(run);
-        continue;
-      }
-      for (int64_t i = 0; i < run.len; ++i) {
-        Run one = run;
-        one.reg = run.reg + i;
-        one.len = 1;
-        one.coord.back() = ix.add(run.coord.back(), i);
-        runs.push_back(one);
+      } else {
+        for (int64_t i = 0; i < run.len; ++i) {
+          Run one = run;
+          one.reg = run.reg + i;
+          one.len = 1;
+          one.coord.back() = ix.add(run.coord.back(), i);
+          runs.push_back(one);
+        }
       }
     }
+    if (transpose)
+      for (Run &run : runs)
+        std::swap(run.coord[0], run.coord[1]);
     for (Run &run : runs) {
       Value ptr, valid;
       if (view) {

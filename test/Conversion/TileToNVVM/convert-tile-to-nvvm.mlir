@@ -374,6 +374,29 @@ func.func @wgmma_gemm() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.
 
 // -----
 
+// tile.copy {transpose}: fragment element (i, j) is memory element (j, i);
+// each element moves alone (no f16 pairs), here 4 per lane of a 16x8 mma
+// fragment: a shared [8, 16] tile read into it (f16 -> f32), then written
+// to global memory as an [8, 16] tile (f32 -> f16), masked per element.
+// CHECK-LABEL: llvm.func @copy_transpose
+// CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> f16
+// CHECK-NOT:     vector<2xf16>
+// CHECK-COUNT-4: llvm.store {{.*}} : f16, !llvm.ptr<1>
+// CHECK-NOT:     vector<2xf16>
+// CHECK:         llvm.return
+func.func @copy_transpose(%p: !tile.ptr<f16>, %n: i32) attributes {tile.kernel, tile.num_warps = 1 : i64, tile.shared_memory_bytes = 256 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = arith.index_cast %n : i32 to index
+  %G = tile.view %p[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<8x16xf16, shared>
+  %f = tile.alloc : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
+  tile.copy %s to %f {transpose} : !tile.buffer<8x16xf16, shared> to !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
+  tile.copy %f to %G[%c0, %c0] {masked, transpose} : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>> to !tile.buffer<?x?xf16, global>
+  return
+}
+
+// -----
+
 // Two warpgroups splitting N ([4, 2]): each issues m64n32k16 on its 32
 // columns. B [K][N] (MN-major): warpgroup 1 starts 64 bytes into the
 // 128-byte box (byte column 32 x 2, no whole box): base + (wg / 1) * 64.

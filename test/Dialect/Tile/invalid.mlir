@@ -190,6 +190,40 @@ func.func @copy_shape(%f: !tile.buffer<64x64xf16, fragment>, %s: !tile.buffer<64
 
 // -----
 
+func.func @copy_transpose_no_fragment(%a: !tile.buffer<?x?xf16, global>, %s: !tile.buffer<64x64xf16, shared>, %i: index) {
+  // expected-error @below {{'transpose' needs a fragment endpoint}}
+  tile.copy %a[%i, %i] to %s {transpose} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+func.func @copy_transpose_rank(%f: !tile.buffer<64xf32, fragment>, %s: !tile.buffer<64xf16, shared>) {
+  // expected-error @below {{'transpose' needs 2-D endpoints}}
+  tile.copy %f to %s {transpose} : !tile.buffer<64xf32, fragment> to !tile.buffer<64xf16, shared>
+  return
+}
+
+// -----
+
+// A transposed copy compares shapes in memory coordinates: the [16, 8]
+// fragment moves an [8, 16] tile.
+func.func @copy_transpose_shape(%f: !tile.buffer<16x8xf32, fragment>, %s: !tile.buffer<16x8xf16, shared>) {
+  // expected-error @below {{shape mismatch: 8x16 vs 16x8}}
+  tile.copy %f to %s {transpose} : !tile.buffer<16x8xf32, fragment> to !tile.buffer<16x8xf16, shared>
+  return
+}
+
+// -----
+
+func.func @copy_transpose_too_big(%a: !tile.buffer<16x32xf16, global>, %f: !tile.buffer<64x16xf32, fragment>, %i: index) {
+  // expected-error @below {{tile 16x64 is larger than the global buffer 16x32}}
+  tile.copy %a[%i, %i] to %f {transpose} : !tile.buffer<16x32xf16, global> to !tile.buffer<64x16xf32, fragment>
+  return
+}
+
+// -----
+
 func.func @copy_too_big(%a: !tile.buffer<32x32xf16, global>, %s: !tile.buffer<64x64xf16, shared>, %i: index) {
   // expected-error @below {{tile 64x64 is larger than the global buffer 32x32}}
   tile.copy %a[%i, %i] to %s : !tile.buffer<32x32xf16, global> to !tile.buffer<64x64xf16, shared>

@@ -211,7 +211,24 @@ LogicalResult SliceOp::verify() {
 static LogicalResult verifyCopyEndpoints(Operation *op, BufferType src,
                                          size_t numSrcOffsets, BufferType dst,
                                          size_t numDstOffsets, bool masked,
-                                         SmallVectorImpl<int64_t> &tileShape) {
+                                         SmallVectorImpl<int64_t> &tileShape,
+                                         bool transpose = false) {
+  if (transpose) {
+    if (!src.isFragment() && !dst.isFragment())
+      return op->emitOpError("'transpose' needs a fragment endpoint");
+    if (src.getRank() != 2 || dst.getRank() != 2)
+      return op->emitOpError("'transpose' needs 2-D endpoints");
+    // Compare in memory coordinates: the fragment's shape reversed.
+    auto reversed = [](BufferType t) {
+      SmallVector<int64_t> s(llvm::reverse(t.getShape()));
+      return BufferType::get(s, t.getElementType(), t.getMemorySpace(),
+                             nullptr);
+    };
+    if (src.isFragment())
+      src = reversed(src);
+    else
+      dst = reversed(dst);
+  }
   if (src.isGlobal() && dst.isGlobal())
     return op->emitOpError("cannot copy global to global memory");
   if (src.isShared() && dst.isShared())
@@ -288,13 +305,18 @@ LogicalResult CopyOp::verify() {
   return verifyCopyEndpoints(*this, cast<BufferType>(getSource().getType()),
                              getSourceOffsets().size(),
                              cast<BufferType>(getDest().getType()),
-                             getDestOffsets().size(), getMasked(), shape);
+                             getDestOffsets().size(), getMasked(), shape,
+                             getTranspose());
 }
 
-ArrayRef<int64_t> CopyOp::getTileShape() {
+SmallVector<int64_t> CopyOp::getTileShape() {
   auto src = cast<BufferType>(getSource().getType());
   auto dst = cast<BufferType>(getDest().getType());
-  return src.isGlobal() ? dst.getShape() : src.getShape();
+  ArrayRef<int64_t> shape = src.isGlobal() ? dst.getShape() : src.getShape();
+  SmallVector<int64_t> result(shape);
+  if (getTranspose())
+    std::reverse(result.begin(), result.end());
+  return result;
 }
 
 LogicalResult AsyncCopyOp::verify() {

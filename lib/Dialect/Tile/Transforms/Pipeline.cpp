@@ -576,7 +576,8 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
                                p.copy.getMaskedAttr(), p.copy.getLayoutAttr());
       else // e.g. 2-byte strided elements: loaded ahead, synchronously
         tb.create<CopyOp>(loc, src, offsets, slice, ValueRange{},
-                          p.copy.getMaskedAttr(), p.copy.getLayoutAttr());
+                          p.copy.getMaskedAttr(), p.copy.getTransposeAttr(),
+                          p.copy.getLayoutAttr());
     }
     bb.create<AsyncCommitOp>(loc);
   };

@@ -291,6 +291,15 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     thread mapping; exact when the innermost global dimension is a multiple
     of it).
 
+    With `transpose` (2-D, one endpoint a fragment), the fragment holds the
+    transpose of the memory tile: fragment element `(i, j)` is memory
+    element `(j, i)` of the tile (whose origin the global offsets give in
+    memory coordinates), so a `[A, B]` fragment moves a `[B, A]` tile. Each
+    element moves on its own (no vectors along the fragment's rows); this
+    is how a kernel that keeps a value-major state (`S^T`) reads `V^T` and
+    writes `O^T`, `h0`/`ht` and the CP summaries in the token-major layouts
+    of the ABI.
+
     `tile-assign-layouts` sets `layout`, the thread mapping of copies that
     involve no fragment (for example `#tile.blocked<vector = 8>`: 16-byte
     `cp.async` chunks of f16).
@@ -306,6 +315,7 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
                        Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
                        Variadic<Index>:$destOffsets,
                        UnitAttr:$masked,
+                       UnitAttr:$transpose,
                        OptionalAttr<AnyAttr>:$layout);
   let assemblyFormat = [{
     $source (`[` $sourceOffsets^ `]`)? `to` $dest (`[` $destOffsets^ `]`)?
@@ -313,8 +323,9 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// Shape of the tile that is copied.
-    ::llvm::ArrayRef<int64_t> getTileShape();
+    /// Shape of the tile that is copied, in memory coordinates (with
+    /// `transpose`, the fragment's shape reversed).
+    ::llvm::SmallVector<int64_t> getTileShape();
   }];
 }
 
