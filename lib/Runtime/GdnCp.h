@@ -122,8 +122,10 @@ struct GdnBlockVCost {
 ///     t_sum 0.68 us: the summaries at 128K, HV 16 (507,904 tile chunk
 ///       steps in 2.61 ms on 132 SMs);
 ///     t_sum_lat 1.43 us: as one forward chunk step (same loop, no O).
-///   block_v 64 (gdn_chunk_fwd_bv64_f16, grid 2,HV,N; the _bv64 summary
-///   and replay):
+///   block_v 64 (measured on v8's gdn_chunk_fwd_bv64_f16, grid 2,HV,N, and
+///   its _bv64 summary and replay; the value-major _vm64 kernels that now
+///   serve block_v 64 are faster, about t_fwd 1.95 us and R 1.0 at 128K
+///   HV16 (docs/perf-notes.md v10), and not recalibrated yet):
 ///     t_fwd 2.74 us: the direct forward at 128K tokens, HV 16 (5.61 ms for
 ///       2048 dependent chunk steps: critical-path bound);
 ///     R 1.0: the direct forward at 8 x 4K, HV 16 (0.36 ms for 256 blocks
