@@ -122,28 +122,31 @@ struct GdnBlockVCost {
 ///     t_sum 0.68 us: the summaries at 128K, HV 16 (507,904 tile chunk
 ///       steps in 2.61 ms on 132 SMs);
 ///     t_sum_lat 1.43 us: as one forward chunk step (same loop, no O).
-///   block_v 64 (measured on v8's gdn_chunk_fwd_bv64_f16, grid 2,HV,N, and
-///   its _bv64 summary and replay; the value-major _vm64 kernels that now
-///   serve block_v 64 are faster, about t_fwd 1.95 us and R 1.0 at 128K
-///   HV16 (docs/perf-notes.md v10), and not recalibrated yet):
-///     t_fwd 2.74 us: the direct forward at 128K tokens, HV 16 (5.61 ms for
-///       2048 dependent chunk steps: critical-path bound);
-///     R 1.0: the direct forward at 8 x 4K, HV 16 (0.36 ms for 256 blocks
-///       x 64 chunk steps on 132 SMs: work bound);
-///     t_sum 1.50 us, t_sum_lat 1.9 us: the per-kernel times of the
-///       block_v 64 summary kernel (throughput and one block's walk).
-///     t_win 2.0 us: the warm-up summaries (2026-12-01, 22-chunk windows):
-///       0.34 / 0.18 / 0.64 ms at 128K HV16 in 32 / 16 / 64 segments,
-///       0.64 / 0.33 ms at 128K HV32 in 32 / 16, 0.19 ms at 32K HV16 in 16
-///       (1.9-2.3 us per tile-chunk step and SM).
-///   block_v 16: t_win 0.9 us, scaled from block_v 64 by t_sum (not
+///   block_v 64 (the value-major gdn_chunk_fwd_vm64_f16, grid 2,HV,N, one
+///   warpgroup, and its _vm64 summary and replay; ncu kernel durations on
+///   2026-12-01, docs/perf-notes.md v10):
+///     t_fwd 2.45 us: the direct forward at 128K tokens, HV 16 (5.05 ms for
+///       2048 dependent chunk steps: critical-path bound; 32K HV16 1.27 ms,
+///       128K HV32 5.33);
+///     R 1.1: the direct forward at 8 x 4K, HV 16 (0.288 ms for 256 blocks
+///       x 64 chunk steps: work bound, two blocks per SM add little: one
+///       block keeps the SM busy); the CP replays (1.01 / 0.90 ms at 128K
+///       HV16 in 4 / 8 segments, 1.82 at HV32 in 4) run ~10-20 % faster
+///       than this predicts;
+///     t_sum 1.50 us: v8's block_v 64 exact summaries (not re-measured:
+///       the warm-up takes the anchors);
+///     t_sum_lat 2.6 us, t_win 2.1 us: the warm-up summaries at 128K HV16,
+///       58 us in 4 segments (one 22-chunk walk: latency bound) and 80 us
+///       in 8 (throughput bound).
+///   block_v 16: t_win 0.9 us, scaled from v8's block_v 64 by t_sum (not
 ///     measured).
-/// Measured direct totals (ms) the model reproduces within 6 % (the tests allow 10 %)
-/// (GdnCpTest.CalibrationPoints): 128K HV16 3.04 / 5.61 (block_v 16 / 64),
-/// 128K HV32 4.56 / 5.65, 32K HV16 0.77 / 1.41, 8 x 4K HV16 0.59 / 0.36.
+/// Measured forward times (ms) the model reproduces within 6 % (the tests
+/// allow 10 %) (GdnCpTest.CalibrationPoints): 128K HV16 3.04 / 5.05
+/// (block_v 16 / 64), 128K HV32 4.56 / 5.33, 32K HV16 0.77 / 1.27,
+/// 8 x 4K HV16 0.59 / 0.288.
 constexpr GdnBlockVCost kGdnBlockVCosts[] = {
     {16, 1.43, 1.25, 0.68, 1.43, 0.9},
-    {64, 2.74, 1.0, 1.50, 1.9, 2.0},
+    {64, 2.45, 1.1, 1.50, 2.6, 2.1},
 };
 
 /// The block_v the cost model assumes for a path without variants (no

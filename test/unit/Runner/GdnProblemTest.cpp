@@ -989,9 +989,9 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_EQ(stageKernels(f.driver), (Names{"gdn_prep", "gdn_fwd_bv64"}));
   EXPECT_EQ(c.ignored, (Names{"m1.manifest", "m3.manifest", "m4.manifest",
                               "m5.manifest"}));
-  EXPECT_EQ(f.pathText(), "direct (auto), block_v 64; model: direct 340 us (block_v "
-                          "16: 568 us), cp 350 us (block_v 64, 64 chunks/segment), 132 "
-                          "SMs");
+  EXPECT_EQ(f.pathText(), "direct (auto), block_v 64; model: direct 276 us "
+                          "(block_v 16: 568 us), cp 286 us (block_v 64, 64 "
+                          "chunks/segment), 132 SMs");
   GdnResult r;
   f.driver.describe(r);
   EXPECT_EQ(gdnDetailLines(r).at(0), "path: " + f.pathText());
@@ -1012,9 +1012,9 @@ TEST(GdnDriverTest, VariantChoice) {
   PathFixture g;
   s = g.prepare({"--T", "131072"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(g.pathText(), "cp (auto), block_v 64, 4 segments of 512 chunks; model: cp "
-                          "1466 us (block_v 16: 2317 us), direct 2929 us (block_v 16), "
-                          "132 SMs");
+  EXPECT_EQ(g.pathText(), "cp (auto), block_v 64, 8 segments of 256 chunks; "
+                          "model: cp 1221 us (block_v 16: 2317 us), direct "
+                          "2929 us (block_v 16), 132 SMs");
   PathFixture h;
   s = h.prepare({"--T", "131072", "--H", "32"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -1042,9 +1042,9 @@ TEST(GdnDriverTest, VariantChoice) {
             (Names{"gdn_prep", "gdn_cp", "gdn_cp_scan"}));
   EXPECT_EQ(i.driver.pathChoice().ignored,
             (Names{"m1.manifest", "m2.manifest", "m4.manifest"}));
-  EXPECT_EQ(i.pathText(), "cp (auto), block_v 16, 16 segments of 128 chunks; model: cp "
-                          "281 us (block_v 64: 345 us), direct 2929 us (block_v 16), "
-                          "132 SMs");
+  EXPECT_EQ(i.pathText(), "cp (auto), block_v 16, 16 segments of 128 chunks; "
+                          "model: cp 281 us (block_v 64: 342 us), direct 2929 "
+                          "us (block_v 16), 132 SMs");
 
   // --cp off / on: the model still picks the variant.
   PathFixture j;
@@ -1053,18 +1053,19 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_FALSE(j.driver.pathChoice().modeled);
   EXPECT_TRUE(j.driver.pathChoice().variantModeled);
   EXPECT_TRUE(j.driver.dependsOnSmCount());
-  EXPECT_EQ(j.pathText(), "direct (--cp off), block_v 64; model: direct 340 "
+  EXPECT_EQ(j.pathText(), "direct (--cp off), block_v 64; model: direct 276 "
                           "us (block_v 16: 568 us), 132 SMs");
   PathFixture k;
   s = k.prepare({"--cp", "on"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(k.pathText(), "cp (--cp on), block_v 64, 4 segments of 16 chunks; model: "
-                          "cp 95 us (block_v 16: 116 us), 132 SMs");
+  EXPECT_EQ(k.pathText(), "cp (--cp on), block_v 64, 8 segments of 8 chunks; "
+                          "model: cp 99 us (block_v 16: 116 us), 132 SMs");
   PathFixture l;
   s = l.prepare({"--cp", "on", "--cp-chunks", "8", "--T", "1000"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(l.pathText(), "cp (--cp on), block_v 16, 2 segments of 8 chunks "
-                          "(--cp-chunks); model: cp 43 us (block_v 64: 51 us), 132 SMs");
+                          "(--cp-chunks); model: cp 43 us (block_v 64: 54 "
+                          "us), 132 SMs");
   EXPECT_TRUE(l.driver.dependsOnSmCount()); // the variant
 }
 
@@ -1149,7 +1150,7 @@ TEST(GdnDriverTest, VariantForced) {
       {}, {withBlockV(kFwdManifest, 16, false), withBlockV(kFwdManifest, 64)});
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(k.pathText(), "direct (auto: no meta.path), block_v 16; model: "
-                          "direct 92 us (block_v 64: 175 us), 132 SMs");
+                          "direct 92 us (block_v 64: 157 us), 132 SMs");
 }
 
 TEST(GdnDriverTest, ReportRow) {
