@@ -77,12 +77,57 @@ LogicalResult lowerMemToMemCopy(Operation *op, BufferType src, Value srcVal,
   GlobalView view(ix, gDesc, gType.getRank());
   Type elem = src.getElementType();
   Type vt = vecType(elem, v);
-  for (Run &run : blockedRuns(ix, shape, v, numThreads, tid)) {
-    Value gPtr =
-        ix.gep(view.ptr, elem, view.linear(ix, gOffsets, run.coord));
-    Value sPtr = ix.gep(sBase, rewriter.getI8Type(),
-                        sharedByteOffset(ix, sType, run.coord));
-    Value valid = masked ? view.inBounds(ix, gOffsets, run.coord, v) : Value();
+  // When every slot of a thread covers the same columns (the threads' vectors
+  // span whole rows), slot s is slot 0 moved down s * rowsPerSlot rows: in
+  // shared memory by a constant number of bytes (whole swizzle periods), so
+  // the addresses are one per-thread base plus immediates instead of one
+  // loop-invariant register pair per slot (which an unrolled pipelined loop
+  // otherwise keeps live: 28 slots per chunk step in the GDN forward).
+  SmallVector<Run> runs = blockedRuns(ix, shape, v, numThreads, tid);
+  int64_t cols = shape.back();
+  int64_t rowsPerSlot = (numThreads * v) % cols == 0 ? numThreads * v / cols : 0;
+  int64_t swz = 0;
+  if (auto s = dyn_cast_or_null<SwizzleAttr>(sType.getLayout()))
+    swz = s.getBytes();
+  int64_t rowBytes = swz ? swz : cols * eb;
+  bool uniformRows = shape.size() == 2 && rowsPerSlot > 0 &&
+                     (swz == 0 || rowsPerSlot % (swz / 16) == 0);
+  // In global memory slot s is slot 0 plus s times one row step, and its
+  // row bound is slot 0's rows left minus s * rowsPerSlot (signed: the
+  // rows left may be negative), so the per-slot values derive from
+  // per-iteration ones instead of being loop-invariant registers.
+  Value sOff0, gPtr0, rowStep, rowsLeft, colsOk;
+  if (uniformRows && !runs.empty()) {
+    ArrayRef<Value> c0 = runs.front().coord;
+    sOff0 = sharedByteOffset(ix, sType, c0);
+    gPtr0 = ix.gep(view.ptr, elem, view.linear(ix, gOffsets, c0));
+    rowStep = ix.mul(view.strides[0], rowsPerSlot);
+    if (masked) {
+      Value first = ix.add(gOffsets[0], c0[0]);
+      rowsLeft = rewriter.create<LLVM::SubOp>(loc, view.sizes[0], first);
+      colsOk = ix.ule(ix.add(ix.add(gOffsets[1], c0[1]), v), view.sizes[1]);
+    }
+  }
+  Value gPrev;
+  for (auto [s, run] : llvm::enumerate(runs)) {
+    Value gPtr, sOff, valid;
+    if (uniformRows) {
+      int64_t slotRows = static_cast<int64_t>(s) * rowsPerSlot;
+      gPtr = s == 0 ? gPtr0 : ix.gep(gPrev, elem, rowStep);
+      gPrev = gPtr;
+      sOff = s == 0 ? sOff0 : ix.add(sOff0, slotRows * rowBytes);
+      if (masked)
+        valid = ix.and_(rewriter.create<LLVM::ICmpOp>(
+                            loc, LLVM::ICmpPredicate::sgt, rowsLeft,
+                            ix.c(slotRows)),
+                        colsOk);
+    } else {
+      gPtr = ix.gep(view.ptr, elem, view.linear(ix, gOffsets, run.coord));
+      sOff = sharedByteOffset(ix, sType, run.coord);
+      if (masked)
+        valid = view.inBounds(ix, gOffsets, run.coord, v);
+    }
+    Value sPtr = ix.gep(sBase, rewriter.getI8Type(), sOff);
     if (async) {
       emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
         Value cpSize;

@@ -54,13 +54,25 @@ func.func @k8() attributes {tile.kernel, tile.num_warps = 8 : i64} {
 // Shared buffers are addresses in @__tile_smem at their planned offsets;
 // tile.async_copy becomes 16-byte cp.async.cg (a 64x64 f16 tile in 8-element
 // vectors: 512 vectors, 4 per thread of 128), commit/wait/barrier their NVVM
-// counterparts.
+// counterparts. A thread's 4 vectors are 16 rows apart (its first one moved
+// down): one global pointer stepped by 16 row strides and one shared offset
+// plus 2048-byte constants (16 rows of the 128-byte swizzle, whose pattern
+// repeats every 8 rows).
 
 // CHECK-LABEL: llvm.func @async_copy
 // CHECK:       %[[SMEM:.*]] = llvm.mlir.addressof @__tile_smem : !llvm.ptr<3>
 // CHECK-NEXT:  %[[OFF:.*]] = llvm.mlir.constant(4096 : i64) : i64
 // CHECK-NEXT:  %[[BUF:.*]] = llvm.getelementptr %[[SMEM]][%[[OFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
-// CHECK-COUNT-4: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK:       %[[S0:.*]] = llvm.getelementptr %[[BUF]][%[[O0:.*]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  nvvm.cp.async.shared.global %[[S0]], %[[G0:.*]], 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK-NEXT:  %[[G1:.*]] = llvm.getelementptr %[[G0]][%[[STEP:.*]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f16
+// CHECK-NEXT:  %[[C1:.*]] = llvm.mlir.constant(2048 : i64) : i64
+// CHECK-NEXT:  %[[O1:.*]] = llvm.add %[[O0]], %[[C1]] : i64
+// CHECK-NEXT:  %[[S1:.*]] = llvm.getelementptr %[[BUF]][%[[O1]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  nvvm.cp.async.shared.global %[[S1]], %[[G1]], 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK-NEXT:  %[[G2:.*]] = llvm.getelementptr %[[G1]][%[[STEP]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f16
+// CHECK-NEXT:  llvm.mlir.constant(4096 : i64) : i64
+// CHECK-COUNT-2: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
 // CHECK-NOT:   nvvm.cp.async.shared.global
 // CHECK:       nvvm.cp.async.commit.group
 // CHECK-NEXT:  nvvm.cp.async.wait.group 1
@@ -82,11 +94,17 @@ func.func @async_copy(%pa: !tile.ptr<f16>, %n: i32)
 // -----
 
 // 4-byte vectors (2 x f16) use cp.async.ca; a masked copy passes the
-// source size (16 or 0 bytes) as its fifth operand.
+// source size (16 or 0 bytes) as its fifth operand: slot s of a thread is
+// in bounds iff rows-left (signed: size - first row) > s * 16, and its
+// columns are.
 
 // CHECK-LABEL: llvm.func @async_copy_small_and_masked
 // CHECK:       nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 4, cache = ca : !llvm.ptr<3>, !llvm.ptr<1>
-// CHECK:       %[[N:.*]] = llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, i32
+// CHECK:       %[[LEFT:.*]] = llvm.sub %{{.*}}, %{{.*}} : i64
+// CHECK:       %[[COLS:.*]] = llvm.icmp "ule" %{{.*}}, %{{.*}} : i64
+// CHECK:       %[[IN:.*]] = llvm.icmp "sgt" %[[LEFT]], %{{.*}} : i64
+// CHECK-NEXT:  %[[OK:.*]] = llvm.and %[[IN]], %[[COLS]] : i1
+// CHECK:       %[[N:.*]] = llvm.select %[[OK]], %{{.*}}, %{{.*}} : i1, i32
 // CHECK-NEXT:  nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %[[N]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
 func.func @async_copy_small_and_masked(%pa: !tile.ptr<f16>, %n: i32)
     attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 16384 : i64} {
