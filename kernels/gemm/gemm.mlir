@@ -11,7 +11,8 @@
 //
 // The first two are the portable (sm_80+) path: mma.sync and cp.async; the
 // *_rs_wgmma kernels check wgmma with A in registers (RS), the *_wn2
-// kernels wgmma with two warpgroups splitting N. The Hopper
+// kernels wgmma with two warpgroups splitting N, the *_swz64/_swz32 ones
+// the 64- and 32-byte swizzles. The Hopper
 // GEMM (TMA, mbarrier ring, warp specialization, asynchronous wgmma) is
 // gemm_hopper.mlir.in.
 
@@ -230,6 +231,76 @@ module @gemm {
       tile.copy %A[%m0, %kk] to %sA : !tile.buffer<?x?xbf16, global> to !tile.buffer<64x64xbf16, shared>
       tile.copy %B[%n0, %kk] to %sB : !tile.buffer<?x?xbf16, global> to !tile.buffer<64x64xbf16, shared>
       tile.gemm %sA, %sB, %acc {transpose_b} : !tile.buffer<64x64xbf16, shared>, !tile.buffer<64x64xbf16, shared>, !tile.buffer<64x64xf32, fragment>
+    }
+    tile.copy %acc to %C[%m0, %n0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x?xf32, global>
+    return
+  }
+  // The hardware's 64- and 32-byte swizzles on wgmma operands (layouts set
+  // in the kernel text: tile-assign-layouts picks 128 bytes): descriptor
+  // modes 2 and 3, boxes of 32 and 16 f16 columns.
+  func.func @gemm_f16_wgmma_swz64_64x64x64(
+      %pa: !tile.ptr<f16> {tile.name = "A"}, %pb: !tile.ptr<f16> {tile.name = "B"},
+      %pc: !tile.ptr<f32> {tile.name = "C"},
+      %M: i32 {tile.name = "M"}, %N: i32 {tile.name = "N"}, %K: i32 {tile.name = "K"})
+      attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma",
+                  tile.meta = {op = "gemm", block_m = 64 : i64, block_n = 64 : i64,
+                               block_k = 64 : i64, transpose_a = 0 : i64,
+                               transpose_b = 0 : i64, requires_divisible = 1 : i64}} {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    %m = arith.index_cast %M : i32 to index
+    %n = arith.index_cast %N : i32 to index
+    %k = arith.index_cast %K : i32 to index
+    %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+    %B = tile.view %pb[%k, %n] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+    %C = tile.view %pc[%m, %n] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+    %bx = tile.program_id x
+    %by = tile.program_id y
+    %n0 = arith.muli %bx, %c64 : index
+    %m0 = arith.muli %by, %c64 : index
+    %sA = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+    %sB = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+    %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+    tile.fill %acc, %zero : !tile.buffer<64x64xf32, fragment>, f32
+    tile.for %kk = %c0 to %k step %c64 stages 3 {
+      tile.copy %A[%m0, %kk] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+      tile.copy %B[%kk, %n0] to %sB : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+      tile.gemm %sA, %sB, %acc : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>, !tile.buffer<64x64xf32, fragment>
+    }
+    tile.copy %acc to %C[%m0, %n0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x?xf32, global>
+    return
+  }
+
+  func.func @gemm_bf16_nt_wgmma_swz32_64x64x64(
+      %pa: !tile.ptr<bf16> {tile.name = "A"}, %pb: !tile.ptr<bf16> {tile.name = "B"},
+      %pc: !tile.ptr<f32> {tile.name = "C"},
+      %M: i32 {tile.name = "M"}, %N: i32 {tile.name = "N"}, %K: i32 {tile.name = "K"})
+      attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma",
+                  tile.meta = {op = "gemm", block_m = 64 : i64, block_n = 64 : i64,
+                               block_k = 64 : i64, transpose_a = 0 : i64,
+                               transpose_b = 1 : i64, requires_divisible = 1 : i64}} {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    %m = arith.index_cast %M : i32 to index
+    %n = arith.index_cast %N : i32 to index
+    %k = arith.index_cast %K : i32 to index
+    %A = tile.view %pa[%m, %k] : !tile.ptr<bf16> -> !tile.buffer<?x?xbf16, global>
+    %B = tile.view %pb[%n, %k] : !tile.ptr<bf16> -> !tile.buffer<?x?xbf16, global>
+    %C = tile.view %pc[%m, %n] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+    %bx = tile.program_id x
+    %by = tile.program_id y
+    %n0 = arith.muli %bx, %c64 : index
+    %m0 = arith.muli %by, %c64 : index
+    %sA = tile.alloc : !tile.buffer<64x64xbf16, shared, #tile.swizzle<32>>
+    %sB = tile.alloc : !tile.buffer<64x64xbf16, shared, #tile.swizzle<32>>
+    %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+    tile.fill %acc, %zero : !tile.buffer<64x64xf32, fragment>, f32
+    tile.for %kk = %c0 to %k step %c64 stages 3 {
+      tile.copy %A[%m0, %kk] to %sA : !tile.buffer<?x?xbf16, global> to !tile.buffer<64x64xbf16, shared, #tile.swizzle<32>>
+      tile.copy %B[%n0, %kk] to %sB : !tile.buffer<?x?xbf16, global> to !tile.buffer<64x64xbf16, shared, #tile.swizzle<32>>
+      tile.gemm %sA, %sB, %acc {transpose_b} : !tile.buffer<64x64xbf16, shared, #tile.swizzle<32>>, !tile.buffer<64x64xbf16, shared, #tile.swizzle<32>>, !tile.buffer<64x64xf32, fragment>
     }
     tile.copy %acc to %C[%m0, %n0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x?xf32, global>
     return

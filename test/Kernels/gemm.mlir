@@ -84,4 +84,8 @@
 // PTX:      wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 1;
 // PTX:      .visible .entry gemm_bf16_nt_wgmma_wn2_64x64x64(
 // PTX:      wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
+// PTX:      .visible .entry gemm_f16_wgmma_swz64_64x64x64(
+// PTX:      wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// PTX:      .visible .entry gemm_bf16_nt_wgmma_swz32_64x64x64(
+// PTX:      wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // PTX-NOT:  .entry

@@ -90,8 +90,10 @@ LogicalResult lowerMemToMemCopy(Operation *op, BufferType src, Value srcVal,
   if (auto s = dyn_cast_or_null<SwizzleAttr>(sType.getLayout()))
     swz = s.getBytes();
   int64_t rowBytes = swz ? swz : cols * eb;
+  // Every hardware swizzle repeats every 8 box rows (its XOR takes the
+  // bits from 128 bytes up: rows % 8, rows / 2 % 4, rows / 4 % 2).
   bool uniformRows = shape.size() == 2 && rowsPerSlot > 0 &&
-                     (swz == 0 || rowsPerSlot % (swz / 16) == 0);
+                     (swz == 0 || rowsPerSlot % 8 == 0);
   // In global memory slot s is slot 0 plus s times one row step, and its
   // row bound is slot 0's rows left minus s * rowsPerSlot (signed: the
   // rows left may be negative), so the per-slot values derive from

@@ -2,7 +2,8 @@
 //
 // tile.gemm in kernels with tile.mma_engine = "wgmma": one wgmma.mma_async
 // m64nNk16 per warpgroup and k16 step, operands read by the tensor cores
-// from 128-byte swizzled shared memory through hand-built descriptors. The
+// from 32-, 64- or 128-byte swizzled shared memory through hand-built
+// descriptors. The
 // accumulator is the #tile.mma<warps = [4k, n], engine = wgmma> fragment,
 // whose register order (layout::mmaFragmentRuns) is the wgmma accumulator
 // layout of each warpgroup's m64 x N/n tile.
@@ -20,13 +21,13 @@ using namespace mlir::gdn::tile;
 struct GemmWgmmaLowering : TilePattern<GemmOp> {
   using TilePattern::TilePattern;
 
-  /// wgmma.mma_async m64nNk16 per warpgroup, operands from 128B-swizzled
-  /// shared memory through descriptors (docs/hopper-codegen.md §5.2):
-  /// desc = (addr >> 4) | LBO << 16 | SBO << 32 | 1 << 62. A K-major tile
-  /// (A [M][K], B^T [N][K]) is cut into 128-byte boxes along K: a k16 step
-  /// moves 32 bytes inside a box, every fourth step jumps a box. An
-  /// MN-major tile (B [K][N], A^T [K][M]) has rows of K: a k16 step moves 16
-  /// rows (2 KiB) and LBO is the distance between 64-wide boxes along N/M.
+  /// wgmma.mma_async m64nNk16 per warpgroup, operands from swizzled shared
+  /// memory through descriptors (docs/hopper-codegen.md §5.2): desc =
+  /// (addr >> 4) | LBO << 16 | SBO << 32 | mode << 62. A K-major tile
+  /// (A [M][K], B^T [N][K]) is cut into boxes of `swz` bytes along K: a k16
+  /// step moves 32 bytes inside a box (or jumps one, every swz / 32
+  /// steps). An MN-major tile (B [K][N], A^T [K][M]) has rows of K: a k16
+  /// step moves 16 rows and LBO is the distance between boxes along N/M.
   LogicalResult
   matchAndRewrite(GemmOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -38,12 +39,18 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
     if (!mma || mma.getEngine() != MmaEngine::Wgmma)
       return rewriter.notifyMatchFailure(op, "not a wgmma accumulator");
     bool aInRegisters = aT.isFragment();
-    for (BufferType t : {aT, bT}) {
+    // Each shared operand's swizzle width (32, 64 or 128 bytes): the rows
+    // of its boxes, and its descriptor's layout mode.
+    int64_t swzA = 0, swzB = 0;
+    for (auto [t, swzOut] : {std::pair<BufferType, int64_t *>{aT, &swzA},
+                             {bT, &swzB}}) {
       if (t.isFragment())
         continue;
       auto swz = dyn_cast_or_null<SwizzleAttr>(t.getLayout());
-      if (!swz || swz.getBytes() != 128)
-        return op.emitOpError("wgmma operands must be 128-byte swizzled");
+      if (!swz)
+        return op.emitOpError("wgmma operands must be swizzled "
+                              "(#tile.swizzle<32|64|128>)");
+      *swzOut = swz.getBytes();
     }
     if (aInRegisters && aT.getLayout() != cT.getLayout())
       return op.emitOpError("a fragment A must have the accumulator's "
@@ -75,54 +82,63 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
     auto addrOf = [&](Value base) -> Value {
       return rewriter.create<LLVM::PtrToIntOp>(loc, i64, base);
     };
-    auto descriptor = [&](Value addr, int64_t lbo) -> Value {
+    // desc = (addr >> 4) | LBO << 16 | SBO << 32 | mode << 62: SBO is the
+    // distance of 8-row groups (8 box rows of `swz` bytes), mode 1, 2, 3
+    // for the 128-, 64- and 32-byte swizzles.
+    auto descriptor = [&](Value addr, int64_t lbo, int64_t swz) -> Value {
       Value a = rewriter.create<LLVM::AndOp>(loc, addr, ix.c(0x3FFFF));
       a = rewriter.create<LLVM::LShrOp>(loc, a, ix.c(4));
-      int64_t bits = (lbo << 16) | (int64_t(64) << 32) | (int64_t(1) << 62);
+      int64_t mode = swz == 128 ? 1 : swz == 64 ? 2 : 3;
+      int64_t bits = (lbo << 16) | (((8 * swz) >> 4) << 32) | (mode << 62);
       return rewriter.create<LLVM::OrOp>(loc, a, ix.c(bits));
     };
     // Byte offset of k-step kk in a K-major tile [rows][k] (row 0, column
     // 16 kk) and in an MN-major tile [k][cols] (row 16 kk, column 0).
     int64_t eb = aT.getElementBytes();
-    auto kMajor = [&](int64_t rows, int64_t kk) {
-      return swizzledOffset(0, kk * 16, rows, k, eb, 128);
+    auto kMajor = [&](int64_t rows, int64_t kk, int64_t swz) {
+      return swizzledOffset(0, kk * 16, rows, k, eb, swz);
     };
-    auto mnMajor = [&](int64_t cols, int64_t kk) {
-      return swizzledOffset(kk * 16, 0, k, cols, eb, 128);
+    auto mnMajor = [&](int64_t cols, int64_t kk, int64_t swz) {
+      return swizzledOffset(kk * 16, 0, k, cols, eb, swz);
     };
-    // B's column block: K-major B^T [N][K] moves nwg rows (128 bytes each
+    // B's column block: K-major B^T [N][K] moves nwg rows (swzB bytes each
     // inside a box); MN-major B [K][N] moves nwg columns, a whole number of
-    // 128-byte boxes (k rows of 128 bytes each) or a 16-byte-aligned offset
-    // inside one box, which the hardware swizzles like any other address
-    // bits (as a K-major k-step inside a box).
+    // swzB-byte boxes (k rows of swzB bytes each) or a 16-byte-aligned
+    // offset inside one box, which the hardware swizzles like any other
+    // address bits (as a K-major k-step inside a box).
     Value bBase = addrOf(adaptor.getB());
     if (wn != 1) {
       Value off;
       if (op.getTransposeB()) {
-        off = ix.mul(colGroup, nwg * 128);
+        off = ix.mul(colGroup, nwg * swzB);
       } else {
         int64_t colBytes = nwg * eb;
-        if (colBytes % 128 == 0) {
-          off = ix.mul(colGroup, (colBytes / 128) * k * 128);
-        } else if (128 % colBytes == 0 && colBytes % 16 == 0) {
+        if (colBytes % swzB == 0) {
+          off = ix.mul(colGroup, (colBytes / swzB) * k * swzB);
+        } else if (swzB % colBytes == 0 && colBytes % 16 == 0) {
           Value byteCol = ix.mul(colGroup, colBytes);
-          off = ix.add(ix.mul(ix.div(byteCol, 128), k * 128),
-                       ix.rem(byteCol, 128));
+          off = ix.add(ix.mul(ix.div(byteCol, swzB), k * swzB),
+                       ix.rem(byteCol, swzB));
         } else {
           return op.emitOpError("wgmma column block of ")
-                 << colBytes << " bytes does not tile 128-byte boxes";
+                 << colBytes << " bytes does not tile " << swzB
+                 << "-byte boxes";
         }
       }
       bBase = ix.add(bBase, off);
     }
     Value aBase = aInRegisters ? Value() : addrOf(adaptor.getA());
-    // This warpgroup's 64 rows of A.
+    // This warpgroup's 64 rows of A: K-major, 64 box rows; MN-major, the
+    // boxes that hold its 64 M elements (64 * eb / swzA of them, K rows of
+    // swzA bytes each).
     Value aRows;
     int64_t aRowsTotal = op.getTransposeA() ? aT.getShape()[0] : m;
-    if (!op.getTransposeA())
-      aRows = ix.mul(rowGroup, 64 * 128); // K-major: 64 rows of 128 bytes
-    else
-      aRows = ix.mul(rowGroup, aRowsTotal * 128); // MN-major: box along M
+    if (!aInRegisters) {
+      if (!op.getTransposeA())
+        aRows = ix.mul(rowGroup, 64 * swzA);
+      else
+        aRows = ix.mul(rowGroup, (64 * eb / swzA) * aRowsTotal * swzA);
+    }
 
     auto structTy = LLVM::LLVMStructType::getLiteral(
         getContext(), SmallVector<Type>(nwg / 2, f32));
@@ -166,10 +182,14 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
     // carries out of the field, and each k-step's descriptor is one add
     // of a constant: no mask/shift/or per wgmma between the tensor-core
     // instructions.
-    int64_t bLbo = op.getTransposeB() ? 1 : (k * 128) >> 4; // N-box distance
-    Value descB0 = descriptor(bBase, bLbo);
-    Value descA0 =
-        aInRegisters ? Value() : descriptor(ix.add(aBase, aRows), /*lbo=*/1);
+    // LBO: K-major operands need none; MN-major ones step between boxes
+    // along M/N (k rows of swz bytes apart).
+    int64_t bLbo = op.getTransposeB() ? 1 : (k * swzB) >> 4;
+    int64_t aLbo = op.getTransposeA() ? (k * swzA) >> 4 : 1;
+    Value descB0 = descriptor(bBase, bLbo, swzB);
+    Value descA0 = aInRegisters
+                       ? Value()
+                       : descriptor(ix.add(aBase, aRows), aLbo, swzA);
     auto stepped = [&](Value desc0, int64_t offsetBytes) -> Value {
       if (offsetBytes == 0)
         return desc0;
@@ -177,7 +197,7 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
       return ix.add(desc0, offsetBytes >> 4);
     };
     auto bOffset = [&](int64_t kk) {
-      return op.getTransposeB() ? kMajor(n, kk) : mnMajor(n, kk);
+      return op.getTransposeB() ? kMajor(n, kk, swzB) : mnMajor(n, kk, swzB);
     };
     for (int64_t kk = 0; kk < k / 16; ++kk) {
       if (aInRegisters) {
@@ -220,8 +240,9 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
         acc = asmOp.getRes();
         continue;
       }
-      Value descA = stepped(descA0, op.getTransposeA() ? mnMajor(m, kk)
-                                                       : kMajor(m, kk));
+      Value descA = stepped(descA0, op.getTransposeA()
+                                        ? mnMajor(m, kk, swzA)
+                                        : kMajor(m, kk, swzA));
       Value descB = stepped(descB0, bOffset(kk));
       acc = rewriter.create<NVVM::WgmmaMmaAsyncOp>(
           loc, structTy, acc, descA, descB, shape, elemType, elemType,

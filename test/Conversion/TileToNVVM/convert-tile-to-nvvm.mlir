@@ -455,10 +455,45 @@ func.func @wgmma_split_n_kmajor() attributes {tile.kernel, tile.num_warps = 8 : 
 
 // -----
 
+// The 64- and 32-byte swizzles: descriptor mode 2 / 3 (bits 62-63), SBO =
+// 8 box rows (512 / 256 bytes >> 4 = 32 / 16); A K-major (LBO 1), B
+// [K][N] MN-major: LBO = the distance of its 32-column (64-byte) boxes,
+// K rows x 64 bytes = 4096 >> 4 = 256; B's k-steps move 16 rows (1024
+// bytes, 64 >> 4), A's 32 bytes inside a box (+2) and then a box
+// (64 rows x 64 bytes = 4096, +256).
+// CHECK-LABEL: llvm.func @wgmma_swizzle64
+// CHECK-DAG: llvm.mlir.constant(-9223371899415756800 : i64) : i64
+// CHECK-DAG: llvm.mlir.constant(-9223371899399045120 : i64) : i64
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+func.func @wgmma_swizzle64() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 16384 : i64} {
+  %a = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+  %b = tile.alloc {offset = 8192 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.barrier
+  tile.gemm %a, %b, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: llvm.func @wgmma_swizzle32
+// CHECK: llvm.mlir.constant(-4611685949707845632 : i64) : i64
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+func.func @wgmma_swizzle32() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 16384 : i64} {
+  %a = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<32>>
+  %b = tile.alloc {offset = 8192 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<32>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.barrier
+  tile.gemm %a, %b, %c {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<32>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<32>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
+
+// -----
+
 func.func @wgmma_unswizzled() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 16384 : i64} {
   %a = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
   %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
-  // expected-error @below {{wgmma operands must be 128-byte swizzled}}
+  // expected-error @below {{wgmma operands must be swizzled (#tile.swizzle<32|64|128>)}}
   // expected-error @below {{failed to legalize operation 'tile.gemm'}}
   tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   return

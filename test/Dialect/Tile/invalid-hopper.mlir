@@ -260,16 +260,6 @@ func.func @recipe(%m: !tile.tensormap<64x64xf16, swizzle = 0> {tile.tensor_map =
 
 // -----
 
-func.func @swizzle64(%m: !tile.tensormap<64x32xf16, swizzle = 64>, %i: index) {
-  %bar = tile.alloc : !tile.buffer<1xi64, shared>
-  %s = tile.alloc : !tile.buffer<64x32xf16, shared, #tile.swizzle<64>>
-  // expected-error @below {{TMA loads into #tile.swizzle<64> are not supported: only 128-byte swizzled or unswizzled destinations match the TMA layout}}
-  tile.tma_load %m[%i, %i] to %s, %bar[%i] : !tile.tensormap<64x32xf16, swizzle = 64>, !tile.buffer<64x32xf16, shared, #tile.swizzle<64>>, !tile.buffer<1xi64, shared>
-  return
-}
-
-// -----
-
 // Without a swizzle, several boxes would land box-major, not row-major.
 func.func @unswizzled_boxes(%m: !tile.tensormap<64x32xf16, swizzle = 0>, %i: index) {
   %bar = tile.alloc : !tile.buffer<1xi64, shared>

@@ -82,12 +82,6 @@ LogicalResult TmaLoadOp::verify() {
     return emitOpError("destination swizzle (")
            << swizzle << " bytes) differs from the tensor map's ("
            << map.getSwizzle() << " bytes)";
-  // #tile.swizzle<32|64> is not the TMA unit's 32/64-byte pattern (which
-  // XORs with rows / 4 and rows / 2); only 128 bytes agree.
-  if (swizzle != 0 && swizzle != 128)
-    return emitOpError("TMA loads into #tile.swizzle<")
-           << swizzle << "> are not supported: only 128-byte swizzled or "
-                         "unswizzled destinations match the TMA layout";
   // Without a swizzle the boxes would land box-major (box b at b times the
   // box's bytes), not in the destination's row-major order.
   if (getNumBoxes() > 1 && swizzle == 0)

@@ -223,15 +223,7 @@ FailureOr<TmaPlan> planTma(CopyOp copy, func::FuncOp kernel,
   int64_t eb = dst.getElementBytes();
   if (auto swz = dyn_cast_or_null<SwizzleAttr>(dst.getLayout()))
     plan.swizzle = swz.getBytes();
-  // #tile.swizzle<32|64> XOR the chunk with the row, the hardware's 32- and
-  // 64-byte swizzles with rows / 4 and rows / 2: only 128 bytes (and none)
-  // are the same on both sides.
-  if (plan.swizzle != 0 && plan.swizzle != 128) {
-    why = "the destination's #tile.swizzle<" + std::to_string(plan.swizzle) +
-          "> is not the TMA " + std::to_string(plan.swizzle) +
-          "-byte swizzle (only 128 bytes match)";
-    return failure();
-  }
+  // #tile.swizzle<32|64|128> is the TMA swizzle of that width.
   plan.box.assign(rank, 1);
   for (auto [i, d] : llvm::enumerate(viewDimOf))
     plan.box[d] = dst.getShape()[i];
@@ -250,12 +242,13 @@ FailureOr<TmaPlan> planTma(CopyOp copy, func::FuncOp kernel,
     why = "the tile's rows are not whole boxes";
     return failure();
   }
-  // Each stage of the ring is a TMA destination: 128-byte aligned, 1024
-  // with the 128-byte swizzle (whose pattern repeats every 8 rows of 128
-  // bytes). The N-stage buffer's base is aligned by tile-plan-shared-memory;
-  // the stages follow at multiples of the tile's bytes.
+  // Each stage of the ring is a TMA destination: 128-byte aligned, and
+  // aligned to the swizzle's period, 8 rows of the box (1024 bytes for
+  // 128, 512 for 64, 256 for 32). The N-stage buffer's base is aligned by
+  // tile-plan-shared-memory; the stages follow at multiples of the tile's
+  // bytes.
   int64_t tileBytes = dst.getNumElements() * eb;
-  int64_t align = plan.swizzle ? 1024 : 128;
+  int64_t align = std::max<int64_t>(128, 8 * plan.swizzle);
   if (tileBytes % align != 0) {
     why = "the tile's " + std::to_string(tileBytes) +
           " bytes would put ring stages off the " + std::to_string(align) +

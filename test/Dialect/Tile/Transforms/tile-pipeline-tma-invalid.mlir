@@ -52,26 +52,6 @@ func.func @varying_trip(%pa: !tile.ptr<f16>, %M: i32, %K: i32)
 
 // -----
 
-// A 64-byte software swizzle is not the TMA unit's: cp.async.
-func.func @swizzle64(%pa: !tile.ptr<f16>, %M: i32, %K: i32)
-    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
-  %c0 = arith.constant 0 : index
-  %c32 = arith.constant 32 : index
-  %m = arith.index_cast %M : i32 to index
-  %k = arith.index_cast %K : i32 to index
-  %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
-  %s = tile.alloc : !tile.buffer<64x32xf16, shared, #tile.swizzle<64>>
-  %f = tile.alloc : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>>
-  // expected-remark @below {{pipelined with cp.async instead of TMA: the destination's #tile.swizzle<64> is not the TMA 64-byte swizzle (only 128 bytes match)}}
-  tile.for %kk = %c0 to %k step %c32 stages 2 {
-    tile.copy %A[%c0, %kk] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x32xf16, shared, #tile.swizzle<64>>
-    tile.copy %s to %f : !tile.buffer<64x32xf16, shared, #tile.swizzle<64>> to !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>>
-  }
-  return
-}
-
-// -----
-
 // A ring loop under a branch: cp.async (the ring's numbering needs the loop
 // at the top level or directly in a loop there).
 func.func @under_if(%pa: !tile.ptr<f16>, %M: i32, %K: i32)

@@ -159,3 +159,25 @@ func.func @taken_head(%pq: !tile.ptr<f16> {tile.name = "q"}, %B: i32 {tile.name 
   return
 }
 
+// -----
+
+// The 64-byte swizzle is the TMA unit's too: a 64x32 f16 tile (64-byte
+// rows) is one box with swizzle = 64.
+// CHECK-LABEL: func.func @swizzle64
+// CHECK-SAME:    %{{.*}}: !tile.tensormap<64x32xf16, swizzle = 64> {tile.name = "A_tma"
+// CHECK:         tile.tma_load %{{.*}} : !tile.tensormap<64x32xf16, swizzle = 64>, !tile.buffer<64x32xf16, shared, #tile.swizzle<64>>
+func.func @swizzle64(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {tile.name = "M"}, %K: i32 {tile.name = "K"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %m = arith.index_cast %M : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %s = tile.alloc : !tile.buffer<64x32xf16, shared, #tile.swizzle<64>>
+  %f = tile.alloc : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %kk = %c0 to %k step %c32 stages 2 {
+    tile.copy %A[%c0, %kk] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x32xf16, shared, #tile.swizzle<64>>
+    tile.copy %s to %f : !tile.buffer<64x32xf16, shared, #tile.swizzle<64>> to !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}

@@ -110,12 +110,15 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
     A shared tile `[R, C]` whose rows span `C * elementBytes = n * bytes`
     is stored as `n` boxes of `[R][bytes]`, box `b` at byte `b * R * bytes`.
     Inside a box, the 16-byte chunk `j` of row `r` is stored at chunk
-    `j ^ (r % (bytes / 16))`. With `bytes = 128` this is the hardware's
-    128-byte swizzle (`CU_TENSOR_MAP_SWIZZLE_128B`, wgmma swizzle mode 1):
-    `ldmatrix` reads and 16-byte writes of such a tile are free of bank
-    conflicts, and TMA and wgmma can address it directly.
+    `j ^ ((r * bytes / 128) % (bytes / 16))`: the hardware's swizzle of
+    that width (`CU_TENSOR_MAP_SWIZZLE_{32B,64B,128B}`, wgmma swizzle modes
+    3, 2, 1), which XORs address bits [4, 4 + log2(bytes / 16)) with the
+    bits from 7 up, so rows pair with chunks every 128 bytes: `j ^ (r % 8)`
+    for 128, `j ^ ((r / 2) % 4)` for 64, `j ^ ((r / 4) % 2)` for 32 bytes.
+    `ldmatrix` reads and 16-byte writes of a 128-byte-swizzled tile are
+    free of bank conflicts, and TMA and wgmma address all three directly.
 
-    Example: `#tile.swizzle<128>`
+    Example: `#tile.swizzle<128>`, `#tile.swizzle<64>`
   }];
   let parameters = (ins "int64_t":$bytes);
   let assemblyFormat = "`<` $bytes `>`";

@@ -53,8 +53,10 @@ chooseWarpGrid(int64_t m, int64_t n, int64_t numWarps);
 /// Byte offset of element (row, col) in a shared tile of `rows` x `cols`
 /// elements of `elemBytes` bytes stored with a `swizzleBytes` swizzle (0 =
 /// plain row-major): the tile is cut into boxes `swizzleBytes` wide; in a
-/// box, 16-byte chunk j of row r is stored at chunk j ^ (r % (swizzleBytes /
-/// 16)). Requires cols * elemBytes to be a multiple of swizzleBytes.
+/// box, 16-byte chunk j of row r is stored at chunk
+/// j ^ ((r * swizzleBytes / 128) % (swizzleBytes / 16)), the hardware's
+/// 32-, 64- and 128-byte swizzles (address bits [4, ..) XOR bits [7, ..)).
+/// Requires cols * elemBytes to be a multiple of swizzleBytes.
 /// (layout::swizzledOffset<int64_t>.)
 int64_t swizzledOffset(int64_t row, int64_t col, int64_t rows, int64_t cols,
                        int64_t elemBytes, int64_t swizzleBytes);
@@ -127,7 +129,10 @@ I swizzledOffset(const I &row, const I &col, int64_t rows, int64_t cols,
   I box = byteInRow / swizzleBytes;
   I inBox = byteInRow % swizzleBytes;
   I chunk = inBox / 16;
-  I phase = row % (swizzleBytes / 16);
+  // Rows of swizzleBytes bytes: row r starts at byte r * swizzleBytes of
+  // the box, and the XOR takes its bits from 128 bytes up.
+  I rowBits = row / (128 / swizzleBytes);
+  I phase = rowBits % (swizzleBytes / 16);
   I rowStart = row * swizzleBytes;
   I off = box * (rows * swizzleBytes) + rowStart;
   off = off + (chunk ^ phase) * 16;
