@@ -707,11 +707,9 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
 
   // Tensor maps, one kernel argument each.
   SmallVector<Value> mapArgs;
-  int64_t bytes = 0;
   for (auto [p, plan] : llvm::zip(producers, plans)) {
     auto dst = cast<BufferType>(p.buffer.getType());
     mapArgs.push_back(maps->get(plan, dst.getElementType()));
-    bytes += dst.getNumElements() * dst.getElementBytes();
   }
 
   OpBuilder b(loop);
@@ -770,9 +768,16 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
     auto prod = tb.create<ProducerOp>(loc);
     OpBuilder pb = OpBuilder::atBlockEnd(&prod.getBody().front());
     pb.create<MBarrierWaitOp>(loc, empty, stage, emptyParity);
-    pb.create<MBarrierArriveOp>(loc, full, stage, pb.getI64IntegerAttr(bytes));
+    // The stage's full barrier expects exactly the bytes its loads bring
+    // (TmaLoadOp::getNumBytes: boxes x box bytes), announced before them.
+    SmallVector<TmaLoadOp> loads;
     for (auto [map, c, slice] : llvm::zip(mapArgs, coords, slices))
-      pb.create<TmaLoadOp>(loc, map, c, slice, full, stage);
+      loads.push_back(pb.create<TmaLoadOp>(loc, map, c, slice, full, stage));
+    int64_t bytes = 0;
+    for (TmaLoadOp load : loads)
+      bytes += load.getNumBytes();
+    OpBuilder ab(loads.front());
+    ab.create<MBarrierArriveOp>(loc, full, stage, ab.getI64IntegerAttr(bytes));
   };
 
   // Prologue: iterations 0 .. N-2.
