@@ -58,8 +58,18 @@ bool onlyReadsGlobal(Operation *op) {
   });
 }
 
+/// Whether `prod` is a ring's producer step (it issues TMA loads), which the
+/// producer warpgroup runs; other tile.producer regions are one consumer
+/// thread's work and stay with the consumers.
+bool issuesTma(ProducerOp prod) {
+  return prod.getBody()
+      .walk([](TmaLoadOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
 /// The producer's program: keeps control flow, pure ops, allocations and
-/// tile.producer regions; drops every other op with memory effects. Walks
+/// the rings' producer steps; drops every other op with memory effects
+/// (also tile.producer regions that issue no TMA load). Walks
 /// the block backwards so that an op's users are gone before the op is
 /// looked at: an op whose result the kept control flow still uses (a loop
 /// bound loaded from global memory) stays when it only reads global memory,
@@ -67,7 +77,10 @@ bool onlyReadsGlobal(Operation *op) {
 LogicalResult stripToProducer(Block &block, int64_t producerThread) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
     if (auto prod = dyn_cast<ProducerOp>(op)) {
-      prod.setThread(producerThread);
+      if (issuesTma(prod))
+        prod.setThread(producerThread);
+      else
+        prod.erase();
       continue;
     }
     if (op.hasTrait<OpTrait::IsTerminator>())
@@ -227,7 +240,8 @@ void WarpSpecializePass::runOnOperation() {
 
   consumer->walk([&](Operation *op) {
     if (auto prod = dyn_cast<ProducerOp>(op)) {
-      prod.erase();
+      if (issuesTma(prod))
+        prod.erase();
       return WalkResult::skip();
     }
     if (auto barrier = dyn_cast<BarrierOp>(op); barrier && !barrier.getId()) {

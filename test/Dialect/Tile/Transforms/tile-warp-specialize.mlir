@@ -101,3 +101,60 @@ func.func @not_asked() attributes {tile.kernel, tile.num_warps = 4 : i64} {
   tile.barrier
   return
 }
+
+// -----
+
+// Only the producer regions that issue TMA loads (the ring's steps) move to
+// the producer warpgroup; a hand-written tile.producer region without one
+// (here one consumer thread arrives on a second barrier after the loop) is
+// consumer work: it stays in the consumer region, on thread 0, and the
+// producer's program drops it.
+// CHECK-LABEL: func.func @own_producer
+// CHECK:         tile.warp_specialize {{.*}} producer {
+// CHECK:           tile.producer thread 128 {
+// CHECK-NEXT:        tile.mbarrier_wait
+// CHECK-NEXT:        tile.mbarrier_arrive
+// CHECK-NEXT:        tile.tma_load
+// CHECK-NEXT:      {{^ *}}}{{$}}
+// CHECK-NOT:       tile.producer
+// CHECK:         } consumer {
+// CHECK:           scf.for
+// CHECK-NOT:         tile.producer
+// CHECK:           }
+// CHECK-NEXT:      tile.producer {
+// CHECK-NEXT:        tile.mbarrier_arrive %[[DONE:.*]][%{{.*}}] : !tile.buffer<1xi64, shared>
+// CHECK-NEXT:      {{^ *}}}{{$}}
+// CHECK-NEXT:    }
+func.func @own_producer(%map: !tile.tensormap<64x64xf16, swizzle = 128>, %k: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 256 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %full = tile.alloc {offset = 0 : i64} : !tile.buffer<2xi64, shared>
+  %empty = tile.alloc {offset = 16 : i64} : !tile.buffer<2xi64, shared>
+  %done = tile.alloc {offset = 32 : i64} : !tile.buffer<1xi64, shared>
+  tile.producer {
+    tile.mbarrier_init %full {count = 1} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %empty {count = 128} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %done {count = 1} : !tile.buffer<1xi64, shared>
+  }
+  tile.barrier
+  %s = tile.alloc {offset = 1024 : i64} : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>>
+  scf.for %i = %c0 to %k step %c1 {
+    %st = arith.remsi %i, %c2 : index
+    %ph = arith.divsi %i, %c2 : index
+    tile.mbarrier_wait %full[%st], %ph : !tile.buffer<2xi64, shared>
+    tile.mbarrier_arrive %empty[%st] : !tile.buffer<2xi64, shared>
+    %next = tile.slice %s[%st] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.producer {
+      tile.mbarrier_wait %empty[%st], %ph : !tile.buffer<2xi64, shared>
+      tile.mbarrier_arrive %full[%st] {expect_tx = 8192} : !tile.buffer<2xi64, shared>
+      tile.tma_load %map[%c0, %i] to %next, %full[%st] : !tile.tensormap<64x64xf16, swizzle = 128>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<2xi64, shared>
+    }
+  }
+  tile.producer {
+    tile.mbarrier_arrive %done[%c0] : !tile.buffer<1xi64, shared>
+  }
+  return
+}

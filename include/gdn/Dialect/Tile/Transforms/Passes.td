@@ -290,12 +290,14 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     `tile.warp_specialize` op:
 
     * the **producer** region is the body with only its control flow, the
-      index arithmetic it needs and its `tile.producer` regions (the waits
-      for free stages, the `expect_tx` arrivals and the TMA loads), run by
-      the producer warpgroup's first thread; every other op with memory
-      effects is dropped, and so are dead loops and branches;
-    * the **consumer** region is the body without the `tile.producer`
-      regions; its block barriers become named barriers over the consumer
+      index arithmetic it needs and the rings' producer steps (the
+      `tile.producer` regions that issue TMA loads: the waits for free
+      stages, the `expect_tx` arrivals and the loads), run by the producer
+      warpgroup's first thread; every other op with memory effects is
+      dropped (also a `tile.producer` region without a TMA load: one
+      consumer thread's work), and so are dead loops and branches;
+    * the **consumer** region is the body without the rings' producer
+      steps; its block barriers become named barriers over the consumer
       threads only (`bar.sync 1, 32 * num_warps`), since the producer never
       reaches them.
 
