@@ -305,4 +305,46 @@ module @gemm {
     tile.copy %acc to %C[%m0, %n0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x?xf32, global>
     return
   }
+  // A TMA-store epilogue: the accumulator goes to shared memory, then one
+  // thread stores the 64x64 f32 tile with cp.async.bulk.tensor (the
+  // barrier before it carries the generic-to-async proxy fence) and waits
+  // until the source has been read.
+  func.func @gemm_f16_wgmma_tmastore_64x64x64(
+      %pa: !tile.ptr<f16> {tile.name = "A"}, %pb: !tile.ptr<f16> {tile.name = "B"},
+      %pc: !tile.ptr<f32> {tile.name = "C"},
+      %mapC: !tile.tensormap<64x64xf32, swizzle = 0> {tile.name = "C_tma", tile.tensor_map = {base = "C", dims = ["M", "N"], strides = ["N"]}},
+      %M: i32 {tile.name = "M"}, %N: i32 {tile.name = "N"}, %K: i32 {tile.name = "K"})
+      attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma",
+                  tile.meta = {op = "gemm", block_m = 64 : i64, block_n = 64 : i64,
+                               block_k = 64 : i64, transpose_a = 0 : i64,
+                               transpose_b = 0 : i64, requires_divisible = 1 : i64}} {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    %m = arith.index_cast %M : i32 to index
+    %n = arith.index_cast %N : i32 to index
+    %k = arith.index_cast %K : i32 to index
+    %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+    %B = tile.view %pb[%k, %n] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+    %bx = tile.program_id x
+    %by = tile.program_id y
+    %n0 = arith.muli %bx, %c64 : index
+    %m0 = arith.muli %by, %c64 : index
+    %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+    %sB = tile.alloc : !tile.buffer<64x64xf16, shared>
+    %sC = tile.alloc : !tile.buffer<64x64xf32, shared>
+    %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+    tile.fill %acc, %zero : !tile.buffer<64x64xf32, fragment>, f32
+    tile.for %kk = %c0 to %k step %c64 stages 3 {
+      tile.copy %A[%m0, %kk] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+      tile.copy %B[%kk, %n0] to %sB : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+      tile.gemm %sA, %sB, %acc : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+    }
+    tile.copy %acc to %sC : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, shared>
+    tile.producer {
+      tile.tma_store %sC to %mapC[%m0, %n0] : !tile.buffer<64x64xf32, shared>, !tile.tensormap<64x64xf32, swizzle = 0>
+      tile.tma_store_wait {read}
+    }
+    return
+  }
 }

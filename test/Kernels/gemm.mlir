@@ -88,4 +88,13 @@
 // PTX:      wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // PTX:      .visible .entry gemm_bf16_nt_wgmma_swz32_64x64x64(
 // PTX:      wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// The TMA-store epilogue: the accumulator through shared memory, the
+// proxy fence and barrier, one bulk-tensor store, commit, wait for reads.
+// PTX:      .visible .entry gemm_f16_wgmma_tmastore_64x64x64(
+// PTX:      st.shared.v2.f32
+// PTX:      fence.proxy.async.shared::cta;
+// PTX:      bar.sync 0;
+// PTX:      cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// PTX:      cp.async.bulk.commit_group;
+// PTX-NEXT: cp.async.bulk.wait_group.read 0;
 // PTX-NOT:  .entry

@@ -102,6 +102,54 @@ struct TmaLoadLowering : HopperPattern<TmaLoadOp> {
   }
 };
 
+/// tile.tma_store -> one cp.async.bulk.tensor.global.shared::cta per box
+/// (coordinates innermost first, i32), then cp.async.bulk.commit_group.
+struct TmaStoreLowering : HopperPattern<TmaStoreOp> {
+  using HopperPattern::HopperPattern;
+  LogicalResult
+  matchAndRewrite(TmaStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TensorMapType map = op.getMap().getType();
+    int64_t rank = map.getRank();
+    int64_t boxInner = map.getShape().back();
+    int64_t boxBytes = map.getBoxBytes();
+    SmallVector<Value> coords;
+    for (int64_t d = rank - 1; d >= 0; --d)
+      coords.push_back(rewriter.create<LLVM::TruncOp>(
+          loc, rewriter.getI32Type(), adaptor.getCoords()[d]));
+    Value inner = coords.front();
+    for (int64_t b = 0; b < op.getNumBoxes(); ++b) {
+      Value srcPtr = adaptor.getSource();
+      if (b != 0) {
+        srcPtr = rewriter.create<LLVM::GEPOp>(
+            loc, srcPtr.getType(), rewriter.getI8Type(), srcPtr,
+            ValueRange{constI64(rewriter, loc, b * boxBytes)});
+        coords.front() = rewriter.create<LLVM::AddOp>(
+            loc, inner, constI32(rewriter, loc, b * boxInner));
+      }
+      rewriter.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
+          loc, adaptor.getMap(), srcPtr, coords, /*predicate=*/Value());
+    }
+    rewriter.create<NVVM::CpAsyncBulkCommitGroupOp>(loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.tma_store_wait -> cp.async.bulk.wait_group[.read] pending.
+struct TmaStoreWaitLowering : HopperPattern<TmaStoreWaitOp> {
+  using HopperPattern::HopperPattern;
+  LogicalResult
+  matchAndRewrite(TmaStoreWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkWaitGroupOp>(
+        op, static_cast<int32_t>(op.getPending()),
+        op.getRead() ? rewriter.getUnitAttr() : UnitAttr());
+    return success();
+  }
+};
+
 /// tile.mbarrier_init -> mbarrier.init of every barrier, then
 /// fence.mbarrier_init so that the asynchronous proxy sees them.
 struct MBarrierInitLowering : HopperPattern<MBarrierInitOp> {
@@ -267,7 +315,8 @@ struct NumProgramsLowering : HopperPattern<NumProgramsOp> {
 
 void populateHopperToNVVMPatterns(LLVMTypeConverter &converter,
                                   RewritePatternSet &patterns) {
-  patterns.add<TmaLoadLowering, MBarrierInitLowering, MBarrierArriveLowering,
+  patterns.add<TmaLoadLowering, TmaStoreLowering, TmaStoreWaitLowering,
+               MBarrierInitLowering, MBarrierArriveLowering,
                MBarrierWaitLowering, ProducerLowering, WarpSpecializeLowering,
                GemmWaitLowering, NumProgramsLowering>(converter);
 }

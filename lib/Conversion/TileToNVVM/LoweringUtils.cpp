@@ -153,6 +153,19 @@ bool usesWgmma(Operation *op) {
   return false;
 }
 
+bool usesTmaStores(Operation *op) {
+  Operation *func = op->getParentOfType<FunctionOpInterface>().getOperation();
+  if (!func)
+    return false;
+  return func
+      ->walk([](Operation *o) {
+        return isa<TmaStoreOp, NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(o)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 int64_t fragmentRegs(BufferType type, int64_t numThreads) {
   if (auto mma = dyn_cast<MmaLayoutAttr>(type.getLayout()))
     return mmaFragmentSize(type.getShape()[0], type.getShape()[1],

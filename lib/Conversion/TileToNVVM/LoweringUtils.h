@@ -125,6 +125,11 @@ void createComputeBarrier(OpBuilder &b, Location loc, Operation *op);
 /// Whether the kernel around `op` uses wgmma (tile.mma_engine = "wgmma").
 bool usesWgmma(Operation *op);
 
+/// Whether the kernel around `op` stores from shared memory with TMA
+/// (tile.tma_store, or its NVVM form once converted): its barriers must
+/// order generic-proxy shared writes before those async-proxy reads.
+bool usesTmaStores(Operation *op);
+
 /// Fails with "fragments have no layout" on `op` unless every value (a
 /// fragment buffer) has a layout.
 LogicalResult requireLayouts(Operation *op, ValueRange fragments);

@@ -24,15 +24,16 @@ struct OneToOneLowering : TilePattern<SrcOp> {
     return success();
   }
 };
-/// tile.barrier -> bar.sync 0. In wgmma kernels each thread first orders
-/// its generic-proxy shared-memory writes (stores, cp.async) before the
-/// async-proxy reads of wgmma (fence.proxy.async.shared::cta).
+/// tile.barrier -> bar.sync 0. In wgmma kernels and kernels with TMA
+/// stores each thread first orders its generic-proxy shared-memory writes
+/// (stores, cp.async) before the async-proxy reads of wgmma and TMA stores
+/// (fence.proxy.async.shared::cta).
 struct BarrierLowering : TilePattern<BarrierOp> {
   using TilePattern::TilePattern;
   LogicalResult
   matchAndRewrite(BarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (usesWgmma(op))
+    if (usesWgmma(op) || usesTmaStores(op))
       rewriter.create<NVVM::FenceProxyOp>(
           op.getLoc(),
           NVVM::ProxyKindAttr::get(getContext(), NVVM::ProxyKind::async_shared),

@@ -85,3 +85,34 @@ module @grid {
     return
   }
 }
+
+// -----
+
+// TMA stores: the barrier before the store orders the threads' generic
+// shared-memory writes before the async proxy's reads (the fence also in a
+// kernel without wgmma); one bulk-tensor store per box (the second 64 x 128
+// bytes further, 64 columns further along the inner coordinate), the group
+// committed, then the wait for the source reads.
+// CHECK-LABEL: llvm.func @tma_store
+// CHECK:         nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT:    nvvm.barrier0
+// CHECK:         nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr, !llvm.ptr<3>, i32, i32
+// CHECK:         llvm.mlir.constant(8192 : i64)
+// CHECK:         llvm.mlir.constant(64 : i32)
+// CHECK:         nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK-NEXT:    nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT:    nvvm.cp.async.bulk.wait_group 0 {read}
+module @st {
+  func.func @tma_store(%map: !tile.tensormap<64x64xf16, swizzle = 128> {tile.name = "C_tma", tile.tensor_map = {base = "C", dims = ["M", "N"], strides = ["N"]}})
+      attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 16384 : i64} {
+    %c0 = arith.constant 0 : index
+    %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+    tile.barrier
+    tile.producer {
+      tile.tma_store %s to %map[%c0, %c0] : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.tensormap<64x64xf16, swizzle = 128>
+      tile.tma_store_wait {read}
+    }
+    return
+  }
+}
+

@@ -71,3 +71,26 @@ func.func @take_box(%map: !tile.tensormap<64x1x128xf16, swizzle = 0>) attributes
   tile.tma_load %map[%c0, %c0, %c0] to %s, %bar[%c0] : !tile.tensormap<64x1x128xf16, swizzle = 0>, !tile.buffer<64x128xf16, shared>, !tile.buffer<1xi64, shared>
   return
 }
+
+// -----
+
+// TMA stores: a 64x128 f16 tile as two 64-wide boxes of a 128-byte-swizzled
+// source, then a wait for the sources to be read.
+// CHECK-LABEL: func.func @store
+// CHECK:         tile.producer {
+// CHECK-NEXT:      tile.tma_store %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.tensormap<64x64xf16, swizzle = 128>
+// CHECK-NEXT:      tile.tma_store_wait {read}
+// CHECK-NEXT:      tile.tma_store_wait {pending = 1 : i64}
+// CHECK-NEXT:    }
+func.func @store(%map: !tile.tensormap<64x64xf16, swizzle = 128> {tile.name = "C_tma", tile.tensor_map = {base = "C", dims = ["M", "N"], strides = ["N"]}})
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %s = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+  tile.producer {
+    tile.tma_store %s to %map[%c0, %c0] : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.tensormap<64x64xf16, swizzle = 128>
+    tile.tma_store_wait {read}
+    tile.tma_store_wait {pending = 1}
+  }
+  return
+}
+

@@ -301,3 +301,47 @@ func.func @ws_block_barrier() {
   }
   return
 }
+
+// -----
+
+func.func @store_not_shared(%m: !tile.tensormap<64x64xf32, swizzle = 0>, %f: !tile.buffer<64x64xf32, fragment>, %i: index) {
+  // expected-error @below {{source must be a shared buffer}}
+  tile.tma_store %f to %m[%i, %i] : !tile.buffer<64x64xf32, fragment>, !tile.tensormap<64x64xf32, swizzle = 0>
+  return
+}
+
+// -----
+
+func.func @store_coords(%m: !tile.tensormap<64x64xf32, swizzle = 0>, %i: index) {
+  %s = tile.alloc : !tile.buffer<64x64xf32, shared>
+  // expected-error @below {{expected 2 coordinates (one per tensor dimension), got 1}}
+  tile.tma_store %s to %m[%i] : !tile.buffer<64x64xf32, shared>, !tile.tensormap<64x64xf32, swizzle = 0>
+  return
+}
+
+// -----
+
+func.func @store_swizzle(%m: !tile.tensormap<64x64xf16, swizzle = 128>, %i: index) {
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  // expected-error @below {{source swizzle (0 bytes) differs from the tensor map's (128 bytes)}}
+  tile.tma_store %s to %m[%i, %i] : !tile.buffer<64x64xf16, shared>, !tile.tensormap<64x64xf16, swizzle = 128>
+  return
+}
+
+// -----
+
+func.func @store_type(%m: !tile.tensormap<64x64xf16, swizzle = 0>, %i: index) {
+  %s = tile.alloc : !tile.buffer<64x64xf32, shared>
+  // expected-error @below {{source element type 'f32' differs from the tensor map's 'f16'}}
+  tile.tma_store %s to %m[%i, %i] : !tile.buffer<64x64xf32, shared>, !tile.tensormap<64x64xf16, swizzle = 0>
+  return
+}
+
+// -----
+
+func.func @store_wait_pending() {
+  // expected-error @below {{attribute 'pending' failed to satisfy constraint}}
+  tile.tma_store_wait {pending = 65}
+  return
+}
+

@@ -41,57 +41,68 @@ static LogicalResult verifyBarrierIndex(Operation *op, Value barriers,
 // TmaLoadOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult TmaLoadOp::verify() {
-  auto map = getMap().getType();
-  auto dst = cast<BufferType>(getDest().getType());
-  if (failed(verifyBarrierBuffer(*this, getBarriers())) ||
-      failed(verifyBarrierIndex(*this, getBarriers(), getIndex())))
-    return failure();
-  if (!dst.isShared())
-    return emitOpError("destination must be a shared buffer");
-  if (dst.getElementType() != map.getElementType())
-    return emitOpError("destination element type ")
-           << dst.getElementType() << " differs from the tensor map's "
-           << map.getElementType();
-  if (static_cast<int64_t>(getCoords().size()) != map.getRank())
-    return emitOpError("expected ")
+/// The shared side of a TMA transfer (`what`: "destination" or "source"):
+/// the map's box, possibly repeated along the innermost dimension, with the
+/// map's element type and swizzle.
+static LogicalResult verifyTmaBox(Operation *op, TensorMapType map,
+                                  BufferType buf, size_t numCoords,
+                                  StringRef what) {
+  if (!buf.isShared())
+    return op->emitOpError(what) << " must be a shared buffer";
+  if (buf.getElementType() != map.getElementType())
+    return op->emitOpError(what)
+           << " element type " << buf.getElementType()
+           << " differs from the tensor map's " << map.getElementType();
+  if (static_cast<int64_t>(numCoords) != map.getRank())
+    return op->emitOpError("expected ")
            << map.getRank() << " coordinates (one per tensor dimension), got "
-           << getCoords().size();
-  // The destination is the box without its dimensions of 1 (a box that
-  // takes one index of a tensor dimension), except that it may repeat the
-  // box along the innermost dimension.
+           << numCoords;
+  // The buffer is the box without its dimensions of 1 (a box that takes
+  // one index of a tensor dimension), except that it may repeat the box
+  // along the innermost dimension.
   ArrayRef<int64_t> fullBox = map.getShape();
   SmallVector<int64_t> box, shape;
   for (size_t d = 0; d + 1 < fullBox.size(); ++d)
     if (fullBox[d] != 1)
       box.push_back(fullBox[d]);
-  for (size_t d = 0; d + 1 < dst.getShape().size(); ++d)
-    if (dst.getShape()[d] != 1)
-      shape.push_back(dst.getShape()[d]);
+  for (size_t d = 0; d + 1 < buf.getShape().size(); ++d)
+    if (buf.getShape()[d] != 1)
+      shape.push_back(buf.getShape()[d]);
   if (box != shape)
-    return emitOpError("destination ")
-           << dst << " does not hold the box of " << map;
-  if (dst.getShape().back() % fullBox.back() != 0)
-    return emitOpError("destination innermost dimension ")
-           << dst.getShape().back() << " is not a multiple of the box's "
-           << fullBox.back();
+    return op->emitOpError(what) << " " << buf << " does not hold the box of "
+                                 << map;
+  if (buf.getShape().back() % fullBox.back() != 0)
+    return op->emitOpError(what)
+           << " innermost dimension " << buf.getShape().back()
+           << " is not a multiple of the box's " << fullBox.back();
   int64_t swizzle = 0;
-  if (auto swz = dyn_cast_or_null<SwizzleAttr>(dst.getLayout()))
+  if (auto swz = dyn_cast_or_null<SwizzleAttr>(buf.getLayout()))
     swizzle = swz.getBytes();
   if (swizzle != map.getSwizzle())
-    return emitOpError("destination swizzle (")
-           << swizzle << " bytes) differs from the tensor map's ("
-           << map.getSwizzle() << " bytes)";
-  // Without a swizzle the boxes would land box-major (box b at b times the
-  // box's bytes), not in the destination's row-major order.
-  if (getNumBoxes() > 1 && swizzle == 0)
-    return emitOpError("an unswizzled destination takes exactly one box; ")
-           << dst << " holds " << getNumBoxes() << " boxes of " << map;
-  if (getNumBoxes() > 1 && swizzle != 0 &&
-      fullBox.back() * dst.getElementBytes() != swizzle)
-    return emitOpError("several boxes along the innermost dimension need "
-                       "box rows of exactly the swizzle width");
+    return op->emitOpError(what)
+           << " swizzle (" << swizzle << " bytes) differs from the tensor "
+           << "map's (" << map.getSwizzle() << " bytes)";
+  int64_t boxes = buf.getShape().back() / fullBox.back();
+  // Without a swizzle the boxes would lie box-major (box b at b times the
+  // box's bytes), not in the buffer's row-major order.
+  if (boxes > 1 && swizzle == 0)
+    return op->emitOpError("an unswizzled ")
+           << what << " takes exactly one box; " << buf << " holds "
+           << boxes << " boxes of " << map;
+  if (boxes > 1 && swizzle != 0 &&
+      fullBox.back() * buf.getElementBytes() != swizzle)
+    return op->emitOpError("several boxes along the innermost dimension need "
+                           "box rows of exactly the swizzle width");
   return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  if (failed(verifyBarrierBuffer(*this, getBarriers())) ||
+      failed(verifyBarrierIndex(*this, getBarriers(), getIndex())))
+    return failure();
+  return verifyTmaBox(*this, getMap().getType(),
+                      cast<BufferType>(getDest().getType()),
+                      getCoords().size(), "destination");
 }
 
 int64_t TmaLoadOp::getNumBoxes() {
@@ -101,6 +112,21 @@ int64_t TmaLoadOp::getNumBoxes() {
 
 int64_t TmaLoadOp::getNumBytes() {
   return getNumBoxes() * getMap().getType().getBoxBytes();
+}
+
+//===----------------------------------------------------------------------===//
+// TmaStoreOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TmaStoreOp::verify() {
+  return verifyTmaBox(*this, getMap().getType(),
+                      cast<BufferType>(getSource().getType()),
+                      getCoords().size(), "source");
+}
+
+int64_t TmaStoreOp::getNumBoxes() {
+  auto src = cast<BufferType>(getSource().getType());
+  return src.getShape().back() / getMap().getType().getShape().back();
 }
 
 //===----------------------------------------------------------------------===//

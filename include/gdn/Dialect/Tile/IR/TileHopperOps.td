@@ -73,6 +73,64 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load"> {
   }];
 }
 
+def Tile_TmaStoreOp : Tile_Op<"tma_store"> {
+  let summary = "asynchronous TMA tile store from shared memory";
+  let description = [{
+    Starts a `cp.async.bulk.tensor` store of the shared buffer `source` to
+    the box of `map` at the element coordinates `coords` (one per
+    dimension, outermost first), then commits the bulk group. Elements of
+    the box outside the tensor are not written. `source` holds the box as
+    `tile.tma_load`'s destination does (several boxes along a swizzled
+    innermost dimension, the map's swizzle).
+
+    One thread issues it (put it in a `tile.producer` region). The threads
+    that wrote `source` must have made their writes visible to the
+    asynchronous proxy: the `tile.barrier` before the store does that in a
+    kernel that has one (`fence.proxy.async.shared::cta`, which
+    tile-insert-barriers' barriers carry in kernels with TMA stores).
+    Before `source` is written again, the issuing thread waits with
+    `tile.tma_store_wait {read}`.
+
+    Example:
+    ```mlir
+    tile.producer {
+      tile.tma_store %sC to %mapC[%m0, %n0]
+          : !tile.buffer<64x64xf32, shared>, !tile.tensormap<64x64xf32, swizzle = 0>
+      tile.tma_store_wait {pending = 0, read}
+    }
+    ```
+  }];
+  // The global tensor the map describes is written: an effect on `map`, so
+  // that the store is never dead.
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
+                       Arg<Tile_TensorMapType, "", [MemWrite]>:$map,
+                       Variadic<Index>:$coords);
+  let assemblyFormat = [{
+    $source `to` $map `[` $coords `]` attr-dict
+    `:` qualified(type($source)) `,` qualified(type($map))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Number of TMA stores (boxes) the op issues.
+    int64_t getNumBoxes();
+  }];
+}
+
+def Tile_TmaStoreWaitOp : Tile_Op<"tma_store_wait"> {
+  let summary = "wait for this thread's TMA stores";
+  let description = [{
+    Waits until at most `pending` of the issuing thread's most recent TMA
+    store groups are outstanding: with `read`, until their shared-memory
+    sources have been read (the buffers may be written again); without,
+    until their writes are done (`cp.async.bulk.wait_group[.read]`).
+
+    Example: `tile.tma_store_wait {pending = 0, read}`
+  }];
+  let arguments = (ins DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<64>]>, "0">:$pending,
+                       UnitAttr:$read);
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_MBarrierInitOp : Tile_Op<"mbarrier_init"> {
   let summary = "initialize every mbarrier of a barrier buffer";
   let description = [{
