@@ -347,4 +347,40 @@ module @gemm {
     }
     return
   }
+  // The narrowest wgmma, m64n8k16: a 64x8 tile of C from B stored [N][K]
+  // (an 8 x 64 K-major operand, 128-byte rows).
+  func.func @gemm_bf16_nt_wgmma_n8_64x8x64(
+      %pa: !tile.ptr<bf16> {tile.name = "A"}, %pb: !tile.ptr<bf16> {tile.name = "B"},
+      %pc: !tile.ptr<f32> {tile.name = "C"},
+      %M: i32 {tile.name = "M"}, %N: i32 {tile.name = "N"}, %K: i32 {tile.name = "K"})
+      attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma",
+                  tile.meta = {op = "gemm", block_m = 64 : i64, block_n = 8 : i64,
+                               block_k = 64 : i64, transpose_a = 0 : i64,
+                               transpose_b = 1 : i64, requires_divisible = 1 : i64}} {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    %m = arith.index_cast %M : i32 to index
+    %n = arith.index_cast %N : i32 to index
+    %k = arith.index_cast %K : i32 to index
+    %A = tile.view %pa[%m, %k] : !tile.ptr<bf16> -> !tile.buffer<?x?xbf16, global>
+    %B = tile.view %pb[%n, %k] : !tile.ptr<bf16> -> !tile.buffer<?x?xbf16, global>
+    %C = tile.view %pc[%m, %n] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+    %bx = tile.program_id x
+    %by = tile.program_id y
+    %n0 = arith.muli %bx, %c8 : index
+    %m0 = arith.muli %by, %c64 : index
+    %sA = tile.alloc : !tile.buffer<64x64xbf16, shared>
+    %sB = tile.alloc : !tile.buffer<8x64xbf16, shared>
+    %acc = tile.alloc : !tile.buffer<64x8xf32, fragment>
+    tile.fill %acc, %zero : !tile.buffer<64x8xf32, fragment>, f32
+    tile.for %kk = %c0 to %k step %c64 stages 3 {
+      tile.copy %A[%m0, %kk] to %sA : !tile.buffer<?x?xbf16, global> to !tile.buffer<64x64xbf16, shared>
+      tile.copy %B[%n0, %kk] to %sB : !tile.buffer<?x?xbf16, global> to !tile.buffer<8x64xbf16, shared>
+      tile.gemm %sA, %sB, %acc {transpose_b} : !tile.buffer<64x64xbf16, shared>, !tile.buffer<8x64xbf16, shared>, !tile.buffer<64x8xf32, fragment>
+    }
+    tile.copy %acc to %C[%m0, %n0] : !tile.buffer<64x8xf32, fragment> to !tile.buffer<?x?xf32, global>
+    return
+  }
 }

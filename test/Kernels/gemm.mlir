@@ -97,4 +97,6 @@
 // PTX:      cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // PTX:      cp.async.bulk.commit_group;
 // PTX-NEXT: cp.async.bulk.wait_group.read 0;
+// PTX:      .visible .entry gemm_bf16_nt_wgmma_n8_64x8x64(
+// PTX:      wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16
 // PTX-NOT:  .entry
