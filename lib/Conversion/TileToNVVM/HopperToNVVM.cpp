@@ -60,77 +60,74 @@ struct HopperPattern : ConvertOpToLLVMPattern<Op> {
   using ConvertOpToLLVMPattern<Op>::ConvertOpToLLVMPattern;
 };
 
-/// tile.tma_load -> one cp.async.bulk.tensor per box. Coordinates are
-/// innermost first in PTX; box b of a wide destination starts b boxes
-/// further along the innermost coordinate and lands b * (rows * swizzle)
-/// bytes further into the destination (the box order of #tile.swizzle).
+/// The boxes of a TMA transfer between `shared` and the tensor of `map` at
+/// `coords` (outermost first): calls `emit(sharedPtr, coords)` once per box
+/// with the coordinates innermost first (i32, as PTX takes them). Box b of
+/// a wide shared buffer starts b boxes further along the innermost
+/// coordinate and lies b * (rows * swizzle) bytes further into the buffer
+/// (the box order of #tile.swizzle).
+void forEachTmaBox(ConversionPatternRewriter &rewriter, Location loc,
+                   TensorMapType map, int64_t numBoxes, Value shared,
+                   ValueRange coordsOutermostFirst,
+                   function_ref<void(Value, ArrayRef<Value>)> emit) {
+  int64_t boxInner = map.getShape().back();
+  int64_t boxBytes = map.getBoxBytes();
+  SmallVector<Value> coords;
+  for (Value c : llvm::reverse(coordsOutermostFirst))
+    coords.push_back(
+        rewriter.create<LLVM::TruncOp>(loc, rewriter.getI32Type(), c));
+  Value inner = coords.front();
+  for (int64_t b = 0; b < numBoxes; ++b) {
+    Value ptr = shared;
+    if (b != 0) {
+      ptr = rewriter.create<LLVM::GEPOp>(
+          loc, ptr.getType(), rewriter.getI8Type(), ptr,
+          ValueRange{constI64(rewriter, loc, b * boxBytes)});
+      coords.front() = rewriter.create<LLVM::AddOp>(
+          loc, inner, constI32(rewriter, loc, b * boxInner));
+    }
+    emit(ptr, coords);
+  }
+}
+
+/// tile.tma_load -> one cp.async.bulk.tensor per box (forEachTmaBox).
 struct TmaLoadLowering : HopperPattern<TmaLoadOp> {
   using HopperPattern::HopperPattern;
   LogicalResult
   matchAndRewrite(TmaLoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    TensorMapType map = op.getMap().getType();
-    auto dst = cast<BufferType>(op.getDest().getType());
-    int64_t rank = map.getRank();
-    int64_t boxInner = map.getShape().back();
-    int64_t boxBytes = map.getBoxBytes();
     Value bar = barrierPtr(rewriter, loc, adaptor.getBarriers(),
                            adaptor.getIndex());
-    SmallVector<Value> coords;
-    for (int64_t d = rank - 1; d >= 0; --d)
-      coords.push_back(rewriter.create<LLVM::TruncOp>(
-          loc, rewriter.getI32Type(), adaptor.getCoords()[d]));
-    Value inner = coords.front();
-    for (int64_t b = 0; b < op.getNumBoxes(); ++b) {
-      Value dstPtr = adaptor.getDest();
-      if (b != 0) {
-        dstPtr = rewriter.create<LLVM::GEPOp>(
-            loc, dstPtr.getType(), rewriter.getI8Type(), dstPtr,
-            ValueRange{constI64(rewriter, loc, b * boxBytes)});
-        coords.front() = rewriter.create<LLVM::AddOp>(
-            loc, inner, constI32(rewriter, loc, b * boxInner));
-      }
-      rewriter.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
-          loc, dstPtr, adaptor.getMap(), coords, bar, ValueRange{},
-          /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
-          /*predicate=*/Value());
-    }
-    (void)dst;
+    forEachTmaBox(rewriter, loc, op.getMap().getType(), op.getNumBoxes(),
+                  adaptor.getDest(), adaptor.getCoords(),
+                  [&](Value dstPtr, ArrayRef<Value> coords) {
+                    rewriter.create<
+                        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+                        loc, dstPtr, adaptor.getMap(), coords, bar,
+                        ValueRange{}, /*multicastMask=*/Value(),
+                        /*l2CacheHint=*/Value(), /*predicate=*/Value());
+                  });
     rewriter.eraseOp(op);
     return success();
   }
 };
 
 /// tile.tma_store -> one cp.async.bulk.tensor.global.shared::cta per box
-/// (coordinates innermost first, i32), then cp.async.bulk.commit_group.
+/// (forEachTmaBox), then cp.async.bulk.commit_group.
 struct TmaStoreLowering : HopperPattern<TmaStoreOp> {
   using HopperPattern::HopperPattern;
   LogicalResult
   matchAndRewrite(TmaStoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    TensorMapType map = op.getMap().getType();
-    int64_t rank = map.getRank();
-    int64_t boxInner = map.getShape().back();
-    int64_t boxBytes = map.getBoxBytes();
-    SmallVector<Value> coords;
-    for (int64_t d = rank - 1; d >= 0; --d)
-      coords.push_back(rewriter.create<LLVM::TruncOp>(
-          loc, rewriter.getI32Type(), adaptor.getCoords()[d]));
-    Value inner = coords.front();
-    for (int64_t b = 0; b < op.getNumBoxes(); ++b) {
-      Value srcPtr = adaptor.getSource();
-      if (b != 0) {
-        srcPtr = rewriter.create<LLVM::GEPOp>(
-            loc, srcPtr.getType(), rewriter.getI8Type(), srcPtr,
-            ValueRange{constI64(rewriter, loc, b * boxBytes)});
-        coords.front() = rewriter.create<LLVM::AddOp>(
-            loc, inner, constI32(rewriter, loc, b * boxInner));
-      }
-      rewriter.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
-          loc, adaptor.getMap(), srcPtr, coords, /*predicate=*/Value());
-    }
+    forEachTmaBox(rewriter, loc, op.getMap().getType(), op.getNumBoxes(),
+                  adaptor.getSource(), adaptor.getCoords(),
+                  [&](Value srcPtr, ArrayRef<Value> coords) {
+                    rewriter.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
+                        loc, adaptor.getMap(), srcPtr, coords,
+                        /*predicate=*/Value());
+                  });
     rewriter.create<NVVM::CpAsyncBulkCommitGroupOp>(loc);
     rewriter.eraseOp(op);
     return success();
