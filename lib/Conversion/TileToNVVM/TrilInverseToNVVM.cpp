@@ -3,11 +3,11 @@
 // The exact inverse of a unit lower triangular f32 matrix in shared memory.
 // tile.tril_inverse is forward substitution with one column per thread (no
 // barrier). The blocked inverse of docs/gdn-math.md §2.3 arrives as its phases
-// (tile-expand-tril-inverse), each free of barriers: tile.tril_inverse_diag
-// (the 16x16 diagonal blocks, zeros above them), then per level d
-// tile.tril_inverse_product (Y_ij = L T), tile.tril_inverse_scale (-T_ii Y_ij
-// into registers) and tile.tril_inverse_store; tile-insert-barriers puts the
-// barriers between them. Every element's sum has a fixed order.
+// (tile-expand-tril-inverse), each free of block barriers:
+// tile.tril_inverse_diag (the 16x16 diagonal blocks, zeros above them), then
+// per level d tile.tril_inverse_level (T_ij = -T_ii L T on the tensor cores,
+// split tf32); tile-insert-barriers puts the barriers between them. Every
+// element's sum has a fixed order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -115,19 +115,6 @@ struct TrilInverseLowering : TilePattern<TrilInverseOp> {
 // The blocked inverse, phase by phase
 //===----------------------------------------------------------------------===//
 
-/// Calls `fn(bx, r, c)` for the elements (r, c) of a 16x16 block this
-/// thread owns in a blocked distribution of one element per slot, each
-/// under its guard.
-void forBlockElements(ConversionPatternRewriter &rewriter, Location loc,
-                      Idx &ix, int64_t numThreads, Value tid,
-                      function_ref<void(Idx &, Value, Value)> fn) {
-  for (Run &run : blockedRuns(ix, {16, 16}, 1, numThreads, tid))
-    emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
-      Idx bx(b, loc);
-      fn(bx, run.coord[0], run.coord[1]);
-    });
-}
-
 Value f32Const(ConversionPatternRewriter &rewriter, Location loc, float v) {
   return rewriter.create<LLVM::ConstantOp>(loc, rewriter.getF32Type(),
                                            rewriter.getF32FloatAttr(v));
@@ -172,125 +159,207 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
       });
     for (int64_t bi = 0; bi < nb; ++bi)
       for (int64_t bj = bi + 1; bj < nb; ++bj)
-        forBlockElements(rewriter, loc, ix, numThreads, tid,
-                         [&](Idx &bx, Value r, Value c) {
-                           acc.store(bx, dst, bx.add(r, bi * 16),
-                                     bx.add(c, bj * 16), zero);
-                         });
+        for (Run &run : blockedRuns(ix, {16, 16}, 1, numThreads, tid))
+          emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
+            Idx bx(b, loc);
+            acc.store(bx, dst, bx.add(run.coord[0], bi * 16),
+                      bx.add(run.coord[1], bj * 16), zero);
+          });
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-/// Y_ij = sum_{16j <= q < 16i} L[16i + r][q] T[q][16j + c], written into the
-/// (still unused) block (i, j) = (j + level, j) of the result.
-struct TrilInverseProductLowering : TilePattern<TrilInverseProductOp> {
+/// Split-tf32 tensor-core products of one warp: D += A B for a 16x16 A and a
+/// 16x8 B of f32 values, as two mma.sync.m16n8k8.tf32 k-steps of three
+/// products each (l_a h_b, h_a h_b, h_a l_b with h = tf32(x), l = tf32(x -
+/// h)).
+///
+/// The k index of the two k-steps is permuted so that each lane reads four
+/// consecutive A columns with one 16-byte load: in the mma, lane (g, t) (g =
+/// lane / 4, t = lane % 4) holds A[g][k], A[g + 8][k] and B[k][g] for k = t,
+/// t + 4; here logical k = t, t + 4 of step s is physical column 4 t + 2 s,
+/// 4 t + 2 s + 1, which every lane maps the same way for A and B.
+struct SplitTf32Mma {
+  ConversionPatternRewriter &rewriter;
+  Location loc;
+  Type f32, i32;
+  LLVM::LLVMStructType acc4;
+
+  SplitTf32Mma(ConversionPatternRewriter &rewriter, Location loc)
+      : rewriter(rewriter), loc(loc), f32(rewriter.getF32Type()),
+        i32(rewriter.getI32Type()),
+        acc4(LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
+                                              {f32, f32, f32, f32})) {}
+
+  Value asmOp(Type res, ValueRange operands, StringRef code,
+              StringRef constraints) {
+    return rewriter
+        .create<LLVM::InlineAsmOp>(
+            loc, res, operands, code, constraints, /*has_side_effects=*/false,
+            /*is_align_stack=*/false,
+            LLVM::AsmDialectAttr::get(rewriter.getContext(),
+                                      LLVM::AsmDialect::AD_ATT),
+            ArrayAttr())
+        .getRes();
+  }
+  /// x rounded to tf32 (ties away from zero) as a b32 register: the bits
+  /// plus half a tf32 unit, low 13 bits cleared (two integer ops; finite
+  /// values stay finite below 2^128 (1 - 2^-12), inf and NaN stay).
+  Value roundTf32(Value x) {
+    Idx ix(rewriter, loc);
+    Value bits = rewriter.create<LLVM::BitcastOp>(loc, i32, x);
+    Value half = rewriter.create<LLVM::ConstantOp>(
+        loc, i32, rewriter.getI32IntegerAttr(0x1000));
+    Value mask = rewriter.create<LLVM::ConstantOp>(
+        loc, i32, rewriter.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000)));
+    return rewriter.create<LLVM::AndOp>(
+        loc, rewriter.create<LLVM::AddOp>(loc, bits, half), mask);
+  }
+  /// {h, l} = {tf32(x), tf32(x - h)} as b32 registers; x - h is exact (h is
+  /// within a factor of two of x).
+  std::pair<Value, Value> split(Value x) {
+    Value hi = roundTf32(x);
+    Value rest = rewriter.create<LLVM::FSubOp>(
+        loc, x, rewriter.create<LLVM::BitcastOp>(loc, f32, hi));
+    return {hi, roundTf32(rest)};
+  }
+  void mma(SmallVectorImpl<Value> &acc, ArrayRef<Value> a, ArrayRef<Value> b) {
+    SmallVector<Value> operands(a);
+    operands.append(b.begin(), b.end());
+    operands.append(acc.begin(), acc.end());
+    Value res = asmOp(acc4, operands,
+                      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                      "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, "
+                      "{$10,$11,$12,$13};",
+                      "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3");
+    for (int64_t i = 0; i < 4; ++i)
+      acc[i] = rewriter.create<LLVM::ExtractValueOp>(loc, res, i);
+  }
+  /// acc += A B over one 16-wide k range. aRow0/aRow1: A's rows g and g + 8
+  /// as vector<4xf32> (columns 4t..4t+3); b: B's rows 4t..4t+3 at column g.
+  /// The small terms (l h, h l) and the main term (h h) accumulate in two
+  /// independent chains, `small` and `acc`, which `finish` adds.
+  void product(SmallVectorImpl<Value> &acc, SmallVectorImpl<Value> &small,
+               Value aRow0, Value aRow1, ArrayRef<Value> b) {
+    Idx ix(rewriter, loc);
+    auto elem = [&](Value v, int64_t e) -> Value {
+      return rewriter.create<LLVM::ExtractElementOp>(loc, v, ix.c32(e));
+    };
+    for (int64_t step = 0; step < 2; ++step) {
+      Value aVals[4] = {elem(aRow0, 2 * step), elem(aRow1, 2 * step),
+                        elem(aRow0, 2 * step + 1), elem(aRow1, 2 * step + 1)};
+      Value bVals[2] = {b[2 * step], b[2 * step + 1]};
+      SmallVector<Value, 4> aHi, aLo;
+      SmallVector<Value, 2> bHi, bLo;
+      for (Value v : aVals) {
+        auto [h, l] = split(v);
+        aHi.push_back(h);
+        aLo.push_back(l);
+      }
+      for (Value v : bVals) {
+        auto [h, l] = split(v);
+        bHi.push_back(h);
+        bLo.push_back(l);
+      }
+      mma(small, aLo, bHi);
+      mma(acc, aHi, bHi);
+      mma(small, aHi, bLo);
+    }
+  }
+  /// acc + small, element by element.
+  SmallVector<Value> finish(ArrayRef<Value> acc, ArrayRef<Value> small) {
+    SmallVector<Value> out;
+    for (auto [a, s] : llvm::zip(acc, small))
+      out.push_back(rewriter.create<LLVM::FAddOp>(loc, a, s));
+    return out;
+  }
+};
+
+/// One level: T_ij = -T_ii (sum_q L_iq T_qj) for the blocks (j + level, j).
+/// Task tau = 2 j + s is the 16x8 strip s of block j's columns, dealt to warp
+/// tau % warps. The warp accumulates Y in mma registers, stages it in its own
+/// strip of T (a warp sync orders the lanes), multiplies by T_ii and
+/// overwrites the strip with the negated result.
+struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
   using TilePattern::TilePattern;
   LogicalResult
-  matchAndRewrite(TrilInverseProductOp op, OpAdaptor adaptor,
+  matchAndRewrite(TrilInverseLevelOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto t = cast<BufferType>(op.getSource().getType());
     Location loc = op.getLoc();
     Value src = adaptor.getSource(), dst = adaptor.getDest();
     Idx ix(rewriter, loc);
     int64_t nb = t.getShape()[0] / 16, d = op.getLevel();
-    int64_t numThreads = numThreadsOf(op);
-    Value tid = ix.tid();
+    int64_t warps = numThreadsOf(op) / 32;
+    int64_t tasks = 2 * (nb - d);
     SquareAccess acc{t, src, dst};
-    Value zero = f32Const(rewriter, loc, 0);
-    for (int64_t j = 0; j + d < nb; ++j) {
-      int64_t i = j + d;
-      forBlockElements(rewriter, loc, ix, numThreads, tid,
-                       [&](Idx &bx, Value r, Value c) {
-                         Value row = bx.add(r, i * 16), col = bx.add(c, j * 16);
-                         Value sum = zero;
-                         for (int64_t q = 16 * j; q < 16 * i; ++q)
-                           sum = bx.b.create<LLVM::FMAOp>(
-                               loc, acc.load(bx, src, row, bx.c(q)),
-                               acc.load(bx, dst, bx.c(q), col), sum);
-                         acc.store(bx, dst, row, col, sum);
-                       });
-    }
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
-/// T_ij = -T_ii Y_ij into the registers of block j's fragment. Registers of
-/// slots a thread does not own compute on element 0 (in bounds);
-/// tile.tril_inverse_store does not store them.
-struct TrilInverseScaleLowering : TilePattern<TrilInverseScaleOp> {
-  using TilePattern::TilePattern;
-  LogicalResult
-  matchAndRewrite(TrilInverseScaleOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto t = cast<BufferType>(op.getSource().getType());
-    if (failed(requireLayouts(op, op.getBlocks())))
-      return failure();
-    Location loc = op.getLoc();
-    Value dst = adaptor.getSource();
-    Idx ix(rewriter, loc);
-    int64_t nb = t.getShape()[0] / 16, d = op.getLevel();
-    int64_t numThreads = numThreadsOf(op);
+    Type f32 = rewriter.getF32Type();
+    auto vec4 = VectorType::get({4}, f32), vec2 = VectorType::get({2}, f32);
     Value tid = ix.tid();
-    SquareAccess acc{t, dst, dst};
-    Value zero = f32Const(rewriter, loc, 0);
-    for (int64_t j = 0; j + d < nb; ++j) {
-      int64_t i = j + d;
-      auto fragT = cast<BufferType>(op.getBlocks()[j].getType());
-      Regs out{adaptor.getBlocks()[j], rewriter.getF32Type()};
-      for (Run &run : fragmentRuns(ix, fragT, numThreads, tid)) {
-        Value r = run.coord[0], c0 = run.coord[1];
-        if (run.guard) {
-          r = rewriter.create<LLVM::SelectOp>(loc, run.guard, r, ix.c(0));
-          c0 = rewriter.create<LLVM::SelectOp>(loc, run.guard, c0, ix.c(0));
-        }
-        for (int64_t e = 0; e < run.len; ++e) {
-          Value row = ix.add(r, i * 16);
-          Value col = ix.add(ix.add(c0, e), j * 16);
-          Value sum = zero;
-          for (int64_t m = 0; m < 16; ++m)
-            sum = rewriter.create<LLVM::FMAOp>(
-                loc, acc.load(ix, dst, row, ix.c(i * 16 + m)),
-                acc.load(ix, dst, ix.c(i * 16 + m), col), sum);
-          out.store(ix, run.reg + e, rewriter.create<LLVM::FNegOp>(loc, sum));
-        }
-      }
-    }
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
-/// Block j's fragment into block (j + level, j) of the result.
-struct TrilInverseStoreLowering : TilePattern<TrilInverseStoreOp> {
-  using TilePattern::TilePattern;
-  LogicalResult
-  matchAndRewrite(TrilInverseStoreOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto t = cast<BufferType>(op.getDest().getType());
-    if (failed(requireLayouts(op, op.getBlocks())))
-      return failure();
-    Location loc = op.getLoc();
-    Value dst = adaptor.getDest();
-    Idx ix(rewriter, loc);
-    int64_t nb = t.getShape()[0] / 16, d = op.getLevel();
-    int64_t numThreads = numThreadsOf(op);
-    Value tid = ix.tid();
-    SquareAccess acc{t, dst, dst};
-    for (int64_t j = 0; j + d < nb; ++j) {
-      int64_t i = j + d;
-      auto fragT = cast<BufferType>(op.getBlocks()[j].getType());
-      Regs in{adaptor.getBlocks()[j], rewriter.getF32Type()};
-      for (Run &run : fragmentRuns(ix, fragT, numThreads, tid))
-        emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
-          Idx bx(b, loc);
-          for (int64_t e = 0; e < run.len; ++e) {
-            Value row = bx.add(run.coord[0], i * 16);
-            Value col = bx.add(bx.add(run.coord[1], e), j * 16);
-            acc.store(bx, dst, row, col, in.load(bx, run.reg + e));
+    Value warp = ix.div(tid, 32), lane = ix.rem(tid, 32);
+    Value g = ix.div(lane, 4), t4 = ix.mul(ix.rem(lane, 4), 4);
+    Value t2 = ix.mul(ix.rem(lane, 4), 2);
+    Value fullMask = rewriter.create<LLVM::ConstantOp>(
+        loc, rewriter.getI32Type(), rewriter.getI32IntegerAttr(-1));
+    for (int64_t round = 0; round * warps < tasks; ++round) {
+      Value guard;
+      if ((round + 1) * warps > tasks)
+        guard = ix.ult(warp, ix.c(tasks - round * warps));
+      emitGuarded(rewriter, loc, guard, [&](OpBuilder &b) {
+        Idx bx(b, loc);
+        Value task = bx.add(warp, round * warps);
+        Value j16 = bx.mul(bx.div(task, 2), 16);
+        Value rowI = bx.add(j16, 16 * d);            // first row of block i
+        Value col = bx.add(j16, bx.mul(bx.rem(task, 2), 8)); // strip column
+        SplitTf32Mma mma(rewriter, loc);
+        Value zero = f32Const(rewriter, loc, 0);
+        auto loadRow4 = [&](Value base, Value r, Value c) {
+          return b.create<LLVM::LoadOp>(loc, vec4, acc.ptr(bx, base, r, c),
+                                        /*alignment=*/16)
+              .getResult();
+        };
+        auto loadCol4 = [&](Value base, Value r, Value c) {
+          SmallVector<Value, 4> v;
+          for (int64_t e = 0; e < 4; ++e)
+            v.push_back(acc.load(bx, base, bx.add(r, e), c));
+          return v;
+        };
+        auto storeStrip = [&](ArrayRef<Value> c4, bool negate) {
+          for (int64_t h = 0; h < 2; ++h) {
+            Value v = b.create<LLVM::UndefOp>(loc, vec2);
+            for (int64_t e = 0; e < 2; ++e) {
+              Value x = c4[2 * h + e];
+              if (negate)
+                x = b.create<LLVM::FNegOp>(loc, x);
+              v = b.create<LLVM::InsertElementOp>(loc, v, x, bx.c32(e));
+            }
+            b.create<LLVM::StoreOp>(
+                loc, v,
+                acc.ptr(bx, dst, bx.add(bx.add(rowI, g), 8 * h),
+                        bx.add(col, t2)),
+                /*alignment=*/8);
           }
-        });
+        };
+        // Y = sum over the 16-column groups q of L[i][q] T[q][j].
+        SmallVector<Value> y(4, zero), ySmall(4, zero);
+        for (int64_t q = 0; q < d; ++q) {
+          Value k0 = bx.add(bx.add(j16, 16 * q), t4);
+          mma.product(y, ySmall, loadRow4(src, bx.add(rowI, g), k0),
+                      loadRow4(src, bx.add(bx.add(rowI, g), 8), k0),
+                      loadCol4(dst, k0, bx.add(col, g)));
+        }
+        storeStrip(mma.finish(y, ySmall), /*negate=*/false);
+        b.create<NVVM::SyncWarpOp>(loc, fullMask);
+        // -T_ii Y, with Y read back from the strip.
+        SmallVector<Value> r(4, zero), rSmall(4, zero);
+        Value k0 = bx.add(rowI, t4);
+        mma.product(r, rSmall, loadRow4(dst, bx.add(rowI, g), k0),
+                    loadRow4(dst, bx.add(bx.add(rowI, g), 8), k0),
+                    loadCol4(dst, k0, bx.add(col, g)));
+        b.create<NVVM::SyncWarpOp>(loc, fullMask);
+        storeStrip(mma.finish(r, rSmall), /*negate=*/true);
+      });
     }
     rewriter.eraseOp(op);
     return success();
@@ -302,8 +371,7 @@ struct TrilInverseStoreLowering : TilePattern<TrilInverseStoreOp> {
 void populateTrilInverseToNVVMPatterns(LLVMTypeConverter &converter,
                                        RewritePatternSet &patterns) {
   patterns.add<TrilInverseLowering, TrilInverseDiagLowering,
-               TrilInverseProductLowering, TrilInverseScaleLowering,
-               TrilInverseStoreLowering>(converter);
+               TrilInverseLevelLowering>(converter);
 }
 
 } // namespace mlir::gdn

@@ -300,52 +300,76 @@ func.func @no_mapping(%pa: !tile.ptr<f16>, %n: index)
 
 // The phases of the blocked exact inverse of a 64x64 tile (as
 // tile-expand-tril-inverse writes them; tile-insert-barriers would put a
-// barrier between every two). Their lowering synchronizes nothing: the
-// diagonal blocks by forward substitution (threads 0..63, 120 fma), zeros
-// above the diagonal, then per level Y = L T into the level's blocks, -T_ii Y
-// into the block fragments (2 registers per thread and block) and the stores
-// of the fragments.
+// barrier between the two). Their lowering synchronizes no more than a
+// warp: the diagonal blocks by forward substitution (threads 0..63, 120
+// fma), zeros above the diagonal, then level 1 (3 blocks = 6 strips of
+// 16x8 on 4 warps: two rounds, the second for warps 0 and 1 only). Each
+// strip: Y = L T in two tf32 k-steps of three split products, staged in
+// the strip (two 8-byte stores per lane), a warp sync, -T_ii Y read back
+// (two more k-steps), a warp sync, the negated result over the strip. The
+// main (h h) and small (l h, h l) products accumulate apart.
 // CHECK-LABEL: llvm.func @tril_phases
 // CHECK-NOT:   nvvm.barrier0
 // CHECK:       llvm.icmp "ult"
 // CHECK-NEXT:  llvm.cond_br
 // CHECK-COUNT-120: llvm.intr.fma
 // CHECK-NOT:   llvm.intr.fma
-// CHECK:       llvm.store {{.*}} : f32, !llvm.ptr<3>
-// Level 1: 3 blocks of 2 elements per thread, 16 fma each for Y, then
-// 16 fma and a negation each for -T_ii Y.
-// CHECK-COUNT-96: llvm.intr.fma
-// CHECK-NOT:   llvm.fneg
-// CHECK:       llvm.intr.fma
-// CHECK-COUNT-6: llvm.fneg
-// CHECK-NOT:   llvm.fneg
+// Each operand's tf32 split: h = (bits + 0x1000) & ~0x1fff, then the same
+// for x - h.
+// CHECK:       %[[HALF:.*]] = llvm.mlir.constant(4096 : i32) : i32
+// CHECK-NEXT:  %[[MASK:.*]] = llvm.mlir.constant(-8192 : i32) : i32
+// CHECK-NEXT:  %[[SUM:.*]] = llvm.add %{{.*}}, %[[HALF]] : i32
+// CHECK-NEXT:  %[[HI:.*]] = llvm.and %[[SUM]], %[[MASK]] : i32
+// CHECK-NEXT:  %[[HF:.*]] = llvm.bitcast %[[HI]] : i32 to f32
+// CHECK-NEXT:  llvm.fsub %{{.*}}, %[[HF]] : f32
+// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK-COUNT-2: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.bar.warp.sync
+// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK-COUNT-4: llvm.extractvalue
+// CHECK-NEXT:  nvvm.bar.warp.sync
+// CHECK-COUNT-4: llvm.fneg
+// CHECK:       llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<3>
+// CHECK:       llvm.icmp "ult"
+// CHECK-NEXT:  llvm.cond_br
+// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK-COUNT-4: llvm.extractvalue
+// CHECK-NEXT:  nvvm.bar.warp.sync
+// CHECK-NOT:   mma.sync
 // CHECK-NOT:   nvvm.barrier0
 // CHECK:       llvm.return
 func.func @tril_phases() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
   %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
   %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
-  %r0 = tile.alloc : !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>
-  %r1 = tile.alloc : !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>
-  %r2 = tile.alloc : !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>
   tile.tril_inverse_diag %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
-  tile.tril_inverse_product %l, %t {level = 1 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
-  tile.tril_inverse_scale %t -> %r0, %r1, %r2 {level = 1 : i64} : !tile.buffer<64x64xf32, shared> -> !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>, !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>, !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>
-  tile.tril_inverse_store %r0, %r1, %r2 -> %t {level = 1 : i64} : !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>, !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>, !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>> -> !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_level %l, %t {level = 1 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
   return
 }
 
 // -----
 
-// The whole blocked inverse through the tile passes (PIPE): 10 phases (the
-// diagonal, then product, scale and store for each of 3 levels), and the 9
-// barriers between them all come from tile-insert-barriers. The first run
+// The whole blocked inverse through the tile passes (PIPE): 4 phases (the
+// diagonal, then 3 levels), and the 3 barriers between them all come from
+// tile-insert-barriers; each level's code has two warp syncs per round of
+// strips (6, 4, 2 strips on 4 warps: 2, 1, 1 rounds). The first run
 // lowers tile.tril_inverse itself: no barrier.
 // CHECK-LABEL: llvm.func @tril_pipeline
 // CHECK-NOT:   nvvm.barrier0
 // CHECK:       llvm.return
 // PIPE-LABEL: llvm.func @tril_pipeline
-// PIPE-COUNT-9: nvvm.barrier0
+// PIPE-NOT:     nvvm.bar.warp.sync
+// PIPE:         nvvm.barrier0
+// PIPE-COUNT-4: nvvm.bar.warp.sync
 // PIPE-NOT:     nvvm.barrier0
+// PIPE:         nvvm.barrier0
+// PIPE-COUNT-2: nvvm.bar.warp.sync
+// PIPE-NOT:     nvvm.barrier0
+// PIPE:         nvvm.barrier0
+// PIPE-COUNT-2: nvvm.bar.warp.sync
+// PIPE-NOT:     nvvm.barrier0
+// PIPE-NOT:     nvvm.bar.warp.sync
 // PIPE:         llvm.return
 func.func @tril_pipeline() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
   %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>

@@ -662,57 +662,33 @@ func.func @tril_diag_type(%a: !tile.buffer<32x32xf16, shared>) {
 
 // -----
 
-func.func @tril_product_same(%a: !tile.buffer<32x32xf32, shared>, %b: !tile.buffer<64x64xf32, shared>) {
-  // expected-error @below {{'tile.tril_inverse_product' op operands must have the same shape}}
-  tile.tril_inverse_product %a, %b {level = 1 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<64x64xf32, shared>
+func.func @tril_level_same(%a: !tile.buffer<32x32xf32, shared>, %b: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_level' op operands must have the same shape}}
+  tile.tril_inverse_level %a, %b {level = 1 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<64x64xf32, shared>
   return
 }
 
 // -----
 
-func.func @tril_product_level(%a: !tile.buffer<32x32xf32, shared>) {
-  // expected-error @below {{'tile.tril_inverse_product' op level 2 must be below the number of 16x16 blocks per row (2)}}
-  tile.tril_inverse_product %a, %a {level = 2 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
+func.func @tril_level_too_high(%a: !tile.buffer<32x32xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_level' op level 2 must be below the number of 16x16 blocks per row (2)}}
+  tile.tril_inverse_level %a, %a {level = 2 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
   return
 }
 
 // -----
 
-func.func @tril_product_level_zero(%a: !tile.buffer<32x32xf32, shared>) {
-  // expected-error @below {{'tile.tril_inverse_product' op attribute 'level' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
-  tile.tril_inverse_product %a, %a {level = 0 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
+func.func @tril_level_zero(%a: !tile.buffer<32x32xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_level' op attribute 'level' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  tile.tril_inverse_level %a, %a {level = 0 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
   return
 }
 
 // -----
 
-func.func @tril_scale_count(%a: !tile.buffer<64x64xf32, shared>, %r: !tile.buffer<16x16xf32, fragment>) {
-  // expected-error @below {{'tile.tril_inverse_scale' op expects 2 block fragments (one per block of level 2), got 1}}
-  tile.tril_inverse_scale %a -> %r {level = 2 : i64} : !tile.buffer<64x64xf32, shared> -> !tile.buffer<16x16xf32, fragment>
-  return
-}
-
-// -----
-
-func.func @tril_scale_fragment(%a: !tile.buffer<32x32xf32, shared>, %r: !tile.buffer<16x32xf32, fragment>) {
-  // expected-error @below {{'tile.tril_inverse_scale' op block fragments must be 16x16 f32 fragments}}
-  tile.tril_inverse_scale %a -> %r {level = 1 : i64} : !tile.buffer<32x32xf32, shared> -> !tile.buffer<16x32xf32, fragment>
-  return
-}
-
-// -----
-
-func.func @tril_store_level(%a: !tile.buffer<32x32xf32, shared>, %r: !tile.buffer<16x16xf32, fragment>) {
-  // expected-error @below {{'tile.tril_inverse_store' op level 3 must be below the number of 16x16 blocks per row (2)}}
-  tile.tril_inverse_store %r -> %a {level = 3 : i64} : !tile.buffer<16x16xf32, fragment> -> !tile.buffer<32x32xf32, shared>
-  return
-}
-
-// -----
-
-func.func @tril_store_fragment(%a: !tile.buffer<32x32xf32, shared>, %r: !tile.buffer<16x16xf32, shared>) {
-  // expected-error @below {{'tile.tril_inverse_store' op block fragments must be 16x16 f32 fragments}}
-  tile.tril_inverse_store %r -> %a {level = 1 : i64} : !tile.buffer<16x16xf32, shared> -> !tile.buffer<32x32xf32, shared>
+func.func @tril_level_f16(%a: !tile.buffer<32x32xf16, shared>) {
+  // expected-error @below {{'tile.tril_inverse_level' op operands must be square unswizzled f32 shared buffers}}
+  tile.tril_inverse_level %a, %a {level = 1 : i64} : !tile.buffer<32x32xf16, shared>, !tile.buffer<32x32xf16, shared>
   return
 }
 

@@ -116,14 +116,9 @@ func.func @solve(%l: !tile.buffer<64x64xf32, shared>, %t: !tile.buffer<64x64xf32
 // The phases of the blocked tril_inverse (tile-expand-tril-inverse).
 // CHECK-LABEL: func.func @tril_phases
 // CHECK: tile.tril_inverse_diag %[[L:.*]], %[[T:.*]] : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
-// CHECK: tile.tril_inverse_product %[[L]], %[[T]] {level = 1 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
-// CHECK: tile.tril_inverse_scale %[[T]] -> %[[R:.*]] {level = 1 : i64} : !tile.buffer<32x32xf32, shared> -> !tile.buffer<16x16xf32, fragment>
-// CHECK: tile.tril_inverse_store %[[R]] -> %[[T]] {level = 1 : i64} : !tile.buffer<16x16xf32, fragment> -> !tile.buffer<32x32xf32, shared>
+// CHECK: tile.tril_inverse_level %[[L]], %[[T]] {level = 1 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
 func.func @tril_phases(%l: !tile.buffer<32x32xf32, shared>, %t: !tile.buffer<32x32xf32, shared>) {
-  %r = tile.alloc : !tile.buffer<16x16xf32, fragment>
   tile.tril_inverse_diag %l, %t : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
-  tile.tril_inverse_product %l, %t {level = 1 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
-  tile.tril_inverse_scale %t -> %r {level = 1 : i64} : !tile.buffer<32x32xf32, shared> -> !tile.buffer<16x16xf32, fragment>
-  tile.tril_inverse_store %r -> %t {level = 1 : i64} : !tile.buffer<16x16xf32, fragment> -> !tile.buffer<32x32xf32, shared>
+  tile.tril_inverse_level %l, %t {level = 1 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
   return
 }

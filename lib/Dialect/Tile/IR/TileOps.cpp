@@ -686,25 +686,13 @@ static LogicalResult verifyTrilSquares(Operation *op, ArrayRef<Value> squares,
   return success();
 }
 
-/// Checks the level and the block fragments of a level phase.
-static LogicalResult verifyTrilLevel(Operation *op, int64_t level, int64_t nb,
-                                     std::optional<ValueRange> blocks) {
+/// Checks the level of a level phase.
+static LogicalResult verifyTrilLevel(Operation *op, int64_t level,
+                                     int64_t nb) {
   if (level >= nb)
     return op->emitOpError("level ")
            << level << " must be below the number of 16x16 blocks per row ("
            << nb << ")";
-  if (!blocks)
-    return success();
-  if (static_cast<int64_t>(blocks->size()) != nb - level)
-    return op->emitOpError("expects ")
-           << nb - level << " block fragments (one per block of level "
-           << level << "), got " << blocks->size();
-  for (Value v : *blocks) {
-    auto t = cast<BufferType>(v.getType());
-    if (!t.isFragment() || t.getShape() != ArrayRef<int64_t>{16, 16} ||
-        !t.getElementType().isF32())
-      return op->emitOpError("block fragments must be 16x16 f32 fragments");
-  }
   return success();
 }
 
@@ -713,25 +701,11 @@ LogicalResult TrilInverseDiagOp::verify() {
   return verifyTrilSquares(*this, {getSource(), getDest()}, nb);
 }
 
-LogicalResult TrilInverseProductOp::verify() {
+LogicalResult TrilInverseLevelOp::verify() {
   int64_t nb;
   if (failed(verifyTrilSquares(*this, {getSource(), getDest()}, nb)))
     return failure();
-  return verifyTrilLevel(*this, getLevel(), nb, std::nullopt);
-}
-
-LogicalResult TrilInverseScaleOp::verify() {
-  int64_t nb;
-  if (failed(verifyTrilSquares(*this, {getSource()}, nb)))
-    return failure();
-  return verifyTrilLevel(*this, getLevel(), nb, getBlocks());
-}
-
-LogicalResult TrilInverseStoreOp::verify() {
-  int64_t nb;
-  if (failed(verifyTrilSquares(*this, {getDest()}, nb)))
-    return failure();
-  return verifyTrilLevel(*this, getLevel(), nb, getBlocks());
+  return verifyTrilLevel(*this, getLevel(), nb);
 }
 
 bool mlir::gdn::tile::hasContiguousInnermost(Value v) {

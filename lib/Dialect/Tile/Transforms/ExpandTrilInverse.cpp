@@ -30,11 +30,6 @@ void ExpandTrilInversePass::runOnOperation() {
   if (!func->hasAttr(TileDialect::getKernelAttrName()) || !warps)
     return;
   int64_t numThreads = 32 * warps.getInt();
-  MLIRContext *ctx = &getContext();
-  auto blockType =
-      BufferType::get({16, 16}, Float32Type::get(ctx), MemorySpace::Fragment)
-          .withLayout(BlockedLayoutAttr::get(ctx, 1));
-
   SmallVector<TrilInverseOp> ops;
   func.walk([&](TrilInverseOp op) { ops.push_back(op); });
   for (TrilInverseOp op : ops) {
@@ -46,14 +41,8 @@ void ExpandTrilInversePass::runOnOperation() {
     Location loc = op.getLoc();
     OpBuilder b(op);
     b.create<TrilInverseDiagOp>(loc, src, dst);
-    for (int64_t d = 1; d < nb; ++d) {
-      b.create<TrilInverseProductOp>(loc, src, dst, d);
-      SmallVector<Value> blocks;
-      for (int64_t j = 0; j + d < nb; ++j)
-        blocks.push_back(b.create<AllocOp>(loc, blockType, nullptr));
-      b.create<TrilInverseScaleOp>(loc, dst, blocks, d);
-      b.create<TrilInverseStoreOp>(loc, blocks, dst, d);
-    }
+    for (int64_t d = 1; d < nb; ++d)
+      b.create<TrilInverseLevelOp>(loc, src, dst, d);
     op.erase();
     ++numExpanded;
   }

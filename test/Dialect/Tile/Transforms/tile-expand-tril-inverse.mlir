@@ -1,56 +1,29 @@
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse))' | FileCheck %s
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse,tile-assign-layouts,tile-plan-shared-memory,tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
 
-// 64x64 over 128 threads: the diagonal phase, then three levels of
-// product, scale into one 16x16 fragment per block (3, 2, 1) and store.
+// 64x64 over 128 threads: the diagonal phase, then one op per level of
+// blocks below the diagonal (3 levels).
 
 // CHECK-LABEL: func.func @blocked
 // CHECK-NEXT:  %[[L:.*]] = tile.alloc : !tile.buffer<64x64xf32, shared>
 // CHECK-NEXT:  %[[T:.*]] = tile.alloc : !tile.buffer<64x64xf32, shared>
 // CHECK-NEXT:  tile.tril_inverse_diag %[[L]], %[[T]] :
-// CHECK-NEXT:  tile.tril_inverse_product %[[L]], %[[T]] {level = 1 : i64} :
-// CHECK-NEXT:  %[[A0:.*]] = tile.alloc : !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>
-// CHECK-NEXT:  %[[A1:.*]] = tile.alloc
-// CHECK-NEXT:  %[[A2:.*]] = tile.alloc
-// CHECK-NEXT:  tile.tril_inverse_scale %[[T]] -> %[[A0]], %[[A1]], %[[A2]] {level = 1 : i64} :
-// CHECK-NEXT:  tile.tril_inverse_store %[[A0]], %[[A1]], %[[A2]] -> %[[T]] {level = 1 : i64} :
-// CHECK-NEXT:  tile.tril_inverse_product %[[L]], %[[T]] {level = 2 : i64} :
-// CHECK-NEXT:  %[[B0:.*]] = tile.alloc
-// CHECK-NEXT:  %[[B1:.*]] = tile.alloc
-// CHECK-NEXT:  tile.tril_inverse_scale %[[T]] -> %[[B0]], %[[B1]] {level = 2 : i64} :
-// CHECK-NEXT:  tile.tril_inverse_store %[[B0]], %[[B1]] -> %[[T]] {level = 2 : i64} :
-// CHECK-NEXT:  tile.tril_inverse_product %[[L]], %[[T]] {level = 3 : i64} :
-// CHECK-NEXT:  %[[C0:.*]] = tile.alloc
-// CHECK-NEXT:  tile.tril_inverse_scale %[[T]] -> %[[C0]] {level = 3 : i64} :
-// CHECK-NEXT:  tile.tril_inverse_store %[[C0]] -> %[[T]] {level = 3 : i64} :
+// CHECK-NEXT:  tile.tril_inverse_level %[[L]], %[[T]] {level = 1 : i64} :
+// CHECK-NEXT:  tile.tril_inverse_level %[[L]], %[[T]] {level = 2 : i64} :
+// CHECK-NEXT:  tile.tril_inverse_level %[[L]], %[[T]] {level = 3 : i64} :
 // CHECK-NEXT:  return
 
 // tile-insert-barriers puts a barrier between every two phases: each
-// reads what the one before wrote, or (the store) overwrites what it read.
+// level reads what the ones before wrote.
 
 // BAR-LABEL: func.func @blocked
 // BAR:       tile.tril_inverse_diag
 // BAR-NEXT:  tile.barrier
-// BAR-NEXT:  tile.tril_inverse_product {{.*}} {level = 1 : i64}
-// BAR-COUNT-3: tile.alloc
+// BAR-NEXT:  tile.tril_inverse_level {{.*}} {level = 1 : i64}
 // BAR-NEXT:  tile.barrier
-// BAR-NEXT:  tile.tril_inverse_scale {{.*}} {level = 1 : i64}
+// BAR-NEXT:  tile.tril_inverse_level {{.*}} {level = 2 : i64}
 // BAR-NEXT:  tile.barrier
-// BAR-NEXT:  tile.tril_inverse_store {{.*}} {level = 1 : i64}
-// BAR-NEXT:  tile.barrier
-// BAR-NEXT:  tile.tril_inverse_product {{.*}} {level = 2 : i64}
-// BAR-COUNT-2: tile.alloc
-// BAR-NEXT:  tile.barrier
-// BAR-NEXT:  tile.tril_inverse_scale {{.*}} {level = 2 : i64}
-// BAR-NEXT:  tile.barrier
-// BAR-NEXT:  tile.tril_inverse_store {{.*}} {level = 2 : i64}
-// BAR-NEXT:  tile.barrier
-// BAR-NEXT:  tile.tril_inverse_product {{.*}} {level = 3 : i64}
-// BAR-NEXT:  tile.alloc
-// BAR-NEXT:  tile.barrier
-// BAR-NEXT:  tile.tril_inverse_scale {{.*}} {level = 3 : i64}
-// BAR-NEXT:  tile.barrier
-// BAR-NEXT:  tile.tril_inverse_store {{.*}} {level = 3 : i64}
+// BAR-NEXT:  tile.tril_inverse_level {{.*}} {level = 3 : i64}
 // BAR-NEXT:  return
 func.func @blocked() attributes {tile.kernel, tile.num_warps = 4 : i64} {
   %l = tile.alloc : !tile.buffer<64x64xf32, shared>
@@ -66,10 +39,7 @@ func.func @blocked() attributes {tile.kernel, tile.num_warps = 4 : i64} {
 // CHECK-LABEL: func.func @two_blocks
 // CHECK-COUNT-2: tile.alloc
 // CHECK-NEXT:  tile.tril_inverse_diag
-// CHECK-NEXT:  tile.tril_inverse_product {{.*}} {level = 1 : i64}
-// CHECK-NEXT:  %[[R:.*]] = tile.alloc : !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>
-// CHECK-NEXT:  tile.tril_inverse_scale %{{.*}} -> %[[R]] {level = 1 : i64}
-// CHECK-NEXT:  tile.tril_inverse_store %[[R]] -> %{{.*}} {level = 1 : i64}
+// CHECK-NEXT:  tile.tril_inverse_level {{.*}} {level = 1 : i64}
 // CHECK-NEXT:  return
 func.func @two_blocks() attributes {tile.kernel, tile.num_warps = 1 : i64} {
   %l = tile.alloc : !tile.buffer<32x32xf32, shared>

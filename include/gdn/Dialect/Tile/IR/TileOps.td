@@ -128,9 +128,9 @@ def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
     from run to run): no truncated series. `tile-expand-tril-inverse`
     rewrites sizes that are multiples of 16 (32 up to one element per
     thread) into the phases of the blocked inverse
-    (`tile.tril_inverse_diag`, then per level `tile.tril_inverse_product`,
-    `tile.tril_inverse_scale` and `tile.tril_inverse_store`), whose
-    barriers `tile-insert-barriers` places.
+    (`tile.tril_inverse_diag`, then one `tile.tril_inverse_level` per
+    level of blocks below the diagonal), whose barriers
+    `tile-insert-barriers` places.
 
     Example:
     ```mlir
@@ -156,7 +156,7 @@ def Tile_TrilInverseDiagOp : Tile_Op<"tril_inverse_diag"> {
     lower part `L` of `source`, by forward substitution (one column per
     thread, `x_i = [i == c] - sum_{k < i} L_ik x_k` accumulated in `k`
     order), and zeros into every block above the diagonal. Blocks below the
-    diagonal are left alone (`tile.tril_inverse_product` fills them).
+    diagonal are left alone (`tile.tril_inverse_level` fills them).
 
     Example:
     ```mlir
@@ -169,70 +169,38 @@ def Tile_TrilInverseDiagOp : Tile_Op<"tril_inverse_diag"> {
   let hasVerifier = 1;
 }
 
-def Tile_TrilInverseProductOp : Tile_Op<"tril_inverse_product"> {
-  let summary = "blocked tril_inverse, level phase 1: Y = L T";
+def Tile_TrilInverseLevelOp : Tile_Op<"tril_inverse_level"> {
+  let summary = "blocked tril_inverse, one level of blocks below the diagonal";
   let description = [{
     For each block `(i, j)` with `i - j = level` of an `n x n` inverse
-    (`n = 16 nb`, `1 <= level < nb`): writes
-    `Y_ij[r][c] = sum_{16 j <= q < 16 i} L[16 i + r][q] T[q][16 j + c]`
-    (accumulated in `q` order) into block `(i, j)` of `dest`, where `L` is
-    `source` and `T` is `dest`. It reads the blocks `(j .. i - 1, j)` of
-    `dest`, computed by earlier phases, and writes only blocks of its level.
+    (`n = 16 nb`, `1 <= level < nb`), where `L` is `source` and `T` is
+    `dest`: writes `T_ij = -T_ii Y_ij` into block `(i, j)` of `dest`, with
+    `Y_ij = sum_{16 j <= q < 16 i} L[16 i + r][q] T[q][16 j + c]`. It reads
+    the blocks `(i, j .. i - 1)` of `L` and `(j .. i, j)`, `(i, i)` of `T`
+    (the diagonal phase and earlier levels wrote them) and writes only the
+    blocks of its level, so the levels need a barrier between them and none
+    inside.
+
+    Both products run on the tensor cores (`mma.sync.m16n8k8` in tf32,
+    f32 accumulators): every f32 operand `x` is split into a high part
+    `h = tf32(x)` (rounded to nearest, ties away from zero) and a low part
+    `l = tf32(x - h)` (`x - h` is exact), and each term is
+    `h_a h_b + (l_a h_b + h_a l_b)` (two accumulator chains, added at the
+    end), which drops only `l_a l_b` and the parts below the low halves
+    (relative error about 2^-21 per term, an f32 FMA chain's is 2^-24):
+    f32-accurate, no truncated series, and the same bits on every run. One warp computes one 16x8 column strip of a block
+    (strips dealt round-robin over the warps) and stages `Y` in that strip
+    of `dest`, which no other warp touches during the level.
 
     Example:
     ```mlir
-    tile.tril_inverse_product %l, %t {level = 1 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    tile.tril_inverse_level %l, %t {level = 1 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
     ```
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
                        Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$dest,
                        ConfinedAttr<I64Attr, [IntPositive]>:$level);
   let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
-  let hasVerifier = 1;
-}
-
-def Tile_TrilInverseScaleOp : Tile_Op<"tril_inverse_scale"> {
-  let summary = "blocked tril_inverse, level phase 2: -T_ii Y into registers";
-  let description = [{
-    For the blocks `(i, j) = (j + level, j)`, `j = 0 .. nb - level - 1`, of
-    `source` (the inverse under construction, holding `Y_ij` from
-    `tile.tril_inverse_product` in those blocks): computes
-    `-sum_{m < 16} T[16 i + r][16 i + m] Y_ij[m][c]` (accumulated in `m`
-    order) into `blocks[j]`, one 16x16 f32 fragment per block. Only reads
-    shared memory, so `Y` may be overwritten (`tile.tril_inverse_store`)
-    once every thread has read it.
-
-    Example:
-    ```mlir
-    tile.tril_inverse_scale %t -> %r0, %r1, %r2 {level = 1 : i64} : !tile.buffer<64x64xf32, shared> -> !tile.buffer<16x16xf32, fragment>, !tile.buffer<16x16xf32, fragment>, !tile.buffer<16x16xf32, fragment>
-    ```
-  }];
-  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
-                       Arg<Variadic<Tile_AnyBuffer>, "", [MemWrite]>:$blocks,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$level);
-  let assemblyFormat = [{
-    $source `->` $blocks attr-dict `:` qualified(type($source)) `->` qualified(type($blocks))
-  }];
-  let hasVerifier = 1;
-}
-
-def Tile_TrilInverseStoreOp : Tile_Op<"tril_inverse_store"> {
-  let summary = "blocked tril_inverse, level phase 3: store the level's blocks";
-  let description = [{
-    Writes `blocks[j]` (16x16 f32 fragments from `tile.tril_inverse_scale`)
-    into block `(j + level, j)` of `dest`, `j = 0 .. nb - level - 1`.
-
-    Example:
-    ```mlir
-    tile.tril_inverse_store %r0, %r1, %r2 -> %t {level = 1 : i64} : !tile.buffer<16x16xf32, fragment>, !tile.buffer<16x16xf32, fragment>, !tile.buffer<16x16xf32, fragment> -> !tile.buffer<64x64xf32, shared>
-    ```
-  }];
-  let arguments = (ins Arg<Variadic<Tile_AnyBuffer>, "", [MemRead]>:$blocks,
-                       Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$level);
-  let assemblyFormat = [{
-    $blocks `->` $dest attr-dict `:` qualified(type($blocks)) `->` qualified(type($dest))
-  }];
   let hasVerifier = 1;
 }
 
@@ -335,7 +303,9 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy"> {
     Like `tile.copy` from global to shared memory, but only starts the copy
     (`cp.async`). It completes when a later `tile.async_wait` allows no more
     pending groups than the groups committed after it. Created by
-    `tile-pipeline`.
+    `tile-pipeline`, or written in a kernel to keep several loads in flight
+    at once (masked: zero-filled past the source's end without reading
+    it); `tile-assign-layouts` maps it like `tile.copy`.
 
     Example:
     ```mlir

@@ -20,16 +20,14 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
     * `tile.tril_inverse_diag`: the diagonal 16x16 blocks by forward
       substitution, zeros above them;
     * for each level `d = 1 .. nb - 1` (the blocks `(j + d, j)`):
-      `tile.tril_inverse_product` (`Y_ij = L T` into the blocks of the
-      level), `tile.tril_inverse_scale` (`-T_ii Y_ij` into one new 16x16
-      fragment per block, `#tile.blocked<vector = 1>`) and
-      `tile.tril_inverse_store` (the fragments into the blocks).
+      `tile.tril_inverse_level` (`T_ij = -T_ii L T`, both products on the
+      tensor cores in split tf32, each warp in its own column strips).
 
-    Each phase reads what the previous ones wrote (and the store overwrites
-    what the scale read), so `tile-insert-barriers` places a barrier
-    between every two phases from their operand effects; the lowering of
-    the phases emits none. Other sizes keep `tile.tril_inverse` (forward
-    substitution, one column per thread).
+    Each level reads what the previous phases wrote, so
+    `tile-insert-barriers` places a barrier between every two phases from
+    their operand effects; the lowering of the phases emits none (a level
+    orders its own strip with warp syncs). Other sizes keep
+    `tile.tril_inverse` (forward substitution, one column per thread).
 
     Before:
     ```mlir
@@ -38,10 +36,7 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
     After:
     ```mlir
     tile.tril_inverse_diag %l, %t : ...
-    tile.tril_inverse_product %l, %t {level = 1 : i64} : ...
-    %r = tile.alloc : !tile.buffer<16x16xf32, fragment, #tile.blocked<vector = 1>>
-    tile.tril_inverse_scale %t -> %r {level = 1 : i64} : ...
-    tile.tril_inverse_store %r -> %t {level = 1 : i64} : ...
+    tile.tril_inverse_level %l, %t {level = 1 : i64} : ...
     ```
   }];
   let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
