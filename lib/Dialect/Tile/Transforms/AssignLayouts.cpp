@@ -231,6 +231,19 @@ void AssignLayoutsPass::runOnOperation() {
                          : 1;
     copy.setLayoutAttr(BlockedLayoutAttr::get(ctx, vector));
   });
+  // Asynchronous copies written in the kernel (tile-pipeline's carry the
+  // mapping of the copy they replace) map the same way.
+  func.walk([&](AsyncCopyOp copy) {
+    if (copy.getLayout())
+      return;
+    auto src = cast<BufferType>(copy.getSource().getType());
+    auto dst = cast<BufferType>(copy.getDest().getType());
+    int64_t vector =
+        hasContiguousInnermost(copy.getSource())
+            ? chooseVector(dst.getShape().back(), src.getElementBytes())
+            : 1;
+    copy.setLayoutAttr(BlockedLayoutAttr::get(ctx, vector));
+  });
 
   // Reductions go through a shared scratch tile.
   func.walk([&](ReduceOp reduce) {

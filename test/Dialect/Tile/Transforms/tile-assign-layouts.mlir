@@ -137,7 +137,8 @@ func.func @map_propagation() attributes {tile.kernel, tile.num_warps = 4 : i64} 
 
 // Copies that involve no fragment get a thread mapping sized by the copied
 // tile's innermost dimension and element width; copies to or from a
-// fragment do not.
+// fragment do not. Asynchronous copies written in the kernel map like
+// copies.
 
 // CHECK-LABEL: func.func @copy_mappings
 // CHECK:      tile.copy %{{.*}} to %{{.*}} {layout = #tile.blocked<vector = 4>} : !tile.buffer<?x?xf32, global> to !tile.buffer<32x64xf32, shared>
@@ -145,6 +146,9 @@ func.func @map_propagation() attributes {tile.kernel, tile.num_warps = 4 : i64} 
 // CHECK:      tile.copy %{{.*}} to %{{.*}} {layout = #tile.blocked<vector = 4>} : !tile.buffer<32x64xf32, shared> to !tile.buffer<?x?xf32, global>
 // CHECK:      tile.copy %{{.*}} to %{{.*}} {layout = #tile.blocked<vector = 8>, masked} : !tile.buffer<?x?xf16, global> to !tile.buffer<16x128xf16, shared>
 // CHECK:      tile.copy %{{.*}} to %{{.*}} : !tile.buffer<32x64xf32, shared> to !tile.buffer<32x64xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK:      tile.async_copy %{{.*}} to %{{.*}} {layout = #tile.blocked<vector = 8>, masked} : !tile.buffer<?x?xf16, global> to !tile.buffer<16x128xf16, shared>
+// CHECK-NEXT: tile.async_commit
+// CHECK-NEXT: tile.async_wait {pending = 0 : i64}
 // CHECK-NEXT: return
 func.func @copy_mappings(%pa: !tile.ptr<f32>, %ph: !tile.ptr<f16>, %n: i32)
     attributes {tile.kernel, tile.num_warps = 4 : i64} {
@@ -161,6 +165,9 @@ func.func @copy_mappings(%pa: !tile.ptr<f32>, %ph: !tile.ptr<f16>, %n: i32)
   tile.copy %s to %A[%c0, %c0] : !tile.buffer<32x64xf32, shared> to !tile.buffer<?x?xf32, global>
   tile.copy %H[%c0, %c0] to %sh {masked} : !tile.buffer<?x?xf16, global> to !tile.buffer<16x128xf16, shared>
   tile.copy %s to %f : !tile.buffer<32x64xf32, shared> to !tile.buffer<32x64xf32, fragment>
+  tile.async_copy %H[%c0, %c0] to %sh {masked} : !tile.buffer<?x?xf16, global> to !tile.buffer<16x128xf16, shared>
+  tile.async_commit
+  tile.async_wait {pending = 0}
   return
 }
 
