@@ -11,6 +11,9 @@
 #include "LoweringUtils.h"
 #include "Patterns.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
 namespace mlir::gdn {
 namespace {
 using namespace mlir::gdn::tile;
@@ -159,6 +162,104 @@ LogicalResult lowerMemToMemCopy(Operation *op, BufferType src, Value srcVal,
   return success();
 }
 
+/// Whether `v` (an i64 index) is a multiple of two by construction: an even
+/// constant, a product with an even factor, a left shift, or a sum of such.
+bool isKnownEven(Value v) {
+  if (std::optional<int64_t> c = Idx::constOf(v))
+    return *c % 2 == 0;
+  if (auto c = getConstantIntValue(v))
+    return *c % 2 == 0;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  // Through type conversions and the fields of a lowered view descriptor.
+  if (auto cast = dyn_cast<UnrealizedConversionCastOp>(def))
+    return cast.getInputs().size() == 1 && isKnownEven(cast.getInputs()[0]);
+  if (isa<arith::IndexCastOp, arith::ExtSIOp, arith::ExtUIOp, LLVM::SExtOp,
+          LLVM::ZExtOp>(def))
+    return isKnownEven(def->getOperand(0));
+  if (auto extract = dyn_cast<LLVM::ExtractValueOp>(def)) {
+    Value container = extract.getContainer();
+    while (auto insert = container.getDefiningOp<LLVM::InsertValueOp>()) {
+      if (insert.getPosition() == extract.getPosition())
+        return isKnownEven(insert.getValue());
+      container = insert.getContainer();
+    }
+    return false;
+  }
+  if (isa<LLVM::MulOp, arith::MulIOp>(def))
+    return isKnownEven(def->getOperand(0)) || isKnownEven(def->getOperand(1));
+  if (isa<LLVM::ShlOp, arith::ShLIOp>(def)) {
+    Value amount = def->getOperand(1);
+    std::optional<int64_t> c = Idx::constOf(amount);
+    if (!c)
+      if (auto ci = getConstantIntValue(amount))
+        c = *ci;
+    return (c && *c >= 1) || isKnownEven(def->getOperand(0));
+  }
+  if (isa<LLVM::AddOp, arith::AddIOp>(def))
+    return isKnownEven(def->getOperand(0)) && isKnownEven(def->getOperand(1));
+  return false;
+}
+
+/// A transposed store of an f32 mma accumulator (either engine) into a 2-D
+/// 16-bit global tile. In the accumulator every warp holds 8x8 atoms, lane
+/// (g, t) = (lane / 4, lane % 4) the pair (g, 2t), (g, 2t + 1) of each; as
+/// 16-bit pairs, one movmatrix.trans per atom gives lane (g, t) the pair
+/// (2t, g), (2t + 1, g), which is two consecutive elements of memory row
+/// atomCol + g: one 4-byte store (and one bounds check) per pair instead of
+/// two 2-byte ones. Needs the memory row stride and column offset even (the
+/// tensor base is 16-byte aligned by the kernel ABI); returns failure (and
+/// emits nothing) where that is not known or the fragment is not an mma
+/// accumulator, so that the caller moves single elements.
+LogicalResult lowerTransposedAccumulatorStore(
+    CopyOp op, BufferType frag, BufferType mem, Value memVal,
+    ValueRange memOffsets, Regs regs, ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  Idx ix(rewriter, loc);
+  if (!isa<MmaLayoutAttr>(frag.getLayout()) || !frag.getElementType().isF32() ||
+      mem.getElementBytes() != 2 || !mem.isGlobal() || mem.getRank() != 2 ||
+      frag.getRank() != 2 || !hasContiguousInnermost(op.getDest()))
+    return failure();
+  int64_t numThreads = numThreadsOf(op);
+  Value tid = ix.tid();
+  SmallVector<Run> runs = fragmentRuns(ix, frag, numThreads, tid);
+  if (llvm::any_of(runs, [](const Run &r) { return r.len != 2 || r.guard; }))
+    return failure();
+  GlobalView view(ix, memVal, 2);
+  if (!isKnownEven(view.strides[0]) || !isKnownEven(memOffsets[1]))
+    return failure();
+  Type memElem = mem.getElementType();
+  Type i32 = rewriter.getI32Type();
+  Value lane = ix.rem(tid, 32);
+  Value g = ix.div(lane, 4), t2 = ix.mul(ix.rem(lane, 4), 2);
+  for (Run &run : runs) {
+    Value atomRow = rewriter.create<LLVM::SubOp>(loc, run.coord[0], g);
+    Value atomCol = rewriter.create<LLVM::SubOp>(loc, run.coord[1], t2);
+    Value pair = rewriter.create<LLVM::BitcastOp>(
+        loc, i32, regs.loadVec(ix, run.reg, 2, memElem));
+    Value moved =
+        rewriter
+            .create<LLVM::InlineAsmOp>(
+                loc, i32, ValueRange{pair},
+                "movmatrix.sync.aligned.m8n8.trans.b16 $0, $1;", "=r,r",
+                /*has_side_effects=*/true, /*is_align_stack=*/false,
+                LLVM::AsmDialectAttr::get(rewriter.getContext(),
+                                          LLVM::AsmDialect::AD_ATT),
+                ArrayAttr())
+            .getRes();
+    SmallVector<Value> coord = {ix.add(atomCol, g), ix.add(atomRow, t2)};
+    Value ptr = ix.gep(view.ptr, memElem, view.linear(ix, memOffsets, coord));
+    Value valid;
+    if (op.getMasked())
+      valid = view.inBounds(ix, memOffsets, coord, 2);
+    emitGuarded(rewriter, loc, valid, [&](OpBuilder &b) {
+      b.create<LLVM::StoreOp>(loc, moved, ptr, /*alignment=*/4);
+    });
+  }
+  return success();
+}
+
 struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -218,6 +319,13 @@ struct CopyLowering : TilePattern<CopyOp> {
     // is a transposed tile (a run along the fragment's row is a column of
     // memory), whose coordinates are swapped into memory order.
     bool transpose = op.getTranspose();
+    if (transpose && !load &&
+        succeeded(lowerTransposedAccumulatorStore(op, frag, mem, memVal,
+                                                  memOffsets, regs,
+                                                  rewriter))) {
+      rewriter.eraseOp(op);
+      return success();
+    }
     bool contiguous =
         !transpose && (!mem.isGlobal() ||
                        hasContiguousInnermost(load ? op.getSource()

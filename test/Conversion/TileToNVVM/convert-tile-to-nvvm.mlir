@@ -417,7 +417,8 @@ func.func @wgmma_gemm() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.
 // -----
 
 // tile.copy {transpose}: fragment element (i, j) is memory element (j, i);
-// each element moves alone (no f16 pairs), here 4 per lane of a 16x8 mma
+// each element moves alone (no f16 pairs; the row stride of the [?, ?]
+// view is not known to be even, so no movmatrix), here 4 per lane of a 16x8 mma
 // fragment: a shared [8, 16] tile read into it (f16 -> f32), then written
 // to global memory as an [8, 16] tile (f32 -> f16), masked per element.
 // CHECK-LABEL: llvm.func @copy_transpose
@@ -434,6 +435,34 @@ func.func @copy_transpose(%p: !tile.ptr<f16>, %n: i32) attributes {tile.kernel, 
   %f = tile.alloc : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
   tile.copy %s to %f {transpose} : !tile.buffer<8x16xf16, shared> to !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
   tile.copy %f to %G[%c0, %c0] {masked, transpose} : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>> to !tile.buffer<?x?xf16, global>
+  return
+}
+
+// -----
+
+// A transposed store of an mma accumulator into a 16-bit tile whose row
+// stride (128) and column offset (64) are even: per 8x8 atom the f16 pair
+// of each lane goes through movmatrix.trans and leaves as one 4-byte store
+// (memory row atomCol + lane / 4, columns atomRow + 2 (lane % 4) + {0, 1}),
+// with one bounds check per pair. The 16x8 fragment has two atoms.
+// CHECK-LABEL: llvm.func @copy_transpose_pairs
+// CHECK-NOT:     llvm.store {{.*}} : f16, !llvm.ptr<1>
+// CHECK:         llvm.bitcast %{{.*}} : vector<2xf16> to i32
+// CHECK-NEXT:    llvm.inline_asm has_side_effects asm_dialect = att "movmatrix.sync.aligned.m8n8.trans.b16 $0, $1;", "=r,r"
+// CHECK:         llvm.cond_br
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<1>
+// CHECK:         movmatrix.sync.aligned.m8n8.trans.b16
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<1>
+// CHECK-NOT:     movmatrix
+// CHECK-NOT:     llvm.store {{.*}} : f16, !llvm.ptr<1>
+// CHECK:         llvm.return
+func.func @copy_transpose_pairs(%p: !tile.ptr<f16>, %n: i32) attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m = arith.index_cast %n : i32 to index
+  %G = tile.view %p[%m] : !tile.ptr<f16> -> !tile.buffer<?x128xf16, global>
+  %f = tile.alloc : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
+  tile.copy %f to %G[%c0, %c64] {masked, transpose} : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>> to !tile.buffer<?x128xf16, global>
   return
 }
 
