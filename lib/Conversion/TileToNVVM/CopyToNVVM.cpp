@@ -260,6 +260,63 @@ LogicalResult lowerTransposedAccumulatorStore(
   return success();
 }
 
+/// A transposed load of a 2-D 16-bit shared tile into an f32 mma accumulator
+/// fragment (either engine): the fragment's 8x8 atom at (atomRow, atomCol)
+/// is the shared block at rows atomCol.., columns atomRow.., and
+/// ldmatrix.trans of that block gives lane (g, t) exactly the atom's pair
+/// (g, 2t), (g, 2t + 1). Four atoms per ldmatrix.x4 (lanes 8k..8k+7 address
+/// the rows of atom k): one instruction per four pairs instead of eight
+/// 2-byte loads. Returns failure (emitting nothing) unless every run of the
+/// fragment is an unguarded pair and their number is a multiple of four.
+LogicalResult lowerTransposedAccumulatorLoad(CopyOp op, BufferType frag,
+                                             BufferType mem, Value memVal,
+                                             Regs regs,
+                                             ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  Idx ix(rewriter, loc);
+  if (!isa<MmaLayoutAttr>(frag.getLayout()) || !frag.getElementType().isF32() ||
+      mem.getElementBytes() != 2 || !mem.isShared() || mem.getRank() != 2 ||
+      frag.getRank() != 2)
+    return failure();
+  Value tid = ix.tid();
+  SmallVector<Run> runs = fragmentRuns(ix, frag, numThreadsOf(op), tid);
+  if (runs.size() % 4 != 0 ||
+      llvm::any_of(runs, [](const Run &r) { return r.len != 2 || r.guard; }))
+    return failure();
+  Type i32 = rewriter.getI32Type();
+  auto x4 = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
+                                             {i32, i32, i32, i32});
+  Value lane = ix.rem(tid, 32);
+  Value g = ix.div(lane, 4), t2 = ix.mul(ix.rem(lane, 4), 2);
+  Value quad = ix.div(lane, 8), row8 = ix.rem(lane, 8);
+  auto halfType = VectorType::get({2}, mem.getElementType());
+  for (size_t first = 0; first < runs.size(); first += 4) {
+    // This lane addresses row lane % 8 of atom lane / 8 of the group.
+    Value offset;
+    for (int64_t k = 3; k >= 0; --k) {
+      Run &run = runs[first + k];
+      Value atomRow = rewriter.create<LLVM::SubOp>(loc, run.coord[0], g);
+      Value atomCol = rewriter.create<LLVM::SubOp>(loc, run.coord[1], t2);
+      Value off = sharedByteOffset(ix, mem, {ix.add(atomCol, row8), atomRow});
+      offset = offset ? rewriter.create<LLVM::SelectOp>(
+                            loc,
+                            rewriter.create<LLVM::ICmpOp>(
+                                loc, LLVM::ICmpPredicate::eq, quad, ix.c(k)),
+                            off, offset)
+                      : off;
+    }
+    Value ptr = ix.gep(memVal, rewriter.getI8Type(), offset);
+    Value res = rewriter.create<NVVM::LdMatrixOp>(loc, x4, ptr, 4,
+                                                  NVVM::MMALayout::col);
+    for (int64_t k = 0; k < 4; ++k) {
+      Value pair = rewriter.create<LLVM::BitcastOp>(
+          loc, halfType, rewriter.create<LLVM::ExtractValueOp>(loc, res, k));
+      regs.storeVec(ix, runs[first + k].reg, 2, pair);
+    }
+  }
+  return success();
+}
+
 struct AsyncCopyLowering : TilePattern<AsyncCopyOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -319,6 +376,12 @@ struct CopyLowering : TilePattern<CopyOp> {
     // is a transposed tile (a run along the fragment's row is a column of
     // memory), whose coordinates are swapped into memory order.
     bool transpose = op.getTranspose();
+    if (transpose && load &&
+        succeeded(lowerTransposedAccumulatorLoad(op, frag, mem, memVal, regs,
+                                                 rewriter))) {
+      rewriter.eraseOp(op);
+      return success();
+    }
     if (transpose && !load &&
         succeeded(lowerTransposedAccumulatorStore(op, frag, mem, memVal,
                                                   memOffsets, regs,

@@ -417,8 +417,9 @@ func.func @wgmma_gemm() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.
 // -----
 
 // tile.copy {transpose}: fragment element (i, j) is memory element (j, i);
-// each element moves alone (no f16 pairs; the row stride of the [?, ?]
-// view is not known to be even, so no movmatrix), here 4 per lane of a 16x8 mma
+// each element moves alone (no f16 pairs: two atoms are too few for an
+// ldmatrix.x4, and the row stride of the [?, ?] view is not known to be
+// even, so no movmatrix), here 4 per lane of a 16x8 mma
 // fragment: a shared [8, 16] tile read into it (f16 -> f32), then written
 // to global memory as an [8, 16] tile (f32 -> f16), masked per element.
 // CHECK-LABEL: llvm.func @copy_transpose
@@ -435,6 +436,27 @@ func.func @copy_transpose(%p: !tile.ptr<f16>, %n: i32) attributes {tile.kernel, 
   %f = tile.alloc : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
   tile.copy %s to %f {transpose} : !tile.buffer<8x16xf16, shared> to !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
   tile.copy %f to %G[%c0, %c0] {masked, transpose} : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>> to !tile.buffer<?x?xf16, global>
+  return
+}
+
+// -----
+
+// A transposed load of a shared 16-bit tile into an mma accumulator: the
+// fragment's four 8x8 atoms come with one ldmatrix.x4.trans (lane l
+// addresses row l % 8 of atom l / 8: the shared block at rows atomCol..,
+// columns atomRow..), each f16 pair widened into the atom's two registers.
+// CHECK-LABEL: llvm.func @copy_transpose_ldmatrix
+// CHECK-NOT:     llvm.load {{.*}} : !llvm.ptr<3> -> f16
+// CHECK-COUNT-3: llvm.select
+// CHECK:         nvvm.ldmatrix %{{.*}} {layout = #nvvm.mma_layout<col>, num = 4 : i32} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-COUNT-4: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
+// CHECK-NOT:     nvvm.ldmatrix
+// CHECK-NOT:     llvm.load {{.*}} : !llvm.ptr<3> -> f16
+// CHECK:         llvm.return
+func.func @copy_transpose_ldmatrix() attributes {tile.kernel, tile.num_warps = 1 : i64, tile.shared_memory_bytes = 512 : i64} {
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<16x16xf16, shared>
+  %f = tile.alloc : !tile.buffer<16x16xf32, fragment, #tile.mma<warps = [1, 1]>>
+  tile.copy %s to %f {transpose} : !tile.buffer<16x16xf16, shared> to !tile.buffer<16x16xf32, fragment, #tile.mma<warps = [1, 1]>>
   return
 }
 

@@ -201,21 +201,32 @@ void AssignLayoutsPass::runOnOperation() {
     alloc.getResult().setType(type.withLayout(layout));
   });
 
-  // Swizzle shared gemm operands whose rows are whole 128-byte boxes.
+  // Swizzle shared tiles whose rows are whole 128-byte boxes and that are
+  // read in 16-byte rows of 8x8 blocks: gemm operands, and the sources of
+  // transposed copies into fragments (ldmatrix.trans), so that the eight
+  // rows of a block fall in different banks.
+  auto swizzle = [&](Value v) {
+    auto alloc = v.getDefiningOp<AllocOp>();
+    if (!alloc)
+      return;
+    auto type = cast<BufferType>(alloc.getType());
+    if (type.getLayout() || !type.isShared())
+      return;
+    int64_t rowBytes = type.getShape().back() * type.getElementBytes();
+    if (rowBytes % 128 != 0)
+      return;
+    alloc.getResult().setType(type.withLayout(SwizzleAttr::get(ctx, 128)));
+    ++numSwizzled;
+  };
   func.walk([&](GemmOp gemm) {
-    for (Value v : {gemm.getA(), gemm.getB()}) {
-      auto alloc = v.getDefiningOp<AllocOp>();
-      if (!alloc)
-        continue;
-      auto type = cast<BufferType>(alloc.getType());
-      if (type.getLayout())
-        continue;
-      int64_t rowBytes = type.getShape().back() * type.getElementBytes();
-      if (rowBytes % 128 != 0)
-        continue;
-      alloc.getResult().setType(type.withLayout(SwizzleAttr::get(ctx, 128)));
-      ++numSwizzled;
-    }
+    swizzle(gemm.getA());
+    swizzle(gemm.getB());
+  });
+  func.walk([&](CopyOp copy) {
+    auto dst = cast<BufferType>(copy.getDest().getType());
+    if (copy.getTranspose() && dst.isFragment() &&
+        cast<BufferType>(copy.getSource().getType()).getElementBytes() == 2)
+      swizzle(copy.getSource());
   });
 
   // Thread mapping of copies that involve no fragment.

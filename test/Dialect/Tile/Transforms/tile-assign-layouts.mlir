@@ -364,3 +364,23 @@ func.func @rs_mma_sync() attributes {tile.kernel, tile.num_warps = 4 : i64} {
   tile.gemm %fA, %sB, %acc : !tile.buffer<64x64xf16, fragment>, !tile.buffer<64x128xf16, shared>, !tile.buffer<64x128xf32, fragment>
   return
 }
+
+// -----
+
+// The shared source of a transposed copy into a fragment (read with
+// ldmatrix.trans) gets the 128-byte swizzle like a gemm operand when its
+// rows are whole 128-byte boxes; a 32-byte-row source stays plain.
+
+// CHECK-LABEL: func.func @swizzle_transposed_source
+// CHECK:      tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+// CHECK:      tile.alloc : !tile.buffer<16x16xf16, shared>{{$}}
+func.func @swizzle_transposed_source()
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %t = tile.alloc : !tile.buffer<16x16xf16, shared>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  %g = tile.alloc : !tile.buffer<16x16xf32, fragment>
+  tile.copy %s to %f {transpose} : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment>
+  tile.copy %t to %g {transpose} : !tile.buffer<16x16xf16, shared> to !tile.buffer<16x16xf32, fragment>
+  return
+}
