@@ -40,6 +40,11 @@ llvm_config.with_environment("PATH", config.gdn_tools_dir, append_path=True)
 config.substitutions.append(("%gdn_kernels", os.path.join(config.gdn_src_root, "kernels")))
 config.substitutions.append(("%gdn_src", config.gdn_src_root))
 config.substitutions.append(("%gdn_build", config.gdn_obj_root))
+# %expand-includes IN OUT: a kernel template with its `// @include FILE`
+# lines expanded, as kernels/CMakeLists.txt does before instantiating it.
+config.substitutions.append(("%expand-includes", "%s -P %s" % (
+    config.cmake_command,
+    os.path.join(config.gdn_src_root, "cmake", "GdnExpandIncludes.cmake"))))
 # The forward variants that kernels/CMakeLists.txt builds (GDN_FORWARD_VARIANTS,
 # "BV:NW:NWS:SFX:ENG;..."), for templates that use @BV@: %instantiate-bv<BV>
 # pipes a template (after @DT@) through one.

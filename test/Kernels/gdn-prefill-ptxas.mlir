@@ -6,21 +6,23 @@
 // step hides) and in the value-major replay (one warpgroup holds S^T, 64
 // registers, its 16-bit copy and three 64x64 accumulators next to 28
 // cp.async slots per chunk step; ~40 bytes, 2026-12-01).
+// RUN: %expand-includes %gdn_kernels/gdn_prefill/gdn_forward.mlir.in %t.forward.mlir.in
+// RUN: %expand-includes %gdn_kernels/gdn_prefill/gdn_forward_vm.mlir.in %t.forward_vm.mlir.in
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
 // RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_prefill_f16.ptx -o %t/f16.cubin 2>&1 | FileCheck %s --check-prefix=PREP --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_prefill_bf16.ptx -o %t/bf16.cubin 2>&1 | FileCheck %s --check-prefix=PREP --implicit-check-not=warning
-// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
-// RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
-// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv64 | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
-// RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv64 | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/f16/g %t.forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/bf16/g %t.forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/f16/g %t.forward.mlir.in | %instantiate-bv64 | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/bf16/g %t.forward.mlir.in | %instantiate-bv64 | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_f16.ptx -o %t/fwd.cubin 2>&1 | FileCheck %s --check-prefix=FWD --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_bf16.ptx -o %t/fwd.cubin 2>&1 | FileCheck %s --check-prefix=FWD --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_bv64_f16.ptx -o %t/fwd.cubin 2>&1 | FileCheck %s --check-prefix=FWD --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_bv64_bf16.ptx -o %t/fwd.cubin 2>&1 | FileCheck %s --check-prefix=FWD --implicit-check-not=warning
-// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_forward_vm.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
-// RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_forward_vm.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/f16/g %t.forward_vm.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/bf16/g %t.forward_vm.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_vm_f16.ptx -o %t/vm.cubin 2>&1 | FileCheck %s --check-prefix=VM --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_vm_bf16.ptx -o %t/vm.cubin 2>&1 | FileCheck %s --check-prefix=VM --implicit-check-not=warning
 

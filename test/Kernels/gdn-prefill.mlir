@@ -2,9 +2,11 @@
 // and CP scan; gdn_forward.mlir.in: the chunk loop and its direct, CP
 // summary and CP replay kernels, per value-column variant) through each pass
 // and the whole pipeline, for both input types.
+// RUN: %expand-includes %gdn_kernels/gdn_prefill/gdn_forward.mlir.in %t.forward.mlir.in
+// RUN: %expand-includes %gdn_kernels/gdn_prefill/gdn_forward_vm.mlir.in %t.forward_vm.mlir.in
 // RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in > %t.prep.mlir
-// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv16 > %t.fwd.mlir
-// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv64 > %t.fwd64.mlir
+// RUN: sed s/@DT@/f16/g %t.forward.mlir.in | %instantiate-bv16 > %t.fwd.mlir
+// RUN: sed s/@DT@/f16/g %t.forward.mlir.in | %instantiate-bv64 > %t.fwd64.mlir
 // RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT-PREP
 // RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize))' | FileCheck %s --check-prefix=FOLD
 // RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT
@@ -26,7 +28,7 @@
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.out/gdn_prefill_f16.ptx
 // RUN: FileCheck %s --check-prefix=PTXFWD --input-file=%t.out/gdn_forward_f16.ptx
 // RUN: FileCheck %s --check-prefix=PTXFWD64 --input-file=%t.out/gdn_forward_bv64_f16.ptx
-// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_forward_vm.mlir.in > %t.vm.mlir
+// RUN: sed s/@DT@/f16/g %t.forward_vm.mlir.in > %t.vm.mlir
 // RUN: gdn-opt %t.vm.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT-VM
 // RUN: gdn-opt %t.vm.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: FileCheck %s --check-prefix=FWDVM --input-file=%t.out/gdn_chunk_fwd_vm64_f16.manifest
@@ -34,7 +36,7 @@
 // RUN: FileCheck %s --check-prefix=REPLAYVM --input-file=%t.out/gdn_cp_replay_vm64_f16.manifest
 // RUN: FileCheck %s --check-prefix=PTXVM --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
-// RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
+// RUN: sed s/@DT@/bf16/g %t.forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTXBF --input-file=%t.out/gdn_prefill_bf16.ptx
 // RUN: FileCheck %s --check-prefix=PTXBFFWD --input-file=%t.out/gdn_forward_bf16.ptx
 
