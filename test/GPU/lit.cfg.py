@@ -79,3 +79,25 @@ elif status == "broken":
 
 if shutil.which("compute-sanitizer"):
     config.available_features.add("compute-sanitizer")
+
+# The Python entry (lib/Bindings/Python, from the source tree) over this
+# build's libgdn_runtime, on torch CUDA tensors: feature `torch` when this
+# python imports torch and sees the GPU. PYTHONPATH passes through (FLA for
+# the side-by-side test, e.g. the peers' site folder).
+runtime_lib = os.path.join(config.gdn_obj_root, "lib", "libgdn_runtime.so")
+python_src = os.path.join(config.gdn_src_root, "lib", "Bindings", "Python")
+config.environment["PYTHONPATH"] = os.pathsep.join(
+    p for p in [python_src, os.environ.get("PYTHONPATH", "")] if p)
+config.substitutions.append(("%runtime-lib", runtime_lib))
+config.substitutions.append(("%bindings-tests", os.path.join(python_src, "tests")))
+if status == "ok" and os.path.exists(runtime_lib):
+    try:
+        r = subprocess.run(
+            [sys.executable, "-c",
+             "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)"],
+            env=dict(os.environ, PYTHONPATH=config.environment["PYTHONPATH"]),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+        if r.returncode == 0:
+            config.available_features.add("torch")
+    except Exception:
+        pass
