@@ -164,10 +164,15 @@ LogicalResult lowerMemToMemCopy(Operation *op, BufferType src, Value srcVal,
 
 /// Whether `v` (an i64 index) is a multiple of two by construction: an even
 /// constant, a product with an even factor, a left shift, or a sum of such.
-bool isKnownEven(Value v) {
+/// An integer constant (LLVM or arith), if `v` is one.
+std::optional<int64_t> constantOf(Value v) {
   if (std::optional<int64_t> c = Idx::constOf(v))
-    return *c % 2 == 0;
-  if (auto c = getConstantIntValue(v))
+    return c;
+  return getConstantIntValue(v);
+}
+
+bool isKnownEven(Value v) {
+  if (std::optional<int64_t> c = constantOf(v))
     return *c % 2 == 0;
   Operation *def = v.getDefiningOp();
   if (!def)
@@ -190,16 +195,46 @@ bool isKnownEven(Value v) {
   if (isa<LLVM::MulOp, arith::MulIOp>(def))
     return isKnownEven(def->getOperand(0)) || isKnownEven(def->getOperand(1));
   if (isa<LLVM::ShlOp, arith::ShLIOp>(def)) {
-    Value amount = def->getOperand(1);
-    std::optional<int64_t> c = Idx::constOf(amount);
-    if (!c)
-      if (auto ci = getConstantIntValue(amount))
-        c = *ci;
+    std::optional<int64_t> c = constantOf(def->getOperand(1));
     return (c && *c >= 1) || isKnownEven(def->getOperand(0));
   }
   if (isa<LLVM::AddOp, arith::AddIOp>(def))
     return isKnownEven(def->getOperand(0)) && isKnownEven(def->getOperand(1));
   return false;
+}
+
+/// The 8x8 atoms of an f32 mma accumulator fragment (either engine) as this
+/// lane holds them: lane (g, t) = (lane / 4, lane % 4) has the pair (g, 2t),
+/// (g, 2t + 1) of each atom, one unguarded run of two registers per atom.
+struct AccumulatorAtoms {
+  struct Atom {
+    int64_t reg;   // the pair's first register
+    Value row, col; // the atom's origin in the fragment
+  };
+  Value lane, g, t2; // lane, lane / 4, 2 (lane % 4)
+  SmallVector<Atom> atoms;
+};
+
+/// Fails (emitting only dead index arithmetic) unless `frag` is a 2-D f32
+/// fragment with an mma layout whose runs are all unguarded pairs.
+FailureOr<AccumulatorAtoms> accumulatorAtoms(Operation *op, BufferType frag,
+                                             Idx &ix) {
+  if (!isa<MmaLayoutAttr>(frag.getLayout()) || !frag.getElementType().isF32() ||
+      frag.getRank() != 2)
+    return failure();
+  Value tid = ix.tid();
+  SmallVector<Run> runs = fragmentRuns(ix, frag, numThreadsOf(op), tid);
+  if (llvm::any_of(runs, [](const Run &r) { return r.len != 2 || r.guard; }))
+    return failure();
+  AccumulatorAtoms a;
+  a.lane = ix.rem(tid, 32);
+  a.g = ix.div(a.lane, 4);
+  a.t2 = ix.mul(ix.rem(a.lane, 4), 2);
+  for (Run &run : runs)
+    a.atoms.push_back({run.reg,
+                       ix.b.create<LLVM::SubOp>(ix.loc, run.coord[0], a.g),
+                       ix.b.create<LLVM::SubOp>(ix.loc, run.coord[1], a.t2)});
+  return a;
 }
 
 /// A transposed store of an f32 mma accumulator (either engine) into a 2-D
@@ -217,27 +252,20 @@ LogicalResult lowerTransposedAccumulatorStore(
     ValueRange memOffsets, Regs regs, ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
   Idx ix(rewriter, loc);
-  if (!isa<MmaLayoutAttr>(frag.getLayout()) || !frag.getElementType().isF32() ||
-      mem.getElementBytes() != 2 || !mem.isGlobal() || mem.getRank() != 2 ||
-      frag.getRank() != 2 || !hasContiguousInnermost(op.getDest()))
-    return failure();
-  int64_t numThreads = numThreadsOf(op);
-  Value tid = ix.tid();
-  SmallVector<Run> runs = fragmentRuns(ix, frag, numThreads, tid);
-  if (llvm::any_of(runs, [](const Run &r) { return r.len != 2 || r.guard; }))
+  if (mem.getElementBytes() != 2 || !mem.isGlobal() || mem.getRank() != 2 ||
+      !hasContiguousInnermost(op.getDest()))
     return failure();
   GlobalView view(ix, memVal, 2);
   if (!isKnownEven(view.strides[0]) || !isKnownEven(memOffsets[1]))
     return failure();
+  FailureOr<AccumulatorAtoms> acc = accumulatorAtoms(op, frag, ix);
+  if (failed(acc))
+    return failure();
   Type memElem = mem.getElementType();
   Type i32 = rewriter.getI32Type();
-  Value lane = ix.rem(tid, 32);
-  Value g = ix.div(lane, 4), t2 = ix.mul(ix.rem(lane, 4), 2);
-  for (Run &run : runs) {
-    Value atomRow = rewriter.create<LLVM::SubOp>(loc, run.coord[0], g);
-    Value atomCol = rewriter.create<LLVM::SubOp>(loc, run.coord[1], t2);
+  for (AccumulatorAtoms::Atom &atom : acc->atoms) {
     Value pair = rewriter.create<LLVM::BitcastOp>(
-        loc, i32, regs.loadVec(ix, run.reg, 2, memElem));
+        loc, i32, regs.loadVec(ix, atom.reg, 2, memElem));
     Value moved =
         rewriter
             .create<LLVM::InlineAsmOp>(
@@ -248,7 +276,8 @@ LogicalResult lowerTransposedAccumulatorStore(
                                           LLVM::AsmDialect::AD_ATT),
                 ArrayAttr())
             .getRes();
-    SmallVector<Value> coord = {ix.add(atomCol, g), ix.add(atomRow, t2)};
+    SmallVector<Value> coord = {ix.add(atom.col, acc->g),
+                                ix.add(atom.row, acc->t2)};
     Value ptr = ix.gep(view.ptr, memElem, view.linear(ix, memOffsets, coord));
     Value valid;
     if (op.getMasked())
@@ -274,30 +303,22 @@ LogicalResult lowerTransposedAccumulatorLoad(CopyOp op, BufferType frag,
                                              ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
   Idx ix(rewriter, loc);
-  if (!isa<MmaLayoutAttr>(frag.getLayout()) || !frag.getElementType().isF32() ||
-      mem.getElementBytes() != 2 || !mem.isShared() || mem.getRank() != 2 ||
-      frag.getRank() != 2)
+  if (mem.getElementBytes() != 2 || !mem.isShared() || mem.getRank() != 2)
     return failure();
-  Value tid = ix.tid();
-  SmallVector<Run> runs = fragmentRuns(ix, frag, numThreadsOf(op), tid);
-  if (runs.size() % 4 != 0 ||
-      llvm::any_of(runs, [](const Run &r) { return r.len != 2 || r.guard; }))
+  FailureOr<AccumulatorAtoms> acc = accumulatorAtoms(op, frag, ix);
+  if (failed(acc) || acc->atoms.size() % 4 != 0)
     return failure();
   Type i32 = rewriter.getI32Type();
   auto x4 = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
                                              {i32, i32, i32, i32});
-  Value lane = ix.rem(tid, 32);
-  Value g = ix.div(lane, 4), t2 = ix.mul(ix.rem(lane, 4), 2);
-  Value quad = ix.div(lane, 8), row8 = ix.rem(lane, 8);
+  Value quad = ix.div(acc->lane, 8), row8 = ix.rem(acc->lane, 8);
   auto halfType = VectorType::get({2}, mem.getElementType());
-  for (size_t first = 0; first < runs.size(); first += 4) {
+  for (size_t first = 0; first < acc->atoms.size(); first += 4) {
     // This lane addresses row lane % 8 of atom lane / 8 of the group.
     Value offset;
     for (int64_t k = 3; k >= 0; --k) {
-      Run &run = runs[first + k];
-      Value atomRow = rewriter.create<LLVM::SubOp>(loc, run.coord[0], g);
-      Value atomCol = rewriter.create<LLVM::SubOp>(loc, run.coord[1], t2);
-      Value off = sharedByteOffset(ix, mem, {ix.add(atomCol, row8), atomRow});
+      AccumulatorAtoms::Atom &atom = acc->atoms[first + k];
+      Value off = sharedByteOffset(ix, mem, {ix.add(atom.col, row8), atom.row});
       offset = offset ? rewriter.create<LLVM::SelectOp>(
                             loc,
                             rewriter.create<LLVM::ICmpOp>(
@@ -311,7 +332,7 @@ LogicalResult lowerTransposedAccumulatorLoad(CopyOp op, BufferType frag,
     for (int64_t k = 0; k < 4; ++k) {
       Value pair = rewriter.create<LLVM::BitcastOp>(
           loc, halfType, rewriter.create<LLVM::ExtractValueOp>(loc, res, k));
-      regs.storeVec(ix, runs[first + k].reg, 2, pair);
+      regs.storeVec(ix, acc->atoms[first + k].reg, 2, pair);
     }
   }
   return success();

@@ -207,7 +207,6 @@ struct SplitTf32Mma {
   /// plus half a tf32 unit, low 13 bits cleared (two integer ops; finite
   /// values stay finite below 2^128 (1 - 2^-12), inf and NaN stay).
   Value roundTf32(Value x) {
-    Idx ix(rewriter, loc);
     Value bits = rewriter.create<LLVM::BitcastOp>(loc, i32, x);
     Value half = rewriter.create<LLVM::ConstantOp>(
         loc, i32, rewriter.getI32IntegerAttr(0x1000));
