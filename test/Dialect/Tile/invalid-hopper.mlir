@@ -292,6 +292,15 @@ func.func @producer_thread() attributes {tile.kernel, tile.num_warps = 4 : i64} 
 
 // -----
 
+func.func @producer_thread_negative() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  // expected-error @below {{attribute 'thread' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  tile.producer thread -1 {
+  }
+  return
+}
+
+// -----
+
 func.func @ws_block_barrier() {
   // expected-error @below {{regions must not contain block-wide barriers ('tile.barrier'); use a named tile.barrier}}
   tile.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} producer {

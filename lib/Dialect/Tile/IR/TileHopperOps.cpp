@@ -199,14 +199,13 @@ LogicalResult ProducerOp::verify() {
     int64_t producerWarps = extra ? extra.getInt() : 0;
     if (auto ws = (*this)->getParentOfType<WarpSpecializeOp>())
       producerWarps = ws.getProducerWarps();
+    // (The attribute is non-negative by its ODS constraint.)
+    int64_t blockThreads = 32 * (warps ? warps.getInt() + producerWarps : 0);
     if (warps && warps.getInt() > 0 &&
-        (getThread() < 0 ||
-         getThread() >= 32 * (warps.getInt() + producerWarps)))
+        static_cast<int64_t>(getThread()) >= blockThreads)
       return emitOpError("thread ")
              << getThread() << " is not a thread of the kernel's block of "
-             << 32 * (warps.getInt() + producerWarps) << " threads";
-  } else if (getThread() < 0) {
-    return emitOpError("thread must be non-negative");
+             << blockThreads << " threads";
   }
   return success();
 }
