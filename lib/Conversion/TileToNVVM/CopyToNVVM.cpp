@@ -171,36 +171,89 @@ std::optional<int64_t> constantOf(Value v) {
   return getConstantIntValue(v);
 }
 
-bool isKnownEven(Value v) {
+/// How many low bits of `v` (an integer index) are zero by construction,
+/// capped at 16: constants, products (the factors' zeros add up), left
+/// shifts, sums (the smaller count), through casts and the fields of a
+/// lowered view descriptor.
+int64_t knownTrailingZeros(Value v) {
+  constexpr int64_t kCap = 16;
   if (std::optional<int64_t> c = constantOf(v))
-    return *c % 2 == 0;
+    return *c == 0 ? kCap
+                   : std::min<int64_t>(kCap, llvm::countr_zero(
+                                                 static_cast<uint64_t>(*c)));
   Operation *def = v.getDefiningOp();
   if (!def)
-    return false;
-  // Through type conversions and the fields of a lowered view descriptor.
+    return 0;
   if (auto cast = dyn_cast<UnrealizedConversionCastOp>(def))
-    return cast.getInputs().size() == 1 && isKnownEven(cast.getInputs()[0]);
+    return cast.getInputs().size() == 1 ? knownTrailingZeros(cast.getInputs()[0])
+                                        : 0;
   if (isa<arith::IndexCastOp, arith::ExtSIOp, arith::ExtUIOp, LLVM::SExtOp,
           LLVM::ZExtOp>(def))
-    return isKnownEven(def->getOperand(0));
+    return knownTrailingZeros(def->getOperand(0));
   if (auto extract = dyn_cast<LLVM::ExtractValueOp>(def)) {
     Value container = extract.getContainer();
     while (auto insert = container.getDefiningOp<LLVM::InsertValueOp>()) {
       if (insert.getPosition() == extract.getPosition())
-        return isKnownEven(insert.getValue());
+        return knownTrailingZeros(insert.getValue());
       container = insert.getContainer();
     }
-    return false;
+    return 0;
   }
   if (isa<LLVM::MulOp, arith::MulIOp>(def))
-    return isKnownEven(def->getOperand(0)) || isKnownEven(def->getOperand(1));
+    return std::min(kCap, knownTrailingZeros(def->getOperand(0)) +
+                              knownTrailingZeros(def->getOperand(1)));
   if (isa<LLVM::ShlOp, arith::ShLIOp>(def)) {
     std::optional<int64_t> c = constantOf(def->getOperand(1));
-    return (c && *c >= 1) || isKnownEven(def->getOperand(0));
+    return std::min(kCap, knownTrailingZeros(def->getOperand(0)) +
+                              (c && *c > 0 ? *c : 0));
   }
   if (isa<LLVM::AddOp, arith::AddIOp>(def))
-    return isKnownEven(def->getOperand(0)) && isKnownEven(def->getOperand(1));
-  return false;
+    return std::min(knownTrailingZeros(def->getOperand(0)),
+                    knownTrailingZeros(def->getOperand(1)));
+  return 0;
+}
+
+bool isKnownEven(Value v) { return knownTrailingZeros(v) >= 1; }
+
+/// The alignment in bytes a global pointer has by construction: a kernel
+/// parameter is 16-byte aligned (the kernel ABI; gdn-run and
+/// libgdn_runtime check it), a GEP keeps what its base and its offset
+/// (elements times element bytes) both have; anything else counts as 1.
+int64_t knownAlignment(Value ptr) {
+  if (auto arg = dyn_cast<BlockArgument>(ptr))
+    return arg.getOwner()->isEntryBlock() ? 16 : 1;
+  Operation *def = ptr.getDefiningOp();
+  if (!def)
+    return 1;
+  if (auto cast = dyn_cast<UnrealizedConversionCastOp>(def))
+    return cast.getInputs().size() == 1 ? knownAlignment(cast.getInputs()[0])
+                                        : 1;
+  if (auto extract = dyn_cast<LLVM::ExtractValueOp>(def)) {
+    Value container = extract.getContainer();
+    while (auto insert = container.getDefiningOp<LLVM::InsertValueOp>()) {
+      if (insert.getPosition() == extract.getPosition())
+        return knownAlignment(insert.getValue());
+      container = insert.getContainer();
+    }
+    return 1;
+  }
+  auto gep = dyn_cast<LLVM::GEPOp>(def);
+  if (!gep || gep.getIndices().size() != 1)
+    return 1;
+  Type elem = gep.getElemType();
+  if (!elem.isIntOrFloat())
+    return 1;
+  int64_t elemBytes = std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+  auto index = gep.getIndices()[0];
+  int64_t zeros = 0;
+  if (auto v = dyn_cast<Value>(index))
+    zeros = knownTrailingZeros(v);
+  else if (auto attr = dyn_cast<IntegerAttr>(index))
+    zeros = attr.getInt() == 0 ? 16 : llvm::countr_zero(
+                                          static_cast<uint64_t>(attr.getInt()));
+  int64_t offsetAlign =
+      elemBytes << std::min<int64_t>(zeros, 4); // at least 16 when zeros >= 4
+  return std::min({knownAlignment(gep.getBase()), offsetAlign, int64_t(16)});
 }
 
 /// The 8x8 atoms of an f32 mma accumulator fragment (either engine) as this
@@ -243,10 +296,11 @@ FailureOr<AccumulatorAtoms> accumulatorAtoms(Operation *op, BufferType frag,
 /// 16-bit pairs, one movmatrix.trans per atom gives lane (g, t) the pair
 /// (2t, g), (2t + 1, g), which is two consecutive elements of memory row
 /// atomCol + g: one 4-byte store (and one bounds check) per pair instead of
-/// two 2-byte ones. Needs the memory row stride and column offset even (the
-/// tensor base is 16-byte aligned by the kernel ABI); returns failure (and
-/// emits nothing) where that is not known or the fragment is not an mma
-/// accumulator, so that the caller moves single elements.
+/// two 2-byte ones. Needs the tile's first element 4-byte aligned and its
+/// row stride and column offset even, all proven from the index arithmetic
+/// (kernel parameters are 16-byte aligned by the ABI); returns failure
+/// where that is not known or the fragment is not an mma accumulator, so
+/// that the caller moves single elements.
 LogicalResult lowerTransposedAccumulatorStore(
     CopyOp op, BufferType frag, BufferType mem, Value memVal,
     ValueRange memOffsets, Regs regs, ConversionPatternRewriter &rewriter) {
@@ -256,7 +310,8 @@ LogicalResult lowerTransposedAccumulatorStore(
       !hasContiguousInnermost(op.getDest()))
     return failure();
   GlobalView view(ix, memVal, 2);
-  if (!isKnownEven(view.strides[0]) || !isKnownEven(memOffsets[1]))
+  if (knownAlignment(view.ptr) < 4 || !isKnownEven(view.strides[0]) ||
+      !isKnownEven(memOffsets[1]))
     return failure();
   FailureOr<AccumulatorAtoms> acc = accumulatorAtoms(op, frag, ix);
   if (failed(acc))

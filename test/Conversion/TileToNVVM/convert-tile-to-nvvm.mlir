@@ -462,8 +462,9 @@ func.func @copy_transpose_ldmatrix() attributes {tile.kernel, tile.num_warps = 1
 
 // -----
 
-// A transposed store of an mma accumulator into a 16-bit tile whose row
-// stride (128) and column offset (64) are even: per 8x8 atom the f16 pair
+// A transposed store of an mma accumulator into a 16-bit tile whose first
+// element is 4-byte aligned (a kernel parameter) and whose row stride (128)
+// and column offset (64) are even: per 8x8 atom the f16 pair
 // of each lane goes through movmatrix.trans and leaves as one 4-byte store
 // (memory row atomCol + lane / 4, columns atomRow + 2 (lane % 4) + {0, 1}),
 // with one bounds check per pair. The 16x8 fragment has two atoms.
@@ -485,6 +486,28 @@ func.func @copy_transpose_pairs(%p: !tile.ptr<f16>, %n: i32) attributes {tile.ke
   %G = tile.view %p[%m] : !tile.ptr<f16> -> !tile.buffer<?x128xf16, global>
   %f = tile.alloc : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
   tile.copy %f to %G[%c0, %c64] {masked, transpose} : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>> to !tile.buffer<?x128xf16, global>
+  return
+}
+
+// -----
+
+// The same store into a tile whose first element is not provably 4-byte
+// aligned (head 1 of a [?, 2, 129] tensor starts 129 elements, 258 bytes,
+// in; the row stride 258 and the column offset 0 are even): elements move
+// one at a time.
+// CHECK-LABEL: llvm.func @copy_transpose_unaligned
+// CHECK-NOT:     movmatrix
+// CHECK-COUNT-4: llvm.store {{.*}} : f16, !llvm.ptr<1>
+// CHECK-NOT:     movmatrix
+// CHECK:         llvm.return
+func.func @copy_transpose_unaligned(%p: !tile.ptr<f16>, %n: i32) attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = arith.index_cast %n : i32 to index
+  %G = tile.view %p[%m] : !tile.ptr<f16> -> !tile.buffer<?x2x129xf16, global>
+  %G1 = tile.take %G[%c1] dims [1] : !tile.buffer<?x2x129xf16, global> -> !tile.buffer<?x129xf16, global>
+  %f = tile.alloc : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
+  tile.copy %f to %G1[%c0, %c0] {masked, transpose} : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>> to !tile.buffer<?x129xf16, global>
   return
 }
 
