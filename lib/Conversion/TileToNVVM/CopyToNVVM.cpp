@@ -358,7 +358,9 @@ LogicalResult lowerTransposedAccumulatorLoad(CopyOp op, BufferType frag,
                                              ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
   Idx ix(rewriter, loc);
-  if (mem.getElementBytes() != 2 || !mem.isShared() || mem.getRank() != 2)
+  // ldmatrix reads 16-byte rows: the tile's rows must be whole 16 bytes.
+  if (mem.getElementBytes() != 2 || !mem.isShared() || mem.getRank() != 2 ||
+      (mem.getShape()[1] * 2) % 16 != 0)
     return failure();
   FailureOr<AccumulatorAtoms> acc = accumulatorAtoms(op, frag, ix);
   if (failed(acc) || acc->atoms.size() % 4 != 0)
