@@ -129,7 +129,8 @@ def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
     rewrites sizes that are multiples of 16 (32 up to one element per
     thread) into the phases of the blocked inverse
     (`tile.tril_inverse_diag`, then one `tile.tril_inverse_level` per
-    level of blocks below the diagonal), whose barriers
+    level of blocks below the diagonal, whose products run in split tf32 on
+    the tensor cores: f32-accurate, see that op), whose barriers
     `tile-insert-barriers` places.
 
     Example:
