@@ -162,8 +162,6 @@ LogicalResult lowerMemToMemCopy(Operation *op, BufferType src, Value srcVal,
   return success();
 }
 
-/// Whether `v` (an i64 index) is a multiple of two by construction: an even
-/// constant, a product with an even factor, a left shift, or a sum of such.
 /// An integer constant (LLVM or arith), if `v` is one.
 std::optional<int64_t> constantOf(Value v) {
   if (std::optional<int64_t> c = Idx::constOf(v))
@@ -213,6 +211,7 @@ int64_t knownTrailingZeros(Value v) {
   return 0;
 }
 
+/// Whether `v` (an index) is a multiple of two by construction.
 bool isKnownEven(Value v) { return knownTrailingZeros(v) >= 1; }
 
 /// The alignment in bytes a global pointer has by construction: a kernel
@@ -221,7 +220,10 @@ bool isKnownEven(Value v) { return knownTrailingZeros(v) >= 1; }
 /// (elements times element bytes) both have; anything else counts as 1.
 int64_t knownAlignment(Value ptr) {
   if (auto arg = dyn_cast<BlockArgument>(ptr))
-    return arg.getOwner()->isEntryBlock() ? 16 : 1;
+    return arg.getOwner()->isEntryBlock() &&
+                   isa<FunctionOpInterface>(arg.getOwner()->getParentOp())
+               ? 16
+               : 1;
   Operation *def = ptr.getDefiningOp();
   if (!def)
     return 1;
@@ -298,9 +300,10 @@ FailureOr<AccumulatorAtoms> accumulatorAtoms(Operation *op, BufferType frag,
 /// atomCol + g: one 4-byte store (and one bounds check) per pair instead of
 /// two 2-byte ones. Needs the tile's first element 4-byte aligned and its
 /// row stride and column offset even, all proven from the index arithmetic
-/// (kernel parameters are 16-byte aligned by the ABI); returns failure
-/// where that is not known or the fragment is not an mma accumulator, so
-/// that the caller moves single elements.
+/// (kernel parameters are 16-byte aligned by the ABI), and, when masked,
+/// an even column extent; returns failure where that is not known or the
+/// fragment is not an mma accumulator, so that the caller moves single
+/// elements (an emitted index computation may be left dead).
 LogicalResult lowerTransposedAccumulatorStore(
     CopyOp op, BufferType frag, BufferType mem, Value memVal,
     ValueRange memOffsets, Regs regs, ConversionPatternRewriter &rewriter) {
@@ -310,8 +313,11 @@ LogicalResult lowerTransposedAccumulatorStore(
       !hasContiguousInnermost(op.getDest()))
     return failure();
   GlobalView view(ix, memVal, 2);
+  // A masked pair is stored whole or not at all: an odd column extent would
+  // drop the last column.
   if (knownAlignment(view.ptr) < 4 || !isKnownEven(view.strides[0]) ||
-      !isKnownEven(memOffsets[1]))
+      !isKnownEven(memOffsets[1]) ||
+      (op.getMasked() && !isKnownEven(view.sizes[1])))
     return failure();
   FailureOr<AccumulatorAtoms> acc = accumulatorAtoms(op, frag, ix);
   if (failed(acc))
@@ -350,8 +356,9 @@ LogicalResult lowerTransposedAccumulatorStore(
 /// ldmatrix.trans of that block gives lane (g, t) exactly the atom's pair
 /// (g, 2t), (g, 2t + 1). Four atoms per ldmatrix.x4 (lanes 8k..8k+7 address
 /// the rows of atom k): one instruction per four pairs instead of eight
-/// 2-byte loads. Returns failure (emitting nothing) unless every run of the
-/// fragment is an unguarded pair and their number is a multiple of four.
+/// 2-byte loads. Returns failure (possibly leaving dead index arithmetic)
+/// unless every run of the fragment is an unguarded pair and their number
+/// is a multiple of four.
 LogicalResult lowerTransposedAccumulatorLoad(CopyOp op, BufferType frag,
                                              BufferType mem, Value memVal,
                                              Regs regs,

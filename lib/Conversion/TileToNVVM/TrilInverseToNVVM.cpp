@@ -203,11 +203,12 @@ struct SplitTf32Mma {
             ArrayAttr())
         .getRes();
   }
-  /// x rounded to tf32 (ties away from zero) as a b32 register: the bits
-  /// plus half a tf32 unit, low 13 bits cleared (two integer ops; finite
-  /// values stay finite below 2^128 (1 - 2^-12), inf and NaN stay).
-  Value roundTf32(Value x) {
-    Value bits = rewriter.create<LLVM::BitcastOp>(loc, i32, x);
+  /// The f32 bits `bits` rounded to tf32 (ties away from zero): plus half a
+  /// tf32 unit, low 13 bits cleared (two integer ops). Finite values round
+  /// as cvt.rna.tf32.f32 does (from 2^128 (1 - 2^-12) up to inf, as there)
+  /// and inf stays inf, but a NaN may not stay one (the carry can reach the
+  /// sign: 0x7fffffff -> -0), see `split`.
+  Value roundTf32(Value bits) {
     Value half = rewriter.create<LLVM::ConstantOp>(
         loc, i32, rewriter.getI32IntegerAttr(0x1000));
     Value mask = rewriter.create<LLVM::ConstantOp>(
@@ -216,12 +217,16 @@ struct SplitTf32Mma {
         loc, rewriter.create<LLVM::AddOp>(loc, bits, half), mask);
   }
   /// {h, l} = {tf32(x), tf32(x - h)} as b32 registers; x - h is exact (h is
-  /// within a factor of two of x).
+  /// within a factor of two of x). A NaN x keeps its bits as h (an fcmp
+  /// and a select), so that every product with it is NaN whatever l is.
   std::pair<Value, Value> split(Value x) {
-    Value hi = roundTf32(x);
+    Value bits = rewriter.create<LLVM::BitcastOp>(loc, i32, x);
+    Value nan =
+        rewriter.create<LLVM::FCmpOp>(loc, LLVM::FCmpPredicate::uno, x, x);
+    Value hi = rewriter.create<LLVM::SelectOp>(loc, nan, bits, roundTf32(bits));
     Value rest = rewriter.create<LLVM::FSubOp>(
         loc, x, rewriter.create<LLVM::BitcastOp>(loc, f32, hi));
-    return {hi, roundTf32(rest)};
+    return {hi, roundTf32(rewriter.create<LLVM::BitcastOp>(loc, i32, rest))};
   }
   void mma(SmallVectorImpl<Value> &acc, ArrayRef<Value> a, ArrayRef<Value> b) {
     SmallVector<Value> operands(a);

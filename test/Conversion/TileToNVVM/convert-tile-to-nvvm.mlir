@@ -314,14 +314,21 @@ func.func @no_mapping(%pa: !tile.ptr<f16>, %n: index)
 // CHECK-NEXT:  llvm.cond_br
 // CHECK-COUNT-120: llvm.intr.fma
 // CHECK-NOT:   llvm.intr.fma
-// Each operand's tf32 split: h = (bits + 0x1000) & ~0x1fff, then the same
-// for x - h.
-// CHECK:       %[[HALF:.*]] = llvm.mlir.constant(4096 : i32) : i32
+// Each operand's tf32 split: h = (bits + 0x1000) & ~0x1fff (a NaN keeps its
+// bits), then the same for x - h.
+// CHECK:       %[[BITS:.*]] = llvm.bitcast %[[X:.*]] : f32 to i32
+// CHECK-NEXT:  %[[NAN:.*]] = llvm.fcmp "uno" %[[X]], %[[X]] : f32
+// CHECK-NEXT:  %[[HALF:.*]] = llvm.mlir.constant(4096 : i32) : i32
 // CHECK-NEXT:  %[[MASK:.*]] = llvm.mlir.constant(-8192 : i32) : i32
-// CHECK-NEXT:  %[[SUM:.*]] = llvm.add %{{.*}}, %[[HALF]] : i32
-// CHECK-NEXT:  %[[HI:.*]] = llvm.and %[[SUM]], %[[MASK]] : i32
+// CHECK-NEXT:  %[[SUM:.*]] = llvm.add %[[BITS]], %[[HALF]] : i32
+// CHECK-NEXT:  %[[RND:.*]] = llvm.and %[[SUM]], %[[MASK]] : i32
+// CHECK-NEXT:  %[[HI:.*]] = llvm.select %[[NAN]], %[[BITS]], %[[RND]] : i1, i32
 // CHECK-NEXT:  %[[HF:.*]] = llvm.bitcast %[[HI]] : i32 to f32
-// CHECK-NEXT:  llvm.fsub %{{.*}}, %[[HF]] : f32
+// CHECK-NEXT:  %[[REST:.*]] = llvm.fsub %[[X]], %[[HF]] : f32
+// CHECK-NEXT:  %[[RB:.*]] = llvm.bitcast %[[REST]] : f32 to i32
+// CHECK-NEXT:  llvm.mlir.constant(4096 : i32) : i32
+// CHECK-NEXT:  llvm.mlir.constant(-8192 : i32) : i32
+// CHECK-NEXT:  llvm.add %[[RB]], %{{.*}} : i32
 // CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 // CHECK-COUNT-2: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 // CHECK-NEXT:  nvvm.bar.warp.sync
@@ -508,6 +515,27 @@ func.func @copy_transpose_unaligned(%p: !tile.ptr<f16>, %n: i32) attributes {til
   %G1 = tile.take %G[%c1] dims [1] : !tile.buffer<?x2x129xf16, global> -> !tile.buffer<?x129xf16, global>
   %f = tile.alloc : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
   tile.copy %f to %G1[%c0, %c0] {masked, transpose} : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>> to !tile.buffer<?x129xf16, global>
+  return
+}
+
+// -----
+
+// Masked, into a tile narrowed to a dynamic number of columns (which may be
+// odd: a pair straddling the end would be stored whole or not at all):
+// elements move one at a time.
+// CHECK-LABEL: llvm.func @copy_transpose_odd_extent
+// CHECK-NOT:     movmatrix
+// CHECK-COUNT-4: llvm.store {{.*}} : f16, !llvm.ptr<1>
+// CHECK-NOT:     movmatrix
+// CHECK:         llvm.return
+func.func @copy_transpose_odd_extent(%p: !tile.ptr<f16>, %n: i32, %w: i32) attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = arith.index_cast %n : i32 to index
+  %width = arith.index_cast %w : i32 to index
+  %G = tile.view %p[%m] : !tile.ptr<f16> -> !tile.buffer<?x128xf16, global>
+  %Gw = tile.narrow %G[%c0, %width] dim 1 : !tile.buffer<?x128xf16, global> -> !tile.buffer<?x?xf16, global>
+  %f = tile.alloc : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
+  tile.copy %f to %Gw[%c0, %c0] {masked, transpose} : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>> to !tile.buffer<?x?xf16, global>
   return
 }
 

@@ -184,8 +184,9 @@ def Tile_TrilInverseLevelOp : Tile_Op<"tril_inverse_level"> {
 
     Both products run on the tensor cores (`mma.sync.m16n8k8` in tf32,
     f32 accumulators): every f32 operand `x` is split into a high part
-    `h = tf32(x)` (rounded to nearest, ties away from zero) and a low part
-    `l = tf32(x - h)` (`x - h` is exact), and each term is
+    `h = tf32(x)` (rounded to nearest, ties away from zero; a NaN stays
+    NaN) and a low part `l = tf32(x - h)` (`x - h` is exact), and each term
+    is
     `h_a h_b + (l_a h_b + h_a l_b)` (two accumulator chains, added at the
     end), which drops only `l_a l_b` and the parts below the low halves
     (relative error about 2^-21 per term, an f32 FMA chain's is 2^-24):
