@@ -662,6 +662,30 @@ func.func @tril_diag_type(%a: !tile.buffer<32x32xf16, shared>) {
 
 // -----
 
+func.func @tril_in_place(%a: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse' op source and dest must be different buffers (the inverse is not computed in place)}}
+  tile.tril_inverse %a, %a : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_diag_in_place(%a: !tile.buffer<32x32xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_diag' op source and dest must be different buffers (the inverse is not computed in place)}}
+  tile.tril_inverse_diag %a, %a : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_level_in_place(%a: !tile.buffer<32x32xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_level' op source and dest must be different buffers (the inverse is not computed in place)}}
+  tile.tril_inverse_level %a, %a {level = 1 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
+  return
+}
+
+// -----
+
 func.func @tril_level_same(%a: !tile.buffer<32x32xf32, shared>, %b: !tile.buffer<64x64xf32, shared>) {
   // expected-error @below {{'tile.tril_inverse_level' op operands must have the same shape}}
   tile.tril_inverse_level %a, %b {level = 1 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<64x64xf32, shared>

@@ -646,6 +646,16 @@ LogicalResult AsyncWaitOp::verify() {
 // TrilInverseOp
 //===----------------------------------------------------------------------===//
 
+/// The inverse is not computed in place: threads read L while others
+/// write T.
+static LogicalResult verifyTrilDistinct(Operation *op, Value source,
+                                        Value dest) {
+  if (source == dest)
+    return op->emitOpError("source and dest must be different buffers (the "
+                           "inverse is not computed in place)");
+  return success();
+}
+
 LogicalResult TrilInverseOp::verify() {
   for (Value v : {getSource(), getDest()}) {
     auto t = cast<BufferType>(v.getType());
@@ -658,7 +668,7 @@ LogicalResult TrilInverseOp::verify() {
   if (cast<BufferType>(getSource().getType()).getShape() !=
       cast<BufferType>(getDest().getType()).getShape())
     return emitOpError("operands must have the same shape");
-  return success();
+  return verifyTrilDistinct(*this, getSource(), getDest());
 }
 
 //===----------------------------------------------------------------------===//
@@ -698,14 +708,18 @@ static LogicalResult verifyTrilLevel(Operation *op, int64_t level,
 
 LogicalResult TrilInverseDiagOp::verify() {
   int64_t nb;
-  return verifyTrilSquares(*this, {getSource(), getDest()}, nb);
+  if (failed(verifyTrilSquares(*this, {getSource(), getDest()}, nb)))
+    return failure();
+  return verifyTrilDistinct(*this, getSource(), getDest());
 }
 
 LogicalResult TrilInverseLevelOp::verify() {
   int64_t nb;
   if (failed(verifyTrilSquares(*this, {getSource(), getDest()}, nb)))
     return failure();
-  return verifyTrilLevel(*this, getLevel(), nb);
+  if (failed(verifyTrilLevel(*this, getLevel(), nb)))
+    return failure();
+  return verifyTrilDistinct(*this, getSource(), getDest());
 }
 
 bool mlir::gdn::tile::hasContiguousInnermost(Value v) {

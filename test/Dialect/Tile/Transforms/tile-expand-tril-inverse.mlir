@@ -54,18 +54,21 @@ func.func @two_blocks() attributes {tile.kernel, tile.num_warps = 1 : i64} {
 // (64 > 32), and functions that are not kernels.
 
 // CHECK-LABEL: func.func @kept
-// CHECK-COUNT-3: tile.alloc
+// CHECK-COUNT-6: tile.alloc
 // CHECK-NEXT:  tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<24x24xf32, shared>
 // CHECK-NEXT:  tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<16x16xf32, shared>
 // CHECK-NEXT:  tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<64x64xf32, shared>
 // CHECK-NEXT:  return
 func.func @kept() attributes {tile.kernel, tile.num_warps = 1 : i64} {
   %a = tile.alloc : !tile.buffer<24x24xf32, shared>
+  %a2 = tile.alloc : !tile.buffer<24x24xf32, shared>
   %b = tile.alloc : !tile.buffer<16x16xf32, shared>
+  %b2 = tile.alloc : !tile.buffer<16x16xf32, shared>
   %c = tile.alloc : !tile.buffer<64x64xf32, shared>
-  tile.tril_inverse %a, %a : !tile.buffer<24x24xf32, shared>, !tile.buffer<24x24xf32, shared>
-  tile.tril_inverse %b, %b : !tile.buffer<16x16xf32, shared>, !tile.buffer<16x16xf32, shared>
-  tile.tril_inverse %c, %c : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  %c2 = tile.alloc : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse %a, %a2 : !tile.buffer<24x24xf32, shared>, !tile.buffer<24x24xf32, shared>
+  tile.tril_inverse %b, %b2 : !tile.buffer<16x16xf32, shared>, !tile.buffer<16x16xf32, shared>
+  tile.tril_inverse %c, %c2 : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
   return
 }
 

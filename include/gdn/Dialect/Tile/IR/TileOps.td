@@ -123,7 +123,7 @@ def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
   let description = [{
     `dest = (I + L)^-1`, where `L` is the strictly lower part of `source` (the
     diagonal and the upper part of `source` are ignored). Both are square f32
-    shared buffers. The inverse is computed exactly in f32 by forward
+    shared buffers, and distinct (so are those of the phase ops). The inverse is computed exactly in f32 by forward
     substitution, one column per thread, in a fixed order (bit-identical
     from run to run): no truncated series. `tile-expand-tril-inverse`
     rewrites sizes that are multiples of 16 (32 up to one element per
