@@ -11,6 +11,7 @@
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
 #include "gdn/Dialect/Tile/Utils/LayoutUtils.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::gdn::tile {
@@ -24,6 +25,48 @@ int64_t chooseVector(int64_t inner, int64_t elemBytes) {
   int64_t v = std::max<int64_t>(1, 16 / elemBytes);
   while (v > 1 && inner % v != 0)
     v /= 2;
+  return v;
+}
+
+/// The vector width of a copy moving `inner` contiguous elements per tile
+/// row to or from the global buffer `global`, whose innermost offset is
+/// `innerOffset`: chooseVector of the tile, narrowed until the root view's
+/// rows (its innermost size) and the innermost offsets (the copy's, a
+/// narrow's start) that are constants are whole vectors, so that no vector
+/// access straddles an alignment boundary it cannot prove. Dynamic ones
+/// are the caller's contract (gdn-run and libgdn_runtime check the tensors
+/// of the kernels they launch). 1 for a strided innermost dimension.
+int64_t copyVector(Value global, ValueRange offsets, int64_t inner,
+                   int64_t elemBytes) {
+  if (!hasContiguousInnermost(global))
+    return 1;
+  int64_t v = chooseVector(inner, elemBytes);
+  auto fit = [&](int64_t multiple) {
+    while (v > 1 && multiple % v != 0)
+      v /= 2;
+  };
+  if (!offsets.empty())
+    if (std::optional<int64_t> c = getConstantIntValue(offsets.back()))
+      fit(*c);
+  Value root = global;
+  while (Operation *def = root.getDefiningOp()) {
+    if (auto take = dyn_cast<TakeOp>(def)) {
+      root = take.getSource();
+    } else if (auto narrow = dyn_cast<NarrowOp>(def)) {
+      auto type = cast<BufferType>(narrow.getSource().getType());
+      if (static_cast<int64_t>(narrow.getDim()) == type.getRank() - 1)
+        if (std::optional<int64_t> c = getConstantIntValue(narrow.getStart()))
+          fit(*c);
+      root = narrow.getSource();
+    } else {
+      break;
+    }
+  }
+  if (auto view = root.getDefiningOp<ViewOp>()) {
+    int64_t rowElems = cast<BufferType>(view.getType()).getShape().back();
+    if (!ShapedType::isDynamic(rowElems))
+      fit(rowElems);
+  }
   return v;
 }
 
@@ -235,11 +278,11 @@ void AssignLayoutsPass::runOnOperation() {
     auto dst = cast<BufferType>(copy.getDest().getType());
     if (copy.getLayout() || src.isFragment() || dst.isFragment())
       return;
-    Value global = src.isGlobal() ? copy.getSource() : copy.getDest();
-    int64_t inner = copy.getTileShape().back();
-    int64_t vector = hasContiguousInnermost(global)
-                         ? chooseVector(inner, src.getElementBytes())
-                         : 1;
+    bool fromGlobal = src.isGlobal();
+    int64_t vector = copyVector(
+        fromGlobal ? copy.getSource() : copy.getDest(),
+        fromGlobal ? copy.getSourceOffsets() : copy.getDestOffsets(),
+        copy.getTileShape().back(), src.getElementBytes());
     copy.setLayoutAttr(BlockedLayoutAttr::get(ctx, vector));
   });
   // Asynchronous copies written in the kernel (tile-pipeline's carry the
@@ -250,9 +293,8 @@ void AssignLayoutsPass::runOnOperation() {
     auto src = cast<BufferType>(copy.getSource().getType());
     auto dst = cast<BufferType>(copy.getDest().getType());
     int64_t vector =
-        hasContiguousInnermost(copy.getSource())
-            ? chooseVector(dst.getShape().back(), src.getElementBytes())
-            : 1;
+        copyVector(copy.getSource(), copy.getSourceOffsets(),
+                   dst.getShape().back(), src.getElementBytes());
     copy.setLayoutAttr(BlockedLayoutAttr::get(ctx, vector));
   });
 

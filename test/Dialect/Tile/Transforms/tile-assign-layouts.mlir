@@ -384,3 +384,39 @@ func.func @swizzle_transposed_source()
   tile.copy %t to %g {transpose} : !tile.buffer<16x16xf16, shared> to !tile.buffer<16x16xf32, fragment>
   return
 }
+
+// -----
+
+// Copy vectors never straddle what the global side cannot keep aligned: the
+// root view's row (its innermost size: 129 -> 1, 100 -> 4), a constant
+// innermost offset (2 -> 2) or a narrow's constant start along the
+// innermost dimension (4 -> 4). Dynamic sizes and offsets are the caller's
+// contract (16 bytes: 8 f16).
+
+// CHECK-LABEL: func.func @copy_vector_alignment
+// CHECK:      tile.copy {{.*}} {layout = #tile.blocked<vector = 1>} : !tile.buffer<?x129xf16, global>
+// CHECK:      tile.copy {{.*}} {layout = #tile.blocked<vector = 4>} : !tile.buffer<?x100xf16, global>
+// CHECK:      tile.copy {{.*}} {layout = #tile.blocked<vector = 2>} : !tile.buffer<?x128xf16, global>
+// CHECK:      tile.async_copy {{.*}} {layout = #tile.blocked<vector = 4>, masked} : !tile.buffer<?x?xf16, global>
+// CHECK:      tile.copy {{.*}} {layout = #tile.blocked<vector = 8>} : !tile.buffer<?x?xf16, global>
+func.func @copy_vector_alignment(%p: !tile.ptr<f16>, %n: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %m = arith.index_cast %n : i32 to index
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %A = tile.view %p[%m] : !tile.ptr<f16> -> !tile.buffer<?x129xf16, global>
+  tile.copy %A[%c0, %c0] to %s : !tile.buffer<?x129xf16, global> to !tile.buffer<64x64xf16, shared>
+  %B = tile.view %p[%m] : !tile.ptr<f16> -> !tile.buffer<?x100xf16, global>
+  tile.copy %B[%c0, %c0] to %s : !tile.buffer<?x100xf16, global> to !tile.buffer<64x64xf16, shared>
+  %C = tile.view %p[%m] : !tile.ptr<f16> -> !tile.buffer<?x128xf16, global>
+  tile.copy %C[%c0, %c2] to %s : !tile.buffer<?x128xf16, global> to !tile.buffer<64x64xf16, shared>
+  %D = tile.narrow %C[%c4, %m] dim 1 : !tile.buffer<?x128xf16, global> -> !tile.buffer<?x?xf16, global>
+  tile.async_copy %D[%c0, %c0] to %s {masked} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  tile.async_commit
+  tile.async_wait {pending = 0}
+  %E = tile.view %p[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  tile.copy %E[%c0, %c0] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  return
+}

@@ -67,12 +67,17 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       elements) inherit that layout; every other fragment gets
       `#tile.blocked<vector = v>` with the widest `v <= 16 bytes` that
       divides its innermost dimension;
-    * shared operands of `tile.gemm` whose rows are a multiple of 128 bytes
-      get `#tile.swizzle<128>` (conflict-free `ldmatrix` and 16-byte stores,
+    * shared operands of `tile.gemm`, and shared sources of transposed
+      copies into fragments, whose rows are a multiple of 128 bytes get
+      `#tile.swizzle<128>` (conflict-free `ldmatrix` and 16-byte stores,
       TMA/wgmma compatible);
-    * copies between global and shared memory get a thread mapping
+    * copies between global and shared memory (also `tile.async_copy`
+      written in a kernel) get a thread mapping
       (`layout = #tile.blocked<vector = v>`, 16-byte vectors when the tile's
-      innermost dimension allows);
+      innermost dimension allows, narrowed to what the global side keeps
+      aligned where it is static: the root view's row length, a constant
+      innermost offset or narrow start; dynamic ones are the launcher's
+      contract);
     * each `tile.reduce` gets a shared scratch buffer.
 
     Before:
