@@ -169,12 +169,41 @@ std::optional<int64_t> constantOf(Value v) {
   return getConstantIntValue(v);
 }
 
+/// `v` with single-input unrealized casts and reads of lowered descriptor
+/// fields (an extractvalue of an insertvalue chain) looked through.
+Value lookThrough(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto cast = dyn_cast<UnrealizedConversionCastOp>(def)) {
+      if (cast.getInputs().size() != 1)
+        break;
+      v = cast.getInputs()[0];
+      continue;
+    }
+    auto extract = dyn_cast<LLVM::ExtractValueOp>(def);
+    if (!extract)
+      break;
+    Value container = extract.getContainer(), found;
+    while (auto insert = container.getDefiningOp<LLVM::InsertValueOp>()) {
+      if (insert.getPosition() == extract.getPosition()) {
+        found = insert.getValue();
+        break;
+      }
+      container = insert.getContainer();
+    }
+    if (!found)
+      break;
+    v = found;
+  }
+  return v;
+}
+
 /// How many low bits of `v` (an integer index) are zero by construction,
 /// capped at 16: constants, products (the factors' zeros add up), left
 /// shifts, sums (the smaller count), through casts and the fields of a
 /// lowered view descriptor.
 int64_t knownTrailingZeros(Value v) {
   constexpr int64_t kCap = 16;
+  v = lookThrough(v);
   if (std::optional<int64_t> c = constantOf(v))
     return *c == 0 ? kCap
                    : std::min<int64_t>(kCap, llvm::countr_zero(
@@ -182,21 +211,9 @@ int64_t knownTrailingZeros(Value v) {
   Operation *def = v.getDefiningOp();
   if (!def)
     return 0;
-  if (auto cast = dyn_cast<UnrealizedConversionCastOp>(def))
-    return cast.getInputs().size() == 1 ? knownTrailingZeros(cast.getInputs()[0])
-                                        : 0;
   if (isa<arith::IndexCastOp, arith::ExtSIOp, arith::ExtUIOp, LLVM::SExtOp,
           LLVM::ZExtOp>(def))
     return knownTrailingZeros(def->getOperand(0));
-  if (auto extract = dyn_cast<LLVM::ExtractValueOp>(def)) {
-    Value container = extract.getContainer();
-    while (auto insert = container.getDefiningOp<LLVM::InsertValueOp>()) {
-      if (insert.getPosition() == extract.getPosition())
-        return knownTrailingZeros(insert.getValue());
-      container = insert.getContainer();
-    }
-    return 0;
-  }
   if (isa<LLVM::MulOp, arith::MulIOp>(def))
     return std::min(kCap, knownTrailingZeros(def->getOperand(0)) +
                               knownTrailingZeros(def->getOperand(1)));
@@ -224,22 +241,10 @@ int64_t knownAlignment(Value ptr) {
                    isa<FunctionOpInterface>(arg.getOwner()->getParentOp())
                ? 16
                : 1;
-  Operation *def = ptr.getDefiningOp();
-  if (!def)
-    return 1;
-  if (auto cast = dyn_cast<UnrealizedConversionCastOp>(def))
-    return cast.getInputs().size() == 1 ? knownAlignment(cast.getInputs()[0])
-                                        : 1;
-  if (auto extract = dyn_cast<LLVM::ExtractValueOp>(def)) {
-    Value container = extract.getContainer();
-    while (auto insert = container.getDefiningOp<LLVM::InsertValueOp>()) {
-      if (insert.getPosition() == extract.getPosition())
-        return knownAlignment(insert.getValue());
-      container = insert.getContainer();
-    }
-    return 1;
-  }
-  auto gep = dyn_cast<LLVM::GEPOp>(def);
+  Value base = lookThrough(ptr);
+  if (base != ptr)
+    return knownAlignment(base);
+  auto gep = ptr.getDefiningOp<LLVM::GEPOp>();
   if (!gep || gep.getIndices().size() != 1)
     return 1;
   Type elem = gep.getElemType();
