@@ -332,16 +332,10 @@ LogicalResult lowerTransposedAccumulatorStore(
   for (AccumulatorAtoms::Atom &atom : acc->atoms) {
     Value pair = rewriter.create<LLVM::BitcastOp>(
         loc, i32, regs.loadVec(ix, atom.reg, 2, memElem));
-    Value moved =
-        rewriter
-            .create<LLVM::InlineAsmOp>(
-                loc, i32, ValueRange{pair},
-                "movmatrix.sync.aligned.m8n8.trans.b16 $0, $1;", "=r,r",
-                /*has_side_effects=*/true, /*is_align_stack=*/false,
-                LLVM::AsmDialectAttr::get(rewriter.getContext(),
-                                          LLVM::AsmDialect::AD_ATT),
-                ArrayAttr())
-            .getRes();
+    Value moved = emitInlineAsm(
+        rewriter, loc, i32, pair,
+        "movmatrix.sync.aligned.m8n8.trans.b16 $0, $1;", "=r,r",
+        /*hasSideEffects=*/true);
     SmallVector<Value> coord = {ix.add(atom.col, acc->g),
                                 ix.add(atom.row, acc->t2)};
     Value ptr = ix.gep(view.ptr, memElem, view.linear(ix, memOffsets, coord));

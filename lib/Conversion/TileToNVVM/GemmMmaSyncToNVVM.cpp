@@ -113,16 +113,12 @@ struct GemmMmaSyncLowering : TilePattern<GemmOp> {
           SmallVector<Value> operands(aFrag[am].begin(), aFrag[am].end());
           operands.append({bFrag[an][0], bFrag[an][1]});
           operands.append(acc.begin() + base, acc.begin() + base + 4);
-          auto asmOp = rewriter.create<LLVM::InlineAsmOp>(
-              loc, acc4, operands, asmStr,
-              "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", /*has_side_effects=*/false,
-              /*is_align_stack=*/false,
-              LLVM::AsmDialectAttr::get(getContext(),
-                                        LLVM::AsmDialect::AD_ATT),
-              ArrayAttr());
+          Value res = emitInlineAsm(rewriter, loc, acc4, operands, asmStr,
+                                    "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3",
+                                    /*hasSideEffects=*/false);
           for (int64_t i = 0; i < 4; ++i)
-            acc[base + i] = rewriter.create<LLVM::ExtractValueOp>(
-                loc, asmOp.getRes(), i);
+            acc[base + i] =
+                rewriter.create<LLVM::ExtractValueOp>(loc, res, i);
         }
     }
     for (auto [r, v] : llvm::enumerate(acc))

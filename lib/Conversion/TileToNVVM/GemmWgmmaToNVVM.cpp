@@ -232,12 +232,8 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
         operands.push_back(stepped(descB0, bOffset(kk)));
         operands.push_back(ix.c32(1));
         constraints += ",r,r,r,r,l,n";
-        auto asmOp = rewriter.create<LLVM::InlineAsmOp>(
-            loc, structTy, operands, text, constraints,
-            /*has_side_effects=*/true, /*is_align_stack=*/false,
-            LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
-            ArrayAttr());
-        acc = asmOp.getRes();
+        acc = emitInlineAsm(rewriter, loc, structTy, operands, text,
+                            constraints, /*hasSideEffects=*/true);
         continue;
       }
       Value descA = stepped(descA0, op.getTransposeA()

@@ -273,6 +273,18 @@ void emitGuarded(ConversionPatternRewriter &rewriter, Location loc, Value cond,
   rewriter.setInsertionPointToStart(cont);
 }
 
+Value emitInlineAsm(OpBuilder &b, Location loc, Type result,
+                    ValueRange operands, StringRef code, StringRef constraints,
+                    bool hasSideEffects) {
+  return b
+      .create<LLVM::InlineAsmOp>(
+          loc, result, operands, code, constraints, hasSideEffects,
+          /*is_align_stack=*/false,
+          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+          ArrayAttr())
+      .getRes();
+}
+
 Value emitMaskedLoad(ConversionPatternRewriter &rewriter, Location loc,
                      Value valid, Type type, Value ptr, int64_t align) {
   if (!valid)

@@ -192,6 +192,12 @@ Type vecType(Type elem, int64_t len);
 void emitGuarded(ConversionPatternRewriter &rewriter, Location loc, Value cond,
                  function_ref<void(OpBuilder &)> body);
 
+/// One PTX instruction as AT&T-dialect inline asm (the forms NVVM 19 has no
+/// op for); its result (a struct for several outputs).
+Value emitInlineAsm(OpBuilder &b, Location loc, Type result,
+                    ValueRange operands, StringRef code, StringRef constraints,
+                    bool hasSideEffects);
+
 /// `valid ? load(ptr) : 0`, without touching memory when not valid.
 Value emitMaskedLoad(ConversionPatternRewriter &rewriter, Location loc,
                      Value valid, Type type, Value ptr, int64_t align);

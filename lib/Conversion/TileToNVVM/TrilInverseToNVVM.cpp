@@ -192,17 +192,6 @@ struct SplitTf32Mma {
         acc4(LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
                                               {f32, f32, f32, f32})) {}
 
-  Value asmOp(Type res, ValueRange operands, StringRef code,
-              StringRef constraints) {
-    return rewriter
-        .create<LLVM::InlineAsmOp>(
-            loc, res, operands, code, constraints, /*has_side_effects=*/false,
-            /*is_align_stack=*/false,
-            LLVM::AsmDialectAttr::get(rewriter.getContext(),
-                                      LLVM::AsmDialect::AD_ATT),
-            ArrayAttr())
-        .getRes();
-  }
   /// The f32 bits `bits` rounded to tf32 (ties away from zero): plus half a
   /// tf32 unit, low 13 bits cleared (two integer ops). Finite values round
   /// as cvt.rna.tf32.f32 does (from 2^128 (1 - 2^-12) up to inf, as there)
@@ -232,11 +221,11 @@ struct SplitTf32Mma {
     SmallVector<Value> operands(a);
     operands.append(b.begin(), b.end());
     operands.append(acc.begin(), acc.end());
-    Value res = asmOp(acc4, operands,
-                      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-                      "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, "
-                      "{$10,$11,$12,$13};",
-                      "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3");
+    Value res = emitInlineAsm(
+        rewriter, loc, acc4, operands,
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+        "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};",
+        "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", /*hasSideEffects=*/false);
     for (int64_t i = 0; i < 4; ++i)
       acc[i] = rewriter.create<LLVM::ExtractValueOp>(loc, res, i);
   }

@@ -105,9 +105,13 @@ LogicalResult TmaLoadOp::verify() {
                       getCoords().size(), "destination");
 }
 
+/// Boxes of `map` side by side along the innermost dimension of `tile`.
+static int64_t numTmaBoxes(TensorMapType map, Type tile) {
+  return cast<BufferType>(tile).getShape().back() / map.getShape().back();
+}
+
 int64_t TmaLoadOp::getNumBoxes() {
-  auto dst = cast<BufferType>(getDest().getType());
-  return dst.getShape().back() / getMap().getType().getShape().back();
+  return numTmaBoxes(getMap().getType(), getDest().getType());
 }
 
 int64_t TmaLoadOp::getNumBytes() {
@@ -125,8 +129,7 @@ LogicalResult TmaStoreOp::verify() {
 }
 
 int64_t TmaStoreOp::getNumBoxes() {
-  auto src = cast<BufferType>(getSource().getType());
-  return src.getShape().back() / getMap().getType().getShape().back();
+  return numTmaBoxes(getMap().getType(), getSource().getType());
 }
 
 //===----------------------------------------------------------------------===//
