@@ -39,14 +39,15 @@ struct ValidateLowerToPTXPass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ValidateLowerToPTXPass)
   ValidateLowerToPTXPass(const LowerToPTXOptions &options)
       : chip(options.chip), features(options.features),
-        optLevel(options.optLevel) {}
+        kernelSuffix(options.kernelSuffix), optLevel(options.optLevel),
+        indexBitwidth(options.indexBitwidth) {}
   StringRef getArgument() const override { return "gdn-validate-lower-to-ptx"; }
   StringRef getDescription() const override {
     return "check the gdn-lower-to-ptx options and the module's kernels";
   }
   void runOnOperation() override;
-  std::string chip, features;
-  unsigned optLevel;
+  std::string chip, features, kernelSuffix;
+  unsigned optLevel, indexBitwidth;
 };
 
 template <size_t N>
@@ -68,6 +69,17 @@ void ValidateLowerToPTXPass::runOnOperation() {
   if (!llvm::is_contained(kSupportedFeatures, features)) {
     module.emitError("gdn-lower-to-ptx: unsupported features '")
         << features << "'; supported: " << listOf(kSupportedFeatures);
+    ok = false;
+  }
+  if (indexBitwidth != 32 && indexBitwidth != 64) {
+    module.emitError("gdn-lower-to-ptx: index-bitwidth must be 32 or 64, got ")
+        << indexBitwidth;
+    ok = false;
+  }
+  if (!kernelSuffix.empty() &&
+      !tile::isPtxIdentifier("k" + kernelSuffix)) {
+    module.emitError("gdn-lower-to-ptx: kernel-suffix '")
+        << kernelSuffix << "' is not made of [A-Za-z0-9_$]";
     ok = false;
   }
   if (optLevel > 3) {
@@ -110,6 +122,13 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   if (auto *opt = static_cast<llvm::cl::opt<bool> *>(
           registered.lookup("disable-lsr")))
     opt->setValue(!options.lsr);
+  // Shared memory is addressed with 32-bit pointers (NVPTX's
+  // `nvptx-short-ptr`: the data layout's p3:32): shared addresses and their
+  // offsets then take one 32-bit register and one integer op per step
+  // instead of two.
+  if (auto *opt = static_cast<llvm::cl::opt<bool> *>(
+          registered.lookup("nvptx-short-ptr")))
+    opt->setValue(true);
   // Kernels may share a body written as a private function: inline it into
   // each entry point (the inliner drops the then-dead callee), and fold the
   // entry's constant mode flags so that each kernel keeps only its branches
@@ -130,7 +149,10 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   // scf lowers inside convert-tile-to-nvvm (its patterns include
   // SCF->ControlFlow), after the single-block regions of
   // tile.warp_specialize and tile.producer became branches.
-  pm.addPass(createTileOutlineKernels());
+  TileOutlineKernelsOptions outline;
+  outline.indexBitwidth = options.indexBitwidth;
+  outline.kernelSuffix = options.kernelSuffix;
+  pm.addPass(createTileOutlineKernels(outline));
   pm.addPass(createConvertTileToNVVM());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

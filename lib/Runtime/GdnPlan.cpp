@@ -147,6 +147,22 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
   return Status::success();
 }
 
+Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &manifests,
+                             const GdnPathRequest &request, int64_t numSMs,
+                             GdnProblem &problem, GdnPathChoice &out,
+                             std::vector<const Manifest *> &selected) {
+  std::vector<const Manifest *> narrow, wide;
+  splitGdnIndexWidth(manifests, narrow, wide);
+  GdnPaths paths;
+  GDN_RUN_TRY(splitGdnPaths(narrow.empty() ? wide : narrow, paths));
+  GDN_RUN_TRY(chooseGdnPath(paths, request, numSMs, problem, out, selected));
+  if (narrow.empty() || wide.empty() ||
+      gdnFitsIndex32(selected, problem.scalars()))
+    return Status::success();
+  GDN_RUN_TRY(splitGdnPaths(wide, paths));
+  return chooseGdnPath(paths, request, numSMs, problem, out, selected);
+}
+
 const GdnVariantEstimate *GdnPathChoice::chosen() const {
   for (const GdnVariantEstimate &e : estimates)
     if (e.path == path && e.blockV == blockV)

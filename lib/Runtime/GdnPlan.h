@@ -95,6 +95,17 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
                      int64_t numSMs, GdnProblem &problem, GdnPathChoice &out,
                      std::vector<const Manifest *> &selected);
 
+/// chooseGdnPath over a kernel set that may hold two builds of the kernels
+/// (GdnSequence.h, splitGdnIndexWidth): the path and variant are chosen among
+/// the 32-bit build's manifests; when the chosen kernels cannot take this
+/// problem's buffers (gdnFitsIndex32 with the plan's scalars), the same
+/// choice is made among the 64-bit build's. A set of one build is chosen
+/// from as it is.
+Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &manifests,
+                             const GdnPathRequest &request, int64_t numSMs,
+                             GdnProblem &problem, GdnPathChoice &out,
+                             std::vector<const Manifest *> &selected);
+
 } // namespace gdn::run
 
 #endif // GDN_RUNTIME_GDNPLAN_H

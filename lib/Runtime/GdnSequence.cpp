@@ -533,6 +533,69 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
   return Status::success();
 }
 
+int64_t gdnTensorElements(GdnTensorId id, const ExprVariables &scalars) {
+  auto at = [&](const char *name) {
+    auto it = scalars.find(name);
+    return it == scalars.end() ? int64_t(0) : it->second;
+  };
+  int64_t tokens = at("B") * at("T");
+  switch (id) {
+  case GdnTensorId::Q:
+  case GdnTensorId::K:
+    return tokens * at("H") * at("DK");
+  case GdnTensorId::V:
+  case GdnTensorId::O:
+    return tokens * at("HV") * at("DV");
+  case GdnTensorId::G:
+  case GdnTensorId::Beta:
+    return tokens * at("HV");
+  case GdnTensorId::H0:
+  case GdnTensorId::Ht:
+    return at("N") * at("HV") * at("DK") * at("DV");
+  case GdnTensorId::CuSeqlens:
+  case GdnTensorId::CpSegStart:
+    return at("N") + 1;
+  case GdnTensorId::CpBounds:
+    return at("NS") + 1;
+  case GdnTensorId::CpSeq:
+  case GdnTensorId::CpLast:
+    return at("NS");
+  }
+  return 0;
+}
+
+void splitGdnIndexWidth(const std::vector<const Manifest *> &manifests,
+                        std::vector<const Manifest *> &narrow,
+                        std::vector<const Manifest *> &wide) {
+  narrow.clear();
+  wide.clear();
+  for (const Manifest *m : manifests)
+    (m->indexBits == 32 ? narrow : wide).push_back(m);
+}
+
+bool gdnFitsIndex32(const std::vector<const Manifest *> &manifests,
+                    const ExprVariables &scalars) {
+  auto fits = [](int64_t n) { return n <= Manifest::kMaxElements32; };
+  for (const Manifest *m : manifests) {
+    if (m->indexBits != 32)
+      continue;
+    for (const Param &param : m->params) {
+      GdnTensorId id;
+      if (param.type.isPointer && findTensor(param.name, id) &&
+          !fits(gdnTensorElements(id, scalars)))
+        return false;
+    }
+    for (const MetaEntry &e : m->meta) {
+      if (e.key.compare(0, 3, "ws_") != 0)
+        continue;
+      int64_t n = 0;
+      if (!evaluateIntExpr(e.value, scalars, n).ok() || !fits(n))
+        return false;
+    }
+  }
+  return true;
+}
+
 Status evaluateGdnSequence(const ExprVariables &scalars, GdnSequence &seq) {
   for (GdnStage &stage : seq.stages) {
     const Manifest &m = *stage.manifest;
@@ -624,6 +687,28 @@ Status evaluateGdnSequence(const ExprVariables &scalars, GdnSequence &seq) {
       }
       ws.elements = n;
       first = false;
+    }
+  }
+  // Kernels with 32-bit indices (index_bits = 32) take no buffer larger than
+  // Manifest::kMaxElements32.
+  for (const GdnStage &stage : seq.stages) {
+    const Manifest &m = *stage.manifest;
+    if (m.indexBits != 32)
+      continue;
+    for (const GdnArg &arg : stage.args) {
+      int64_t n = 0;
+      if (arg.kind == GdnArg::Tensor)
+        n = gdnTensorElements(static_cast<GdnTensorId>(arg.index), scalars);
+      else if (arg.kind == GdnArg::Workspace)
+        n = seq.workspaces[arg.index].elements;
+      else
+        continue;
+      if (n > Manifest::kMaxElements32)
+        return error(m, arg.param->line,
+                     arg.param->name + " has " + std::to_string(n) +
+                         " elements for this problem, more than the " +
+                         std::to_string(Manifest::kMaxElements32) +
+                         " a kernel with index_bits = 32 may take");
     }
   }
   return Status::success();

@@ -103,6 +103,22 @@ bool gdnIsFloatScalar(GdnScalarId id);
 /// The parameter name of `id` ("B", "has_h0", "scale", ...).
 const char *gdnScalarName(GdnScalarId id);
 
+/// The number of elements of tensor `id` for the problem's scalars (B, T,
+/// H, HV, DK, DV, N, NS; a missing one counts as 0).
+int64_t gdnTensorElements(GdnTensorId id, const ExprVariables &scalars);
+
+/// Splits a kernel set into its build with 32-bit indices (manifests with
+/// index_bits = 32) and the rest (64-bit indices).
+void splitGdnIndexWidth(const std::vector<const Manifest *> &manifests,
+                        std::vector<const Manifest *> &narrow,
+                        std::vector<const Manifest *> &wide);
+
+/// True when no manifest of `manifests` with index_bits = 32 takes a tensor
+/// or workspace of more than Manifest::kMaxElements32 elements for
+/// `scalars` (evaluateGdnSequence reports the first that does).
+bool gdnFitsIndex32(const std::vector<const Manifest *> &manifests,
+                    const ExprVariables &scalars);
+
 /// How one kernel parameter is bound.
 struct GdnArg {
   /// TensorMap: a `param = X:tensormap` (Manifest.h), built from its base

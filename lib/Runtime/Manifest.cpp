@@ -613,7 +613,7 @@ Status Parser::apply(const Entry &e) {
   }
   static const char *const known[] = {"gdn_manifest", "kernel", "ptx",
                                       "target",       "block",  "cluster",
-                                      "shared_bytes"};
+                                      "shared_bytes", "index_bits"};
   bool isKnown = false;
   for (const char *k : known)
     isKnown |= e.key == k;
@@ -686,8 +686,15 @@ Status Parser::apply(const Entry &e) {
                                " blocks per cluster, more than 16");
     return Status::success();
   }
-  // shared_bytes
   uint64_t v = 0;
+  if (e.key == "index_bits") {
+    if (e.value != "32" && e.value != "64")
+      return error(e.line, "index_bits: expected 32 or 64, got '" + e.value +
+                               "'");
+    m.indexBits = e.value == "32" ? 32 : 64;
+    return Status::success();
+  }
+  // shared_bytes
   GDN_RUN_TRY(parseUnsigned(e, 0x7fffffffu, v));
   m.sharedBytes = static_cast<uint32_t>(v);
   return Status::success();

@@ -12,6 +12,11 @@
 //   block = 128,1,1               # required
 //   cluster = 1,1,1               # optional, default 1,1,1
 //   shared_bytes = 98304          # dynamic shared memory, required
+//   index_bits = 32               # optional, 32 or 64 (default): with 32
+//                                 # the kernel's element offsets are i32, so
+//                                 # every buffer it takes must hold at most
+//                                 # kMaxElements32 elements (the operator
+//                                 # driver checks before binding)
 //   param = A:ptr<f16>            # repeated, in kernel parameter order
 //   param = tmA:tensormap         # a TMA descriptor passed by value
 //   tensormap.tmA = base=A; dims=K, M; strides=K; box=64, 128; swizzle=128
@@ -144,6 +149,12 @@ struct Manifest {
   std::array<unsigned, 3> block = {0, 0, 0};
   std::array<unsigned, 3> cluster = {1, 1, 1};
   uint32_t sharedBytes = 0;
+  /// Width of the kernel's index arithmetic (index_bits): 32 or 64.
+  int indexBits = 64;
+  /// The most elements a buffer of a kernel with 32-bit indices may hold:
+  /// 2^30, half the i32 range, so that the offsets a masked tile computes
+  /// past the end of a buffer (up to a tile's rows further) stay in range.
+  static constexpr int64_t kMaxElements32 = int64_t(1) << 30;
   std::vector<Param> params;
   std::vector<MetaEntry> meta; ///< in file order
   /// One per tensormap parameter, in parameter order.

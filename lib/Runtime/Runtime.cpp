@@ -416,6 +416,7 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
   if (!any)
     return fail(GDN_ERROR_DTYPE, "gdn_plan_get: no " + dtype +
                                      " kernels in " + rt.source);
+  // Checked here for its messages; the path is chosen below.
   GdnPaths paths;
   GDN_C_TRY(splitGdnPaths(ofDtype, paths), GDN_ERROR_KERNELS);
   GdnPathRequest request;
@@ -434,8 +435,10 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
   request.blockV = in.block_v;
   request.cpChunks = in.cp_chunks;
   std::vector<const Manifest *> selected;
-  GDN_C_TRY(chooseGdnPath(paths, request, rt.smCount, p, plan->choice,
-                          selected),
+  // The path and variant from the kernels' 32-bit build when the problem
+  // fits it, else from the 64-bit one (GdnPlan.h).
+  GDN_C_TRY(chooseGdnPathAndBuild(ofDtype, request, rt.smCount, p,
+                                  plan->choice, selected),
             GDN_ERROR_INVALID_ARGUMENT);
   GDN_C_TRY(buildGdnSequence(selected, plan->sequence), GDN_ERROR_KERNELS);
   GdnSequence &seq = plan->sequence;

@@ -1,38 +1,43 @@
 // REQUIRES: ptxas
 // Every GDN prefill kernel (both dtypes, every forward variant) through the
-// whole pipeline and ptxas for sm_90a: no warnings, and no spills except in
-// the CP scan (six 128x16x128 products of the bf16 parts of M and h keep
-// 255 registers busy; it spills ~60 bytes, which its ~3 us per segment
-// step hides) and in the value-major replay (one warpgroup holds S^T, 64
-// registers, its 16-bit copy and three 64x64 accumulators next to 28
-// cp.async slots per chunk step; ~40 bytes, 2026-12-01).
+// whole pipeline as kernels/CMakeLists builds them (32-bit indices) and
+// ptxas for sm_90a: no warnings, and no spills except in the value-major
+// replay (one warpgroup holds S^T, 64 registers, its 16-bit copy and three
+// 64x64 accumulators next to 28 cp.async slots per chunk step; 24-32 bytes
+// with 32-bit indices, 2026-12-01). The CP scan (six 128x16x128 products of
+// the bf16 parts of M and h in 255 registers) spilled ~60 bytes with 64-bit
+// indices and none with 32-bit ones; it is not checked here.
 // RUN: %expand-includes %gdn_kernels/gdn_prefill/gdn_forward.mlir.in %t.forward.mlir.in
 // RUN: %expand-includes %gdn_kernels/gdn_prefill/gdn_forward_vm.mlir.in %t.forward_vm.mlir.in
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
-// RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t" -o /dev/null
+// RUN: FileCheck %s --check-prefix=MANIFEST --input-file=%t/gdn_chunk_prep_f16.manifest
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_prefill_f16.ptx -o %t/f16.cubin 2>&1 | FileCheck %s --check-prefix=PREP --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_prefill_bf16.ptx -o %t/bf16.cubin 2>&1 | FileCheck %s --check-prefix=PREP --implicit-check-not=warning
-// RUN: sed s/@DT@/f16/g %t.forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
-// RUN: sed s/@DT@/bf16/g %t.forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
-// RUN: sed s/@DT@/f16/g %t.forward.mlir.in | %instantiate-bv64 | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
-// RUN: sed s/@DT@/bf16/g %t.forward.mlir.in | %instantiate-bv64 | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/f16/g %t.forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/bf16/g %t.forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/f16/g %t.forward.mlir.in | %instantiate-bv64 | gdn-opt --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/bf16/g %t.forward.mlir.in | %instantiate-bv64 | gdn-opt --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t" -o /dev/null
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_f16.ptx -o %t/fwd.cubin 2>&1 | FileCheck %s --check-prefix=FWD --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_bf16.ptx -o %t/fwd.cubin 2>&1 | FileCheck %s --check-prefix=FWD --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_bv64_f16.ptx -o %t/fwd.cubin 2>&1 | FileCheck %s --check-prefix=FWD --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_bv64_bf16.ptx -o %t/fwd.cubin 2>&1 | FileCheck %s --check-prefix=FWD --implicit-check-not=warning
-// RUN: sed s/@DT@/f16/g %t.forward_vm.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
-// RUN: sed s/@DT@/bf16/g %t.forward_vm.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/f16/g %t.forward_vm.mlir.in | gdn-opt --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/bf16/g %t.forward_vm.mlir.in | gdn-opt --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t" -o /dev/null
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_vm_f16.ptx -o %t/vm.cubin 2>&1 | FileCheck %s --check-prefix=VM --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_vm_bf16.ptx -o %t/vm.cubin 2>&1 | FileCheck %s --check-prefix=VM --implicit-check-not=warning
+
+// MANIFEST: kernel = gdn_chunk_prep_f16
+// MANIFEST: index_bits = 32
 
 // No line anywhere may say "warning" (--implicit-check-not). ptxas notes
 // (C7519) that it adds warpgroup.arrive around the wgmma accumulators; that
 // is an info line, not a warning.
 // PREP: Compiling entry function 'gdn_cp_scan_{{b?f16}}' for 'sm_90a'
 // PREP: Compiling entry function 'gdn_chunk_prep_{{b?f16}}' for 'sm_90a'
-// The prep kernel is capped at 128 registers (tile.max_registers: four
-// blocks per SM with its 49 KB of shared memory) without spilling.
+// The prep kernel is capped at 80 registers (tile.max_registers: six
+// blocks per SM with its 36,992 bytes of shared memory) without spilling.
 // PREP-NEXT: Function properties
 // PREP-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PREP: Used {{[0-9]+}} registers

@@ -15,7 +15,7 @@
 // CHECK-SAME:  .extern .shared .align 1024 .b8 __tile_smem[];
 // CHECK-SAME:  .visible .entry gemm_64x64x32(
 // CHECK-SAME:  .maxntid 128, 1, 1
-// CHECK-DAG:   cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16;
+// CHECK-DAG:   cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, 16;
 // CHECK-DAG:   cp.async.commit_group;
 // CHECK-DAG:   cp.async.wait_group 0;
 // CHECK-DAG:   bar.sync

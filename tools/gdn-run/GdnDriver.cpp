@@ -151,14 +151,16 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   if (!refError.empty())
     return Status::badInput("bad GDN problem: " + refError);
 
-  // The path and its variant (GdnPlan.h).
+  // The path and its variant, from the kernels' 32-bit build when the
+  // problem fits it, else from the 64-bit one (GdnPlan.h).
   GdnPathRequest request;
   request.cp = options.cp;
   request.blockV = options.blockV;
   request.cpChunks = options.cpChunks;
   GdnPathChoice choice;
   std::vector<const Manifest *> selected;
-  GDN_RUN_TRY(chooseGdnPath(paths, request, numSMs, p, choice, selected));
+  GDN_RUN_TRY(
+      chooseGdnPathAndBuild(manifests, request, numSMs, p, choice, selected));
 
   GDN_RUN_TRY(buildGdnSequence(selected, sequence_));
   const GdnSequence &seq = sequence_;

@@ -26,6 +26,17 @@ def TileOutlineKernels : Pass<"tile-outline-kernels", "::mlir::ModuleOp"> {
       dynamic shared-memory array `@__tile_smem` (`!llvm.array<0 x i8>` in
       address space 3) that every shared buffer lives in.
 
+    With `index-bitwidth=32` the gpu.module's data layout
+    (`#dlti.dl_spec<#dlti.dl_entry<index, 32 : i32>>`) makes `index` 32 bits
+    wide in `convert-tile-to-nvvm`: coordinates, extents, strides and offsets
+    of every buffer are then i32 (addresses stay 64-bit), which halves the
+    integer work of address arithmetic on the GPU. The kernel is then only
+    correct for buffers whose offsets fit in 31 bits; the manifest's
+    `index_bits = 32` tells the launcher to check that before each launch.
+    `kernel-suffix` renames the kernels and the gpu.module (a second build of
+    the same source beside the first, such as the 64-bit fallback of 32-bit
+    kernels).
+
     The module becomes a `gpu.container_module`. Functions without
     `tile.kernel` stay where they are; a module without kernels is left
     unchanged. A kernel with shared buffers but no
@@ -53,7 +64,15 @@ def TileOutlineKernels : Pass<"tile-outline-kernels", "::mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
-                           "::mlir::gpu::GPUDialect"];
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::DLTIDialect"];
+  let options = [
+    Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
+           "Bit width of `index` in the kernels' gpu.module (32 or 64)">,
+    Option<"kernelSuffix", "kernel-suffix", "std::string", /*default=*/"\"\"",
+           "Appended to every kernel's name and to the gpu.module's (a second "
+           "build of the same kernels, e.g. with another index-bitwidth)">
+  ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Kernels outlined">
   ];

@@ -26,6 +26,17 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
                      "chunk loop its own 64-bit pointer induction variable, "
                      "which costs registers that ptxas cannot recover)"),
       llvm::cl::init(false)};
+  PassOptions::Option<unsigned> indexBitwidth{
+      *this, "index-bitwidth",
+      llvm::cl::desc("Bit width of index arithmetic in the kernels (32 or "
+                     "64; 32 halves the integer work of addressing, and the "
+                     "manifest's index_bits = 32 makes the launcher check "
+                     "that every buffer offset fits)"),
+      llvm::cl::init(64)};
+  PassOptions::Option<std::string> kernelSuffix{
+      *this, "kernel-suffix",
+      llvm::cl::desc("Appended to every kernel's and the module's name"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> outputDir{
       *this, "output-dir",
       llvm::cl::desc("If set, write .ptx files and launch manifests there"),

@@ -135,10 +135,12 @@ LogicalResult lowerMemToMemCopy(Operation *op, BufferType src, Value srcVal,
     Value sPtr = ix.gep(sBase, rewriter.getI8Type(), sOff);
     if (async) {
       emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
-        Value cpSize;
+        // Always with a source size: NVVM then emits the instruction as
+        // inline PTX, which takes a 32-bit shared address (LLVM 19 has no
+        // pattern for the intrinsic with 32-bit shared pointers).
+        Value cpSize = ix.c32(bytes);
         if (valid)
-          cpSize = b.create<LLVM::SelectOp>(loc, valid, ix.c32(bytes),
-                                            ix.c32(0));
+          cpSize = b.create<LLVM::SelectOp>(loc, valid, cpSize, ix.c32(0));
         b.create<NVVM::CpAsyncOp>(
             loc, sPtr, gPtr, static_cast<uint32_t>(bytes),
             bytes == 16 ? NVVM::LoadCacheModifierKind::CG

@@ -69,8 +69,10 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
       return op.emitOpError("a fragment A (register operand) needs warps "
                             "[4k, 1]");
     Location loc = op.getLoc();
-    Idx ix(rewriter, loc);
+    // Descriptors are 64-bit (a shared address in their low bits): this
+    // lowering's index arithmetic is i64 whatever the kernel's index type.
     Type i64 = rewriter.getI64Type(), f32 = rewriter.getF32Type();
+    Idx ix(rewriter, loc, i64);
     bool bf16 = aT.getElementType().isBF16();
     auto elemType = bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
 

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gdn/Conversion/TileToNVVM/TileToNVVM.h"
+#include "LoweringUtils.h"
 #include "Patterns.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 
@@ -28,11 +29,17 @@ Value constI64(OpBuilder &b, Location loc, int64_t v) {
   return b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
                                     b.getI64IntegerAttr(v));
 }
+/// An index value (i32 or i64) as the i32 that PTX takes.
+Value toI32(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isInteger(32))
+    return v;
+  return b.create<LLVM::TruncOp>(loc, b.getI32Type(), v);
+}
 Value threadId(OpBuilder &b, Location loc) {
   return b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
 }
 
-/// Address of mbarrier `index` (an i64 value) of a barrier buffer.
+/// Address of mbarrier `index` (an index value) of a barrier buffer.
 Value barrierPtr(OpBuilder &b, Location loc, Value base, Value index) {
   return b.create<LLVM::GEPOp>(loc, base.getType(), b.getI64Type(), base,
                                ValueRange{index});
@@ -74,8 +81,7 @@ void forEachTmaBox(ConversionPatternRewriter &rewriter, Location loc,
   int64_t boxBytes = map.getBoxBytes();
   SmallVector<Value> coords;
   for (Value c : llvm::reverse(coordsOutermostFirst))
-    coords.push_back(
-        rewriter.create<LLVM::TruncOp>(loc, rewriter.getI32Type(), c));
+    coords.push_back(toI32(rewriter, loc, c));
   Value inner = coords.front();
   for (int64_t b = 0; b < numBoxes; ++b) {
     Value ptr = shared;
@@ -197,8 +203,7 @@ struct MBarrierWaitLowering : HopperPattern<MBarrierWaitOp> {
     Location loc = op.getLoc();
     Value bar = barrierPtr(rewriter, loc, adaptor.getBarriers(),
                            adaptor.getIndex());
-    Value parity = rewriter.create<LLVM::TruncOp>(loc, rewriter.getI32Type(),
-                                                  adaptor.getParity());
+    Value parity = toI32(rewriter, loc, adaptor.getParity());
     parity = rewriter.create<LLVM::AndOp>(loc, parity,
                                           constI32(rewriter, loc, 1));
     // The suspend-time hint of CUTLASS's ClusterBarrier::wait.
@@ -303,7 +308,7 @@ struct NumProgramsLowering : HopperPattern<NumProgramsOp> {
       n = rewriter.create<NVVM::GridDimZOp>(op.getLoc(), i32);
       break;
     }
-    rewriter.replaceOpWithNewOp<LLVM::ZExtOp>(op, rewriter.getI64Type(), n);
+    rewriter.replaceOp(op, Idx(rewriter, op.getLoc()).toIndex(n));
     return success();
   }
 };

@@ -108,7 +108,7 @@ struct ProgramIdLowering : TilePattern<ProgramIdOp> {
       id = rewriter.create<NVVM::BlockIdZOp>(op.getLoc(), i32);
       break;
     }
-    rewriter.replaceOpWithNewOp<LLVM::ZExtOp>(op, rewriter.getI64Type(), id);
+    rewriter.replaceOp(op, Idx(rewriter, op.getLoc()).toIndex(id));
     return success();
   }
 };

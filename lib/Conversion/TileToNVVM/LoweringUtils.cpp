@@ -8,12 +8,21 @@
 
 #include "LoweringUtils.h"
 
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+
 namespace mlir::gdn {
 using namespace mlir::gdn::tile;
 
 //===----------------------------------------------------------------------===//
 // Idx
 //===----------------------------------------------------------------------===//
+
+Type Idx::indexTypeAt(OpBuilder &b) {
+  Operation *scope = b.getInsertionBlock()->getParentOp();
+  unsigned bits = DataLayout::closest(scope).getTypeSizeInBits(
+      IndexType::get(b.getContext()));
+  return b.getIntegerType(bits);
+}
 
 std::optional<int64_t> Idx::constOf(Value v) {
   if (auto c = v.getDefiningOp<LLVM::ConstantOp>())
@@ -22,7 +31,7 @@ std::optional<int64_t> Idx::constOf(Value v) {
   return std::nullopt;
 }
 Value Idx::c(int64_t v) {
-  return b.create<LLVM::ConstantOp>(loc, i64, b.getI64IntegerAttr(v));
+  return b.create<LLVM::ConstantOp>(loc, index, b.getIntegerAttr(index, v));
 }
 Value Idx::c32(int64_t v) {
   return b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
@@ -36,7 +45,7 @@ Value Idx::add(Value x, Value y) {
     return y;
   if (cy && *cy == 0)
     return x;
-  return b.create<LLVM::AddOp>(loc, x, y);
+  return b.create<LLVM::AddOp>(loc, x, y, LLVM::IntegerOverflowFlags::nsw);
 }
 Value Idx::mul(Value x, Value y) {
   auto cx = constOf(x), cy = constOf(y);
@@ -48,7 +57,7 @@ Value Idx::mul(Value x, Value y) {
     return y;
   if (cy && *cy == 1)
     return x;
-  return b.create<LLVM::MulOp>(loc, x, y);
+  return b.create<LLVM::MulOp>(loc, x, y, LLVM::IntegerOverflowFlags::nsw);
 }
 Value Idx::div(Value x, int64_t y) {
   if (auto cx = constOf(x))
@@ -83,13 +92,17 @@ Value Idx::and_(Value x, Value y) {
     return x;
   return b.create<LLVM::AndOp>(loc, x, y);
 }
-Value Idx::toI64(Value v) {
-  if (v.getType() == i64)
+Value Idx::toIndex(Value v) {
+  unsigned from = v.getType().getIntOrFloatBitWidth();
+  unsigned to = index.getIntOrFloatBitWidth();
+  if (from == to)
     return v;
-  return b.create<LLVM::ZExtOp>(loc, i64, v);
+  if (from < to)
+    return b.create<LLVM::ZExtOp>(loc, index, v);
+  return b.create<LLVM::TruncOp>(loc, index, v);
 }
 Value Idx::tid() {
-  return toI64(b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type()));
+  return toIndex(b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type()));
 }
 Value Idx::gep(Value base, Type elem, Value index) {
   return b.create<LLVM::GEPOp>(loc, base.getType(), elem, base,

@@ -1,6 +1,6 @@
 //===- LoweringUtils.h - shared helpers of the tile lowering ----*- C++ -*-===//
 //
-// Private to lib/Conversion/TileToNVVM: the i64 index builder (`Idx`), the
+// Private to lib/Conversion/TileToNVVM: the index builder (`Idx`), the
 // value type the layout formulas of LayoutUtils.h are instantiated with to
 // emit IR (`IdxVal`), kernel facts, fragment runs, shared and global
 // addressing, guarded regions and fragment register access. The pattern
@@ -24,14 +24,23 @@ namespace mlir::gdn {
 // Index arithmetic
 //===----------------------------------------------------------------------===//
 
-/// Builds i64 index arithmetic with LLVM ops, folding constants so that the
-/// emitted IR stays readable (LLVM folds the rest).
+/// Builds index arithmetic with LLVM ops in the kernel's index type (i64, or
+/// i32 where the gpu.module's data layout says so: tile-outline-kernels'
+/// index-bitwidth), folding constants so that the emitted IR stays readable
+/// (LLVM folds the rest). Sums and products are `nsw`: index values are
+/// offsets and extents of buffers, which the index type holds by contract
+/// (the runtime checks it before a launch of a 32-bit kernel), so LLVM may
+/// fold the sign extension of a 32-bit address into the addressing.
 struct Idx {
   OpBuilder &b;
   Location loc;
-  Type i64;
+  Type index;
 
-  Idx(OpBuilder &b, Location loc) : b(b), loc(loc), i64(b.getI64Type()) {}
+  Idx(OpBuilder &b, Location loc, Type index) : b(b), loc(loc), index(index) {}
+  /// The index type of the data layout closest to the insertion point (the
+  /// gpu.module's, as convert-tile-to-nvvm's type converter uses it).
+  Idx(OpBuilder &b, Location loc) : Idx(b, loc, indexTypeAt(b)) {}
+  static Type indexTypeAt(OpBuilder &b);
 
   static std::optional<int64_t> constOf(Value v);
   Value c(int64_t v);
@@ -46,13 +55,14 @@ struct Idx {
   Value ult(Value x, Value y);
   Value ule(Value x, Value y);
   Value and_(Value x, Value y);
-  Value toI64(Value v);
+  /// `v` (an integer) zero-extended or truncated to the index type.
+  Value toIndex(Value v);
   /// The thread index in the block.
   Value tid();
   Value gep(Value base, Type elem, Value index);
 };
 
-/// An i64 value built by an `Idx`: the integer-like type the formulas of
+/// An index value built by an `Idx`: the integer-like type the formulas of
 /// LayoutUtils.h are instantiated with to emit them as IR (constants fold).
 struct IdxVal {
   Idx *ix = nullptr;

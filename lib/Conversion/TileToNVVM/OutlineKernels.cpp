@@ -11,6 +11,7 @@
 #include "LoweringUtils.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 
+#include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::gdn {
@@ -21,7 +22,7 @@ namespace {
 using namespace mlir::gdn::tile;
 
 /// The type of a kernel parameter as written in a launch manifest.
-std::string manifestType(Type t) {
+std::string manifestType(Type t, unsigned indexBits) {
   std::string s;
   llvm::raw_string_ostream os(s);
   if (auto p = dyn_cast<PtrType>(t))
@@ -29,7 +30,7 @@ std::string manifestType(Type t) {
   else if (isa<TensorMapType>(t))
     os << "tensormap";
   else if (isa<IndexType>(t))
-    os << "i64";
+    os << "i" << indexBits;
   else
     os << t;
   return s;
@@ -44,6 +45,12 @@ struct TileOutlineKernelsPass
 void TileOutlineKernelsPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
+  if (indexBitwidth != 32 && indexBitwidth != 64) {
+    module.emitError("tile-outline-kernels: index-bitwidth must be 32 or 64, "
+                     "got ")
+        << indexBitwidth.getValue();
+    return signalPassFailure();
+  }
   SmallVector<func::FuncOp> kernels;
   for (auto func : module.getOps<func::FuncOp>())
     if (func->hasAttr(TileDialect::getKernelAttrName()))
@@ -53,7 +60,8 @@ void TileOutlineKernelsPass::runOnOperation() {
 
   // Record the launch interface before the types are gone.
   std::string moduleName =
-      module.getSymName() ? module.getSymName()->str() : "kernels";
+      (module.getSymName() ? module.getSymName()->str() : "kernels") +
+      kernelSuffix;
   SmallVector<NamedAttribute> kernelInfos;
   if (auto existing = module->getAttrOfType<DictionaryAttr>(kKernelsAttrName))
     llvm::append_range(kernelInfos, existing.getValue());
@@ -79,7 +87,7 @@ void TileOutlineKernelsPass::runOnOperation() {
       if (auto n = func.getArgAttrOfType<StringAttr>(
               i, TileDialect::getArgNameAttrName()))
         name = n.str();
-      params.push_back(b.getStringAttr(name + ":" + manifestType(t)));
+      params.push_back(b.getStringAttr(name + ":" + manifestType(t, indexBitwidth)));
       // A tensor map's host recipe (base, dims, strides from tile-pipeline)
       // with its box and swizzle: the manifest's tensormap.<name> line.
       if (auto map = dyn_cast<TensorMapType>(t)) {
@@ -107,12 +115,19 @@ void TileOutlineKernelsPass::runOnOperation() {
         b.getNamedAttr("params", b.getArrayAttr(params)),
         b.getNamedAttr("block", b.getI64ArrayAttr({blockThreadsOf(func), 1, 1})),
         b.getNamedAttr("shared_bytes", b.getI64IntegerAttr(smem))};
+    if (indexBitwidth != 64)
+      info.push_back(b.getNamedAttr("index_bits",
+                                    b.getI64IntegerAttr(indexBitwidth)));
     if (!tensorMaps.empty())
       info.push_back(
           b.getNamedAttr("tensormaps", b.getDictionaryAttr(tensorMaps)));
     if (auto meta = func->getAttrOfType<DictionaryAttr>(
             TileDialect::getMetaAttrName()))
       info.push_back(b.getNamedAttr("meta", meta));
+    // The suffix names a second build of the same kernels (e.g. `_i64`
+    // beside the 32-bit one), so both can sit in one kernel directory.
+    if (!kernelSuffix.empty())
+      func.setName((func.getName() + kernelSuffix).str());
     kernelInfos.push_back(
         b.getNamedAttr(func.getName(), b.getDictionaryAttr(info)));
   }
@@ -124,6 +139,13 @@ void TileOutlineKernelsPass::runOnOperation() {
   OpBuilder ob(module.getBodyRegion());
   ob.setInsertionPointToEnd(module.getBody());
   auto gpuModule = ob.create<gpu::GPUModuleOp>(module.getLoc(), moduleName);
+  if (indexBitwidth != 64)
+    gpuModule->setAttr(
+        DLTIDialect::kDataLayoutAttrName,
+        DataLayoutSpecAttr::get(
+            ctx, {DataLayoutEntryAttr::get(
+                     IndexType::get(ctx),
+                     b.getI32IntegerAttr(static_cast<int32_t>(indexBitwidth)))}));
   OpBuilder gb = OpBuilder::atBlockBegin(gpuModule.getBody());
   auto smemType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 0);
   gb.create<LLVM::GlobalOp>(module.getLoc(), smemType, /*isConstant=*/false,

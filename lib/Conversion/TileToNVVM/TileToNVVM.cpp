@@ -57,23 +57,27 @@ void ConvertTileToNVVMPass::runOnOperation() {
     if (llvm::any_of(gpuModule.getBody()->getOperations(), isTileKernel))
       gpuModules.push_back(gpuModule);
 
-  LowerToLLVMOptions options(ctx);
-  LLVMTypeConverter converter(ctx, options);
-  populateTileTypeConversions(converter);
-  RewritePatternSet patterns(ctx);
-  populateTileToNVVMConversionPatterns(converter, patterns);
-  arith::populateArithToLLVMConversionPatterns(converter, patterns);
-  index::populateIndexToLLVMConversionPatterns(converter, patterns);
-  populateMathToLLVMConversionPatterns(converter, patterns);
-  populateSCFToControlFlowConversionPatterns(patterns);
-  cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
-  FrozenRewritePatternSet frozen(std::move(patterns));
-
   ConversionTarget target(*ctx);
   target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
   target.addLegalOp<gpu::GPUModuleOp, gpu::ModuleEndOp,
                     UnrealizedConversionCastOp>();
   for (gpu::GPUModuleOp gpuModule : gpuModules) {
+    // The index type is the gpu.module's (its data layout; i64 unless
+    // tile-outline-kernels was asked for 32-bit indices), as upstream's
+    // convert-gpu-to-nvvm derives it.
+    LowerToLLVMOptions options(
+        ctx, DataLayout(cast<DataLayoutOpInterface>(gpuModule.getOperation())));
+    LLVMTypeConverter converter(ctx, options);
+    populateTileTypeConversions(converter);
+    RewritePatternSet patterns(ctx);
+    populateTileToNVVMConversionPatterns(converter, patterns);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    index::populateIndexToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    populateSCFToControlFlowConversionPatterns(patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+
     int64_t kernels =
         llvm::count_if(gpuModule.getBody()->getOperations(), isTileKernel);
     if (failed(applyFullConversion(gpuModule, target, frozen)))
@@ -102,12 +106,12 @@ void populateTileTypeConversions(LLVMTypeConverter &converter) {
   converter.addConversion([ctx](TensorMapType) -> Type {
     return LLVM::LLVMPointerType::get(ctx);
   });
-  converter.addConversion([ctx](BufferType t) -> Type {
+  converter.addConversion([ctx, &converter](BufferType t) -> Type {
     switch (t.getMemorySpace()) {
     case MemorySpace::Global: {
       // {base, sizes..., strides...}
       SmallVector<Type> fields{LLVM::LLVMPointerType::get(ctx, 1)};
-      fields.append(2 * t.getRank(), IntegerType::get(ctx, 64));
+      fields.append(2 * t.getRank(), converter.getIndexType());
       return LLVM::LLVMStructType::getLiteral(ctx, fields);
     }
     case MemorySpace::Shared:

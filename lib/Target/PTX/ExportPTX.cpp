@@ -246,6 +246,19 @@ void ExportPTXPass::runOnOperation() {
     }
     w.add("shared_bytes", std::to_string(*smem));
 
+    // index_bits = 32: the kernel's offsets are 32-bit (the launcher checks
+    // that the problem's buffers fit); absent for 64-bit kernels.
+    if (Attribute bits = info.get("index_bits")) {
+      std::optional<int64_t> v = tile::getInt64(bits);
+      if (!v || (*v != 32 && *v != 64)) {
+        module.emitError("kernel '")
+            << kernelName << "': index_bits must be 32 or 64";
+        return signalPassFailure();
+      }
+      if (*v == 32)
+        w.add("index_bits", "32");
+    }
+
     // param = name:type, a type gdn-run can bind.
     auto params = info.getAs<ArrayAttr>("params");
     if (!params) {

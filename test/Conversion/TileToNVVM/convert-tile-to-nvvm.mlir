@@ -64,15 +64,17 @@ func.func @k8() attributes {tile.kernel, tile.num_warps = 8 : i64} {
 // CHECK-NEXT:  %[[OFF:.*]] = llvm.mlir.constant(4096 : i64) : i64
 // CHECK-NEXT:  %[[BUF:.*]] = llvm.getelementptr %[[SMEM]][%[[OFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
 // CHECK:       %[[S0:.*]] = llvm.getelementptr %[[BUF]][%[[O0:.*]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
-// CHECK-NEXT:  nvvm.cp.async.shared.global %[[S0]], %[[G0:.*]], 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK-NEXT:  %[[SZ:.*]] = llvm.mlir.constant(16 : i32) : i32
+// CHECK-NEXT:  nvvm.cp.async.shared.global %[[S0]], %[[G0:.*]], 16, cache =  cg, %[[SZ]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK-NEXT:  %[[G1:.*]] = llvm.getelementptr %[[G0]][%[[STEP:.*]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f16
 // CHECK-NEXT:  %[[C1:.*]] = llvm.mlir.constant(2048 : i64) : i64
-// CHECK-NEXT:  %[[O1:.*]] = llvm.add %[[O0]], %[[C1]] : i64
+// CHECK-NEXT:  %[[O1:.*]] = llvm.add %[[O0]], %[[C1]] overflow<nsw> : i64
 // CHECK-NEXT:  %[[S1:.*]] = llvm.getelementptr %[[BUF]][%[[O1]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
-// CHECK-NEXT:  nvvm.cp.async.shared.global %[[S1]], %[[G1]], 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK-NEXT:  llvm.mlir.constant(16 : i32) : i32
+// CHECK-NEXT:  nvvm.cp.async.shared.global %[[S1]], %[[G1]], 16, cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK-NEXT:  %[[G2:.*]] = llvm.getelementptr %[[G1]][%[[STEP]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f16
 // CHECK-NEXT:  llvm.mlir.constant(4096 : i64) : i64
-// CHECK-COUNT-2: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK-COUNT-2: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK-NOT:   nvvm.cp.async.shared.global
 // CHECK:       nvvm.cp.async.commit.group
 // CHECK-NEXT:  nvvm.cp.async.wait.group 1
@@ -99,7 +101,7 @@ func.func @async_copy(%pa: !tile.ptr<f16>, %n: i32)
 // columns are.
 
 // CHECK-LABEL: llvm.func @async_copy_small_and_masked
-// CHECK:       nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 4, cache = ca : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK:       nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 4, cache =  ca, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK:       %[[LEFT:.*]] = llvm.sub %{{.*}}, %{{.*}} : i64
 // CHECK:       %[[COLS:.*]] = llvm.icmp "ule" %{{.*}}, %{{.*}} : i64
 // CHECK:       %[[IN:.*]] = llvm.icmp "sgt" %[[LEFT]], %{{.*}} : i64
@@ -568,7 +570,7 @@ func.func @wgmma_split_n() attributes {tile.kernel, tile.num_warps = 8 : i64, ti
 // CHECK-LABEL: llvm.func @wgmma_split_n_kmajor
 // CHECK: %[[WG:.*]] = llvm.udiv %{{.*}}, %{{.*}} : i64
 // CHECK: %[[C4096:.*]] = llvm.mlir.constant(4096 : i64) : i64
-// CHECK: llvm.mul %[[WG]], %[[C4096]] : i64
+// CHECK: llvm.mul %[[WG]], %[[C4096]] overflow<nsw> : i64
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 func.func @wgmma_split_n_kmajor() attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 16384 : i64} {
   %a = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>

@@ -819,3 +819,62 @@ TEST(GdnSequenceTest, SelectsVariant) {
                                      ": expected a positive integer");
   }
 }
+
+// Kernels with 32-bit indices (index_bits = 32) take no buffer of more than
+// 2^30 elements: q of 1 x 2^20 tokens x 16 heads x 128 is 2^31.
+TEST(GdnSequenceTest, Index32BoundsEveryBuffer) {
+  std::string fwd32 = fwdManifest("", "index_bits = 32\n");
+  // 2 x 1000 tokens x 32 heads: far inside.
+  Fixture f;
+  ASSERT_TRUE(f.build({cumsumManifest(), solveManifest(), fwd32}).ok());
+  EXPECT_TRUE(evaluateGdnSequence(scalars(), f.seq).ok());
+  // q: 2^20 x 16 x 128 = 2^31 elements.
+  EXPECT_CONTAINS(
+      evalError({cumsumManifest(), solveManifest(), fwd32},
+                scalars(1, 1 << 20, 16)),
+      "m2.manifest:8: error: q has 2147483648 elements for this problem, "
+      "more than the 1073741824 a kernel with index_bits = 32 may take");
+  // A workspace: A is B*T*HV*64 = 2^19 * 64 * 64 = 2^31 elements while k
+  // (2^19 * 16 * 128) fits; q and v are in a 64-bit kernel here.
+  EXPECT_CONTAINS(
+      evalError({cumsumManifest(), solveManifest("index_bits = 32\n"),
+                 fwdManifest()},
+                scalars(1, 1 << 19, 64)),
+      "A has 2147483648 elements for this problem");
+  // 64-bit kernels take it.
+  Fixture wide;
+  ASSERT_TRUE(wide.build({cumsumManifest(), solveManifest(), fwdManifest()})
+                  .ok());
+  EXPECT_TRUE(evaluateGdnSequence(scalars(1, 1 << 20, 32), wide.seq).ok());
+}
+
+// A set holding a 32-bit and a 64-bit build splits by index_bits; the
+// 32-bit kernels can take a problem while every buffer fits (the 64-bit ones
+// always can: GdnPlan.h's chooseGdnPathAndBuild then takes them).
+TEST(GdnSequenceTest, SplitsBuildsAndBoundsThe32BitOne) {
+  std::vector<std::unique_ptr<Manifest>> owned;
+  std::vector<const Manifest *> all;
+  ASSERT_TRUE(test::parseManifestTexts(
+                  {cumsumManifest("index_bits = 32\n"),
+                   solveManifest("index_bits = 32\n"),
+                   fwdManifest("", "index_bits = 32\n"), cumsumManifest(),
+                   solveManifest(), fwdManifest()},
+                  owned, all)
+                  .ok());
+  std::vector<const Manifest *> narrow, wide;
+  splitGdnIndexWidth(all, narrow, wide);
+  ASSERT_EQ(narrow.size(), 3u);
+  ASSERT_EQ(wide.size(), 3u);
+  for (const Manifest *m : narrow)
+    EXPECT_EQ(m->indexBits, 32);
+  for (const Manifest *m : wide)
+    EXPECT_EQ(m->indexBits, 64);
+  EXPECT_TRUE(gdnFitsIndex32(narrow, scalars()));
+  // q of 2^19 tokens x 16 heads x 128 = 2^30 fits; v of 2^19 x 32 x 128
+  // does not; a workspace decides too (A = B*T*HV*64).
+  EXPECT_TRUE(gdnFitsIndex32(narrow, scalars(1, 1 << 19, 16)));
+  EXPECT_FALSE(gdnFitsIndex32(narrow, scalars(1, 1 << 19, 32)));
+  EXPECT_FALSE(gdnFitsIndex32({narrow[1]}, scalars(1, 1 << 19, 64)));
+  EXPECT_TRUE(gdnFitsIndex32({narrow[1]}, scalars(1, 1 << 18, 64)));
+  EXPECT_TRUE(gdnFitsIndex32(wide, scalars(1, 1 << 23, 64)));
+}

@@ -107,6 +107,20 @@ TEST(ManifestTest, DefaultsAndOptionalKeys) {
   EXPECT_TRUE(m.params.empty());
   EXPECT_TRUE(m.meta.empty());
   EXPECT_EQ(m.ptxPath, "k.ptx"); // no directory part
+  EXPECT_EQ(m.indexBits, 64);
+}
+
+TEST(ManifestTest, IndexBits) {
+  Manifest m;
+  ASSERT_TRUE(parseManifest(minimal("index_bits = 32\n"), "k.manifest", m).ok());
+  EXPECT_EQ(m.indexBits, 32);
+  ASSERT_TRUE(parseManifest(minimal("index_bits = 64\n"), "k.manifest", m).ok());
+  EXPECT_EQ(m.indexBits, 64);
+  EXPECT_CONTAINS(parseError(minimal("index_bits = 16\n")),
+                  "dir/test.manifest:7: error: index_bits: expected 32 or 64, "
+                  "got '16'");
+  EXPECT_CONTAINS(parseError(minimal("index_bits = 32\nindex_bits = 32\n")),
+                  "duplicate key 'index_bits'");
 }
 
 TEST(ManifestTest, PtxPathResolution) {
