@@ -103,6 +103,10 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::ModuleOp"> {
     * `tile.map` bodies are inlined per register; `tile.reduce` goes through
       its shared scratch in a fixed order.
 
+    The index type is the gpu.module's data layout's (i64 unless
+    `tile-outline-kernels` made it i32): descriptor sizes and strides,
+    coordinates and offsets are of that type, sums and products `nsw`.
+
     The layout formulas are those of `LayoutUtils.h`, instantiated over IR
     values; the patterns are grouped by op family, one
     `populate<Family>ToNVVMPatterns` each.
