@@ -823,6 +823,52 @@ TEST(GdnDriverTest, PathWithoutMetaPath) {
                   "or cp");
 }
 
+// A kernel set with a 32-bit build (index_bits = 32) and a 64-bit one (the
+// same kernels, names suffixed): the path is chosen among the 32-bit
+// kernels, and among the 64-bit ones when a buffer of the problem exceeds
+// 2^30 elements (q of 2^20 tokens x 16 heads x 128 = 2^31).
+TEST(GdnDriverTest, ChoosesTheIndexWidthAfterThePath) {
+  auto narrow = [](std::string text) {
+    text.replace(text.find("shared_bytes = 0\n"), 17,
+                 "shared_bytes = 0\nindex_bits = 32\n");
+    return text;
+  };
+  auto renamed = [](std::string text) {
+    size_t at = text.find("kernel = ");
+    size_t end = text.find('\n', at);
+    text.insert(end, "_i64");
+    return text;
+  };
+  const std::vector<std::string> builds = {
+      narrow(directManifest()), narrow(cpManifest()),
+      renamed(directManifest()), renamed(cpManifest())};
+  PathFixture f;
+  Status s = f.prepare({"--T", "131072", "--H", "16"}, builds);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(f.driver.sequence().stages[0].manifest->indexBits, 32);
+  EXPECT_EQ(f.driver.sequence().stages[0].manifest->kernel.substr(0, 6),
+            "gdn_cp");
+  EXPECT_EQ(f.driver.sequence().stages[0].manifest->kernel.find("_i64"),
+            std::string::npos);
+  // (prepare allocates nothing; the host-memory check is for runs.)
+  PathFixture g;
+  g.driver.setHostMemoryLimit(uint64_t(1) << 40);
+  s = g.prepare({"--T", "1048576", "--H", "16"}, builds);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(g.driver.sequence().stages[0].manifest->indexBits, 64);
+  EXPECT_EQ(g.driver.sequence().stages[0].manifest->kernel, "gdn_cp_i64");
+  EXPECT_EQ(g.driver.pathChoice().path, f.driver.pathChoice().path);
+  // Only the 32-bit build: the problem is refused, naming the buffer.
+  PathFixture h;
+  h.driver.setHostMemoryLimit(uint64_t(1) << 40);
+  s = h.prepare({"--T", "1048576", "--H", "16"},
+                {narrow(directManifest()), narrow(cpManifest())});
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(), "q has 2147483648 elements for this problem, "
+                               "more than the 1073741824 a kernel with "
+                               "index_bits = 32 may take");
+}
+
 TEST(GdnDriverTest, PathChoice) {
   const std::vector<std::string> both = {directManifest(), cpManifest()};
   // 4K tokens, 16 heads: the model keeps the direct path.
