@@ -129,6 +129,23 @@ Status GemmDriver::prepare(const Manifest &manifest,
           " (meta.requires_divisible = 1)");
   }
   // M, N, K <= 2^31 - 1: the products below cannot overflow int64.
+  if (manifest.indexBits == 32) {
+    const struct {
+      const char *name;
+      int64_t elements;
+    } buffers[] = {{"A", problem_.m * problem_.k},
+                   {"B", problem_.k * problem_.n},
+                   {"C", problem_.m * problem_.n}};
+    for (const auto &buf : buffers)
+      if (buf.elements > Manifest::kMaxElements32)
+        return Status::badInput(
+            manifest.path + ": error: shape " + shape() +
+            " is not supported by kernel " + manifest.kernel + ": " +
+            buf.name + " has " + std::to_string(buf.elements) +
+            " elements, more than the " +
+            std::to_string(Manifest::kMaxElements32) +
+            " a kernel with index_bits = 32 may take");
+  }
   tiles_ = ceilDiv(problem_.m, blockM_) * ceilDiv(problem_.n, blockN_);
   if (persistent_) {
     grid_ = persistentGrid(tiles_, kDefaultSmCount, blocksPerSm_,

@@ -211,6 +211,19 @@ TEST(GemmDriverTest, RejectsBadShapes) {
                   "GEMM shape 200000x200000x4096 is too large");
 }
 
+// A kernel with 32-bit indices (index_bits = 32) takes no operand of more
+// than 2^30 elements.
+TEST(GemmDriverTest, Index32Bound) {
+  std::string narrow = gemmManifest() + "index_bits = 32\n";
+  Fixture ok;
+  EXPECT_TRUE(ok.prepare(narrow, {"--m", "4096", "--n", "4096"}).ok());
+  EXPECT_CONTAINS(prepareError(narrow, {"--m", "40000", "--k", "40000",
+                                        "--n", "64"}),
+                  "g.manifest: error: shape 40000x64x40000 is not supported "
+                  "by kernel gemm: A has 1600000000 elements, more than the "
+                  "1073741824 a kernel with index_bits = 32 may take");
+}
+
 TEST(GemmDriverTest, ClusterMustDivideGrid) {
   std::string text = gemmManifest() + "cluster = 2,1,1\n";
   Fixture f;
