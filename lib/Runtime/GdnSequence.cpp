@@ -613,6 +613,7 @@ Status evaluateGdnSequence(const ExprVariables &scalars, GdnSequence &seq) {
                          axis[i] + " = " + std::to_string(g[i]) +
                          " is out of range [1, " + std::to_string(limit[i]) +
                          "] for this problem");
+    GDN_RUN_TRY(checkRequiredMultiples(m, scalars));
     stage.grid.x = static_cast<unsigned>(g[0]);
     stage.grid.y = static_cast<unsigned>(g[1]);
     stage.grid.z = static_cast<unsigned>(g[2]);

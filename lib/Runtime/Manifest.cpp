@@ -249,6 +249,21 @@ std::string Manifest::metaString(const std::string &key,
   return e ? e->value : fallback;
 }
 
+Status checkRequiredMultiples(const Manifest &m,
+                              const std::map<std::string, int64_t> &values) {
+  for (const RequiredMultiple &r : m.requiredMultiples) {
+    auto it = values.find(r.name);
+    if (it == values.end() || it->second % r.multiple == 0)
+      continue;
+    return Status::badInput(
+        m.location(r.line) + ": error: kernel " + m.kernel + " needs " +
+        r.name + " to be a multiple of " + std::to_string(r.multiple) +
+        " (its vector accesses rely on it), got " + r.name + " = " +
+        std::to_string(it->second));
+  }
+  return Status::success();
+}
+
 std::string Manifest::location(int line) const {
   if (line <= 0)
     return path;
@@ -611,6 +626,23 @@ Status Parser::apply(const Entry &e) {
     tensorMapEntries.push_back(e); // checked once every param is known
     return Status::success();
   }
+  if (e.key.compare(0, 18, "requires_multiple.") == 0) {
+    std::string name = e.key.substr(18);
+    if (!isIdentifier(name, /*allowDollar=*/false))
+      return error(e.line, "requires_multiple: '" + name +
+                               "' is not a parameter name");
+    auto inserted = firstLine.emplace(e.key, e.line);
+    if (!inserted.second)
+      return error(e.line, "duplicate key '" + e.key + "' (first set on line " +
+                               std::to_string(inserted.first->second) + ")");
+    uint64_t v = 0;
+    GDN_RUN_TRY(parseUnsigned(e, uint64_t(1) << 30, v));
+    if (v == 0)
+      return error(e.line, e.key + ": the multiple must be positive");
+    m.requiredMultiples.push_back(
+        RequiredMultiple{name, static_cast<int64_t>(v), e.line});
+    return Status::success();
+  }
   static const char *const known[] = {"gdn_manifest", "kernel", "ptx",
                                       "target",       "block",  "cluster",
                                       "shared_bytes", "index_bits"};
@@ -713,6 +745,12 @@ Status Parser::parse(const std::string &text) {
       return error(0, std::string("missing required key '") + k + "'");
   for (const Entry &e : tensorMapEntries)
     GDN_RUN_TRY(parseTensorMap(e));
+  for (const RequiredMultiple &r : m.requiredMultiples) {
+    const Param *p = m.findParam(r.name);
+    if (!p || !p->type.isIntScalar())
+      return error(r.line, "requires_multiple." + r.name + ": " + r.name +
+                               " is not an integer scalar parameter");
+  }
   for (size_t i = 0; i < m.params.size(); ++i)
     if (m.params[i].type.isTensorMap && !m.findTensorMap(m.params[i].name))
       return error(m.params[i].line,

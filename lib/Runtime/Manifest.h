@@ -12,6 +12,10 @@
 //   block = 128,1,1               # required
 //   cluster = 1,1,1               # optional, default 1,1,1
 //   shared_bytes = 98304          # dynamic shared memory, required
+//   requires_multiple.K = 8       # optional, per integer scalar param: the
+//                                 # kernel's vector accesses need K % 8 == 0
+//                                 # (tile-assign-layouts; checkRequired-
+//                                 # Multiples checks it before a launch)
 //   index_bits = 32               # optional, 32 or 64 (default): with 32
 //                                 # the kernel's element offsets are i32, so
 //                                 # every buffer it takes must hold at most
@@ -57,6 +61,7 @@
 #include "Status.h"
 
 #include <array>
+#include <map>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -138,6 +143,13 @@ struct TensorMapDecl {
 /// Bytes of one swizzle span (0 for none).
 unsigned tmaSwizzleBytes(TmaSwizzle swizzle);
 
+/// A `requires_multiple.<name> = <multiple>` line.
+struct RequiredMultiple {
+  std::string name; ///< an integer scalar parameter
+  int64_t multiple = 1;
+  int line = 0;
+};
+
 /// A parsed manifest.
 struct Manifest {
   std::string path;    ///< the manifest file, as given (used in messages)
@@ -159,6 +171,8 @@ struct Manifest {
   std::vector<MetaEntry> meta; ///< in file order
   /// One per tensormap parameter, in parameter order.
   std::vector<TensorMapDecl> tensorMaps;
+  /// The launch requirements, in file order.
+  std::vector<RequiredMultiple> requiredMultiples;
 
   /// The entry for `meta.<key>`, or null.
   const MetaEntry *findMeta(const std::string &key) const;
@@ -193,6 +207,13 @@ struct Manifest {
 /// form "path:line: error: problem".
 Status parseManifest(const std::string &text, const std::string &path,
                      Manifest &out);
+
+/// Checks the manifest's requires_multiple lines against the scalars the
+/// launcher binds (`values`: name -> value; a name it does not bind is not
+/// checked here). BadInput "path:line: error: kernel K needs N to be a
+/// multiple of 8 (its vector accesses rely on it), got N = 4100".
+Status checkRequiredMultiples(const Manifest &m,
+                              const std::map<std::string, int64_t> &values);
 
 /// Reads and parses the manifest file at `path`.
 Status loadManifest(const std::string &path, Manifest &out);

@@ -27,6 +27,8 @@
 // NN-NEXT: target = sm_90a
 // NN-NEXT: block = 384,1,1
 // NN-NEXT: shared_bytes = 196768
+// NN-NEXT: requires_multiple.K = 8
+// NN-NEXT: requires_multiple.N = 8
 // NN-NEXT: param = A:ptr<f16>
 // NN-NEXT: param = B:ptr<f16>
 // NN-NEXT: param = C:ptr<f32>

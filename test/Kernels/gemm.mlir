@@ -17,6 +17,8 @@
 // F16-NEXT: target = sm_90a
 // F16-NEXT: block = 128,1,1
 // F16-NEXT: shared_bytes = 98304
+// F16-NEXT: requires_multiple.K = 8
+// F16-NEXT: requires_multiple.N = 8
 // F16-NEXT: param = A:ptr<f16>
 // F16-NEXT: param = B:ptr<f16>
 // F16-NEXT: param = C:ptr<f32>
@@ -39,6 +41,8 @@
 // BF16-NEXT: target = sm_90a
 // BF16-NEXT: block = 128,1,1
 // BF16-NEXT: shared_bytes = 98304
+// BF16-NEXT: requires_multiple.K = 8
+// BF16-NEXT: requires_multiple.N = 2
 // BF16-NEXT: param = A:ptr<bf16>
 // BF16-NEXT: param = B:ptr<bf16>
 // BF16-NEXT: param = C:ptr<f32>

@@ -7,7 +7,7 @@
 // which has the 16-byte cp.async of the pipeline, the ldmatrix loads (plain
 // for A, transposed for B stored [K][N]) and the m16n8k16 tensor-core mma.
 
-// CHECK-LABEL: module @small_gemm attributes {gdn.kernels = {gemm_64x64x32 = {block = [128, 1, 1], module = "small_gemm", params = ["A:ptr<f16>", "B:ptr<f16>", "C:ptr<f32>", "K:i32"], shared_bytes = 16384 : i64}}, gpu.container_module}
+// CHECK-LABEL: module @small_gemm attributes {gdn.kernels = {gemm_64x64x32 = {block = [128, 1, 1], module = "small_gemm", params = ["A:ptr<f16>", "B:ptr<f16>", "C:ptr<f32>", "K:i32"], requires_multiple = {K = 8 : i64}, shared_bytes = 16384 : i64}}, gpu.container_module}
 // CHECK-NOT:   gpu.module
 // CHECK-NOT:   func.func
 // CHECK:       gpu.binary @small_gemm [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">, properties = {O = 3 : i32}, assembly = "

@@ -128,6 +128,8 @@ Status GemmDriver::prepare(const Manifest &manifest,
           d.blockKey + " = " + std::to_string(d.block) +
           " (meta.requires_divisible = 1)");
   }
+  GDN_RUN_TRY(checkRequiredMultiples(
+      manifest, {{"M", problem_.m}, {"N", problem_.n}, {"K", problem_.k}}));
   // M, N, K <= 2^31 - 1: the products below cannot overflow int64.
   if (manifest.indexBits == 32) {
     const struct {

@@ -118,6 +118,12 @@ void TileOutlineKernelsPass::runOnOperation() {
     if (indexBitwidth != 64)
       info.push_back(b.getNamedAttr("index_bits",
                                     b.getI64IntegerAttr(indexBitwidth)));
+    // Launch requirements (tile-assign-layouts) move to the interface.
+    if (auto req = func->getAttrOfType<DictionaryAttr>(
+            TileDialect::getRequiresMultipleAttrName())) {
+      info.push_back(b.getNamedAttr("requires_multiple", req));
+      func->removeAttr(TileDialect::getRequiresMultipleAttrName());
+    }
     if (!tensorMaps.empty())
       info.push_back(
           b.getNamedAttr("tensormaps", b.getDictionaryAttr(tensorMaps)));

@@ -259,6 +259,21 @@ void ExportPTXPass::runOnOperation() {
         w.add("index_bits", "32");
     }
 
+    // requires_multiple.<name> = m: the launcher checks scalar <name>.
+    if (auto req = info.getAs<DictionaryAttr>("requires_multiple")) {
+      for (NamedAttribute e : req) {
+        std::optional<int64_t> m = tile::getInt64(e.getValue());
+        if (!m || *m < 1) {
+          module.emitError("kernel '")
+              << kernelName << "': requires_multiple." << e.getName().getValue()
+              << " must be a positive integer";
+          return signalPassFailure();
+        }
+        w.add(("requires_multiple." + e.getName().getValue()).str(),
+              std::to_string(*m));
+      }
+    }
+
     // param = name:type, a type gdn-run can bind.
     auto params = info.getAs<ArrayAttr>("params");
     if (!params) {

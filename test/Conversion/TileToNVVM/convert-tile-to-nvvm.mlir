@@ -211,7 +211,7 @@ func.func @map_exp() attributes {tile.kernel, tile.num_warps = 4 : i64} {
 // loop as LLVM control flow with wait/barrier/issue/commit, ldmatrix + mma
 // on the current stage, the drain, and the f32 stores of the accumulator.
 
-// PIPE-LABEL: module attributes {gdn.kernels = {gemm_2stage = {block = [128, 1, 1], module = "kernels", params = ["A:ptr<f16>", "B:ptr<f16>", "C:ptr<f32>", "N:i32"], shared_bytes = 32768 : i64}}
+// PIPE-LABEL: module attributes {gdn.kernels = {gemm_2stage = {block = [128, 1, 1], module = "kernels", params = ["A:ptr<f16>", "B:ptr<f16>", "C:ptr<f32>", "N:i32"], requires_multiple = {N = 8 : i64}, shared_bytes = 32768 : i64}}
 // PIPE:        llvm.func @gemm_2stage(%{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
 // PIPE:        nvvm.cp.async.shared.global {{.*}}, 16, cache = cg
 // PIPE:        nvvm.cp.async.commit.group

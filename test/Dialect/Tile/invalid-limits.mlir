@@ -286,3 +286,31 @@ func.func @meta_i128() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.m
 func.func @meta_ok() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.meta = {tm.a = "base=A; dims=K, M; strides=K; box=64, 128; swizzle=128; l2=256; fill=zero", n = [1, 2], f = 0.5 : f32, b = true}} {
   return
 }
+
+// -----
+
+// tile.requires_multiple (set by tile-assign-layouts, written to the
+// manifest): powers of two on integer arguments named as in the manifest.
+
+// expected-error @below {{'tile.requires_multiple': K must be a positive power of two}}
+func.func @req_value(%k: i32 {tile.name = "K"}) attributes {tile.requires_multiple = {K = 6 : i64}} { return }
+
+// -----
+
+// expected-error @below {{'tile.requires_multiple': K names no integer argument (tile.name or argN)}}
+func.func @req_name(%k: i32 {tile.name = "N"}) attributes {tile.requires_multiple = {K = 8 : i64}} { return }
+
+// -----
+
+// expected-error @below {{'tile.requires_multiple': arg0 names no integer argument (tile.name or argN)}}
+func.func @req_type(%p: !tile.ptr<f16>) attributes {tile.requires_multiple = {arg0 = 8 : i64}} { return }
+
+// -----
+
+// expected-error @below {{'tile.requires_multiple' must be a dictionary on a function}}
+func.func @req_dict(%k: i32) attributes {tile.requires_multiple = 8 : i64} { return }
+
+// -----
+
+// Unnamed arguments are argN.
+func.func @req_ok(%p: !tile.ptr<f16>, %k: i32) attributes {tile.requires_multiple = {arg1 = 8 : i64}} { return }

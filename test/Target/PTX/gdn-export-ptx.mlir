@@ -39,8 +39,10 @@
 // CHECK-NEXT: )
 // CHECK-NEXT: .maxntid 32, 1, 1
 
-// Every line of the manifest, in order: parameters in declaration order
-// named by tile.name, meta entries sorted by name (bools as 0/1).
+// Every line of the manifest, in order: the launch requirement of the
+// 16-byte vectors over rows of n f16 (tile-assign-layouts), parameters in
+// declaration order named by tile.name, meta entries sorted by name (bools
+// as 0/1).
 
 // MANIFEST:      # launch manifest written by gdn-opt (gdn-export-ptx)
 // MANIFEST-NEXT: gdn_manifest = 1
@@ -49,6 +51,7 @@
 // MANIFEST-NEXT: target = sm_90a
 // MANIFEST-NEXT: block = 64,1,1
 // MANIFEST-NEXT: shared_bytes = 8192
+// MANIFEST-NEXT: requires_multiple.n = 8
 // MANIFEST-NEXT: param = X:ptr<f16>
 // MANIFEST-NEXT: param = Y:ptr<f32>
 // MANIFEST-NEXT: param = n:i32

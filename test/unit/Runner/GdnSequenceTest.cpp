@@ -375,6 +375,18 @@ TEST(GdnSequenceTest, EvaluationErrors) {
                   "ptr<i32>");
 }
 
+// A stage's requires_multiple lines are checked against the scalars.
+TEST(GdnSequenceTest, RequiredMultiples) {
+  std::string fwd = fwdManifest("", "requires_multiple.T = 8\n");
+  Fixture f;
+  ASSERT_TRUE(f.build({cumsumManifest(), solveManifest(), fwd}).ok());
+  EXPECT_TRUE(evaluateGdnSequence(scalars(2, 1000, 32), f.seq).ok());
+  EXPECT_CONTAINS(evalError({cumsumManifest(), solveManifest(), fwd},
+                            scalars(2, 1001, 32)),
+                  "error: kernel gdn_fwd needs T to be a multiple of 8 (its "
+                  "vector accesses rely on it), got T = 1001");
+}
+
 TEST(GdnSequenceTest, ClusterMustDivideGrid) {
   std::string clustered = fwdManifest();
   clustered.replace(clustered.find("block = 128,1,1"), 15,

@@ -224,6 +224,20 @@ TEST(GemmDriverTest, Index32Bound) {
                   "1073741824 a kernel with index_bits = 32 may take");
 }
 
+// requires_multiple lines (tile-assign-layouts' launch requirements) are
+// checked against the shape.
+TEST(GemmDriverTest, RequiredMultiples) {
+  std::string req = gemmManifest() + "requires_multiple.K = 8\n" +
+                    "requires_multiple.N = 2\n";
+  Fixture ok;
+  EXPECT_TRUE(ok.prepare(req, {"--k", "4104", "--n", "130"}).ok());
+  EXPECT_CONTAINS(prepareError(req, {"--k", "4100"}),
+                  "g.manifest:17: error: kernel gemm needs K to be a multiple "
+                  "of 8 (its vector accesses rely on it), got K = 4100");
+  EXPECT_CONTAINS(prepareError(req, {"--n", "129"}),
+                  "needs N to be a multiple of 2");
+}
+
 TEST(GemmDriverTest, ClusterMustDivideGrid) {
   std::string text = gemmManifest() + "cluster = 2,1,1\n";
   Fixture f;

@@ -110,6 +110,34 @@ TEST(ManifestTest, DefaultsAndOptionalKeys) {
   EXPECT_EQ(m.indexBits, 64);
 }
 
+TEST(ManifestTest, RequiredMultiples) {
+  Manifest m;
+  ASSERT_TRUE(parseManifest(minimal("param = K:i32\nrequires_multiple.K = 8\n"),
+                            "k.manifest", m)
+                  .ok());
+  ASSERT_EQ(m.requiredMultiples.size(), 1u);
+  EXPECT_EQ(m.requiredMultiples[0].name, "K");
+  EXPECT_EQ(m.requiredMultiples[0].multiple, 8);
+  EXPECT_TRUE(checkRequiredMultiples(m, {{"K", 64}}).ok());
+  EXPECT_TRUE(checkRequiredMultiples(m, {{"M", 3}}).ok()); // K not bound
+  EXPECT_CONTAINS(checkRequiredMultiples(m, {{"K", 12}}).message(),
+                  "k.manifest:8: error: kernel k needs K to be a multiple of "
+                  "8 (its vector accesses rely on it), got K = 12");
+  EXPECT_CONTAINS(parseError(minimal("requires_multiple.K = 8\n")),
+                  "requires_multiple.K: K is not an integer scalar parameter");
+  EXPECT_CONTAINS(
+      parseError(minimal("param = P:ptr<f16>\nrequires_multiple.P = 8\n")),
+      "P is not an integer scalar parameter");
+  EXPECT_CONTAINS(
+      parseError(minimal("param = K:i32\nrequires_multiple.K = 0\n")),
+      "the multiple must be positive");
+  EXPECT_CONTAINS(parseError(minimal("param = K:i32\nrequires_multiple.K = "
+                                     "8\nrequires_multiple.K = 8\n")),
+                  "duplicate key 'requires_multiple.K'");
+  EXPECT_CONTAINS(parseError(minimal("requires_multiple. = 8\n")),
+                  "requires_multiple: '' is not a parameter name");
+}
+
 TEST(ManifestTest, IndexBits) {
   Manifest m;
   ASSERT_TRUE(parseManifest(minimal("index_bits = 32\n"), "k.manifest", m).ok());

@@ -185,6 +185,35 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a non-negative integer";
     return success();
   }
+  if (name == getRequiresMultipleAttrName()) {
+    auto d = dyn_cast<DictionaryAttr>(attr.getValue());
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (!d || !func)
+      return op->emitError() << "'" << name
+                             << "' must be a dictionary on a function";
+    for (NamedAttribute e : d) {
+      std::optional<int64_t> m = getKernelInt(e.getValue());
+      if (!m || *m < 1 || (*m & (*m - 1)) != 0)
+        return op->emitError()
+               << "'" << name << "': " << e.getName().getValue()
+               << " must be a positive power of two";
+      // The manifest's parameter names: tile.name, else argN.
+      bool found = false;
+      for (unsigned i = 0, n = func.getNumArguments(); i < n && !found; ++i) {
+        auto argName =
+            func.getArgAttrOfType<StringAttr>(i, getArgNameAttrName());
+        std::string paramName =
+            argName ? argName.str() : "arg" + std::to_string(i);
+        found = paramName == e.getName().getValue() &&
+                func.getArgumentTypes()[i].isIntOrIndex();
+      }
+      if (!found)
+        return op->emitError()
+               << "'" << name << "': " << e.getName().getValue()
+               << " names no integer argument (tile.name or argN)";
+    }
+    return success();
+  }
   if (name == getCopyEngineAttrName()) {
     auto v = dyn_cast<StringAttr>(attr.getValue());
     if (!v || (v.getValue() != "cp.async" && v.getValue() != "tma"))

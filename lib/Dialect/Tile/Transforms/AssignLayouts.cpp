@@ -11,6 +11,9 @@
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
 #include "gdn/Dialect/Tile/Utils/LayoutUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 
@@ -28,26 +31,95 @@ int64_t chooseVector(int64_t inner, int64_t elemBytes) {
   return v;
 }
 
-/// The vector width of a copy moving `inner` contiguous elements per tile
-/// row to or from the global buffer `global`, whose innermost offset is
-/// `innerOffset`: chooseVector of the tile, narrowed until the root view's
-/// rows (its innermost size) and the innermost offsets (the copy's, a
-/// narrow's start) that are constants are whole vectors, so that no vector
-/// access straddles an alignment boundary it cannot prove. Dynamic ones
-/// are the caller's contract (gdn-run and libgdn_runtime check the tensors
-/// of the kernels they launch). 1 for a strided innermost dimension.
-int64_t copyVector(Value global, ValueRange offsets, int64_t inner,
-                   int64_t elemBytes) {
-  if (!hasContiguousInnermost(global))
+/// The largest power of two (at most 2^20) that provably divides the index
+/// value `v`: constants, products, sums and differences, min/max/select,
+/// integer casts and loop induction variables (their lower bound and step).
+int64_t knownMultiple(Value v, int depth = 0) {
+  constexpr int64_t kMax = int64_t(1) << 20;
+  if (depth > 32)
     return 1;
-  int64_t v = chooseVector(inner, elemBytes);
-  auto fit = [&](int64_t multiple) {
-    while (v > 1 && multiple % v != 0)
+  if (std::optional<int64_t> c = getConstantIntValue(v)) {
+    if (*c == 0)
+      return kMax;
+    uint64_t bits = static_cast<uint64_t>(*c);
+    return std::min<int64_t>(static_cast<int64_t>(bits & (~bits + 1)), kMax);
+  }
+  auto rec = [&](Value x) { return knownMultiple(x, depth + 1); };
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (auto loop = dyn_cast_or_null<ForOp>(owner))
+      if (arg == loop.getInductionVar())
+        return std::min(rec(loop.getLowerBound()), rec(loop.getStep()));
+    if (auto loop = dyn_cast_or_null<scf::ForOp>(owner))
+      if (arg == loop.getInductionVar())
+        return std::min(rec(loop.getLowerBound()), rec(loop.getStep()));
+    return 1;
+  }
+  Operation *def = v.getDefiningOp();
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp, arith::TruncIOp>(def))
+    return rec(def->getOperand(0));
+  if (isa<arith::MulIOp>(def))
+    return std::min(kMax, rec(def->getOperand(0)) * rec(def->getOperand(1)));
+  if (isa<arith::AddIOp, arith::SubIOp, arith::MinSIOp, arith::MaxSIOp,
+          arith::MinUIOp, arith::MaxUIOp>(def))
+    return std::min(rec(def->getOperand(0)), rec(def->getOperand(1)));
+  if (isa<arith::SelectOp>(def))
+    return std::min(rec(def->getOperand(1)), rec(def->getOperand(2)));
+  return 1;
+}
+
+/// The manifest name of the kernel's integer argument that `v` is (through
+/// integer casts): its `tile.name`, else `argN`; "" for anything else.
+std::string scalarArgName(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+             arith::ExtUIOp>(def))
+      return "";
+    v = def->getOperand(0);
+  }
+  auto arg = cast<BlockArgument>(v);
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  if (!func || arg.getOwner() != &func.getBody().front() ||
+      !arg.getType().isIntOrIndex())
+    return "";
+  auto name = func.getArgAttrOfType<StringAttr>(
+      arg.getArgNumber(), TileDialect::getArgNameAttrName());
+  return name ? name.str() : "arg" + std::to_string(arg.getArgNumber());
+}
+
+/// What a copy's accesses of `width` elements to or from the global buffer
+/// `global` (innermost offset `offsets.back()`) need of its alignment:
+/// every row start must be a multiple of the access width. The facts come
+/// from the root view's row length (its innermost size), the innermost
+/// offsets of the narrows on the way and of the copy: constants and
+/// provable multiples (knownMultiple) are checked here; a dynamic one that
+/// is a named integer kernel argument becomes a launch requirement
+/// (`requires`: name -> multiple, checked by the launcher from the
+/// manifest's requires_multiple lines). Returns the largest width <=
+/// `width` that the remaining facts allow (`width` when all hold).
+int64_t alignedWidth(Value global, ValueRange offsets, int64_t width,
+                     llvm::StringMap<int64_t> &requires) {
+  int64_t v = width;
+  auto fact = [&](Value q) {
+    if (!q || v == 1)
+      return;
+    int64_t m = knownMultiple(q);
+    if (m % v == 0)
+      return;
+    if (std::optional<int64_t> c = getConstantIntValue(q); !c) {
+      std::string name = scalarArgName(q);
+      if (!name.empty()) {
+        int64_t &need = requires[name];
+        need = std::max(need, v);
+        return;
+      }
+    }
+    while (v > 1 && m % v != 0)
       v /= 2;
   };
   if (!offsets.empty())
-    if (std::optional<int64_t> c = getConstantIntValue(offsets.back()))
-      fit(*c);
+    fact(offsets.back());
   Value root = global;
   while (Operation *def = root.getDefiningOp()) {
     if (auto take = dyn_cast<TakeOp>(def)) {
@@ -55,19 +127,37 @@ int64_t copyVector(Value global, ValueRange offsets, int64_t inner,
     } else if (auto narrow = dyn_cast<NarrowOp>(def)) {
       auto type = cast<BufferType>(narrow.getSource().getType());
       if (static_cast<int64_t>(narrow.getDim()) == type.getRank() - 1)
-        if (std::optional<int64_t> c = getConstantIntValue(narrow.getStart()))
-          fit(*c);
+        fact(narrow.getStart());
       root = narrow.getSource();
     } else {
       break;
     }
   }
   if (auto view = root.getDefiningOp<ViewOp>()) {
-    int64_t rowElems = cast<BufferType>(view.getType()).getShape().back();
-    if (!ShapedType::isDynamic(rowElems))
-      fit(rowElems);
+    auto type = cast<BufferType>(view.getType());
+    int64_t rowElems = type.getShape().back();
+    if (!ShapedType::isDynamic(rowElems)) {
+      while (v > 1 && rowElems % v != 0)
+        v /= 2;
+    } else {
+      // The dynamic sizes are the view's operands, in order: the innermost
+      // is the last.
+      fact(view.getSizes().back());
+    }
   }
   return v;
+}
+
+/// The vector width of a copy moving `inner` contiguous elements per tile
+/// row to or from the global buffer `global` (no fragment): chooseVector of
+/// the tile, narrowed to what alignedWidth proves or requires. 1 for a
+/// strided innermost dimension.
+int64_t copyVector(Value global, ValueRange offsets, int64_t inner,
+                   int64_t elemBytes, llvm::StringMap<int64_t> &requires) {
+  if (!hasContiguousInnermost(global))
+    return 1;
+  return alignedWidth(global, offsets, chooseVector(inner, elemBytes),
+                      requires);
 }
 
 /// A small union-find over fragment values.
@@ -272,7 +362,10 @@ void AssignLayoutsPass::runOnOperation() {
       swizzle(copy.getSource());
   });
 
-  // Thread mapping of copies that involve no fragment.
+  // Thread mapping of copies that involve no fragment, and the alignment
+  // facts of every global access (requirements on named kernel arguments
+  // collect in `requires`).
+  llvm::StringMap<int64_t> requires;
   func.walk([&](CopyOp copy) {
     auto src = cast<BufferType>(copy.getSource().getType());
     auto dst = cast<BufferType>(copy.getDest().getType());
@@ -282,9 +375,44 @@ void AssignLayoutsPass::runOnOperation() {
     int64_t vector = copyVector(
         fromGlobal ? copy.getSource() : copy.getDest(),
         fromGlobal ? copy.getSourceOffsets() : copy.getDestOffsets(),
-        copy.getTileShape().back(), src.getElementBytes());
+        copy.getTileShape().back(), src.getElementBytes(), requires);
     copy.setLayoutAttr(BlockedLayoutAttr::get(ctx, vector));
   });
+  // A fragment moves runs of its layout's width (mma: element pairs;
+  // blocked: its vector) to or from global memory; their alignment must
+  // hold by construction or as a launch requirement (transposed copies and
+  // strided rows move single elements).
+  WalkResult misaligned = func.walk([&](CopyOp copy) {
+    auto src = cast<BufferType>(copy.getSource().getType());
+    auto dst = cast<BufferType>(copy.getDest().getType());
+    if (copy.getTranspose() || !(src.isFragment() || dst.isFragment()) ||
+        !(src.isGlobal() || dst.isGlobal()))
+      return WalkResult::advance();
+    Value global = src.isGlobal() ? copy.getSource() : copy.getDest();
+    if (!hasContiguousInnermost(global))
+      return WalkResult::advance();
+    BufferType frag = src.isFragment() ? src : dst;
+    int64_t run = 1;
+    if (isa_and_nonnull<MmaLayoutAttr>(frag.getLayout()))
+      run = 2;
+    else if (auto blocked =
+                 dyn_cast_or_null<BlockedLayoutAttr>(frag.getLayout()))
+      run = blocked.getVector();
+    ValueRange offsets =
+        src.isGlobal() ? copy.getSourceOffsets() : copy.getDestOffsets();
+    int64_t ok = alignedWidth(global, offsets, run, requires);
+    if (ok == run)
+      return WalkResult::advance();
+    copy.emitOpError("moves runs of ")
+        << run << " elements (the fragment's layout) but the global rows or "
+        << "offsets are only provably multiples of " << ok
+        << " elements; make them multiples (constants, or products with "
+           "constants), or pass the row length as a named kernel argument "
+           "(a launch requirement)";
+    return WalkResult::interrupt();
+  });
+  if (misaligned.wasInterrupted())
+    return signalPassFailure();
   // Asynchronous copies written in the kernel (tile-pipeline's carry the
   // mapping of the copy they replace) map the same way.
   func.walk([&](AsyncCopyOp copy) {
@@ -294,9 +422,24 @@ void AssignLayoutsPass::runOnOperation() {
     auto dst = cast<BufferType>(copy.getDest().getType());
     int64_t vector =
         copyVector(copy.getSource(), copy.getSourceOffsets(),
-                   dst.getShape().back(), src.getElementBytes());
+                   dst.getShape().back(), src.getElementBytes(), requires);
     copy.setLayoutAttr(BlockedLayoutAttr::get(ctx, vector));
   });
+  // The launch requirements: tile.requires_multiple = {name = multiple}.
+  if (!requires.empty()) {
+    SmallVector<NamedAttribute> entries;
+    if (auto old = func->getAttrOfType<DictionaryAttr>(
+            TileDialect::getRequiresMultipleAttrName()))
+      for (NamedAttribute e : old)
+        if (auto i = dyn_cast<IntegerAttr>(e.getValue()))
+          requires[e.getName()] = std::max(requires[e.getName()], i.getInt());
+    for (auto &e : requires)
+      entries.push_back(NamedAttribute(
+          StringAttr::get(ctx, e.getKey()),
+          IntegerAttr::get(IntegerType::get(ctx, 64), e.getValue())));
+    func->setAttr(TileDialect::getRequiresMultipleAttrName(),
+                  DictionaryAttr::get(ctx, entries));
+  }
 
   // Reductions go through a shared scratch tile.
   func.walk([&](ReduceOp reduce) {

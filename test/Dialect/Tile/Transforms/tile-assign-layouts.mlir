@@ -390,10 +390,12 @@ func.func @swizzle_transposed_source()
 // Copy vectors never straddle what the global side cannot keep aligned: the
 // root view's row (its innermost size: 129 -> 1, 100 -> 4), a constant
 // innermost offset (2 -> 2) or a narrow's constant start along the
-// innermost dimension (4 -> 4). Dynamic sizes and offsets are the caller's
-// contract (16 bytes: 8 f16).
+// innermost dimension (4 -> 4). A dynamic row length that is a kernel
+// argument keeps the 16-byte vector (8 f16) as a launch requirement on it
+// (tile.requires_multiple; unnamed arguments are argN, as in manifests).
 
 // CHECK-LABEL: func.func @copy_vector_alignment
+// CHECK-SAME:  tile.requires_multiple = {arg1 = 8 : i64}
 // CHECK:      tile.copy {{.*}} {layout = #tile.blocked<vector = 1>} : !tile.buffer<?x129xf16, global>
 // CHECK:      tile.copy {{.*}} {layout = #tile.blocked<vector = 4>} : !tile.buffer<?x100xf16, global>
 // CHECK:      tile.copy {{.*}} {layout = #tile.blocked<vector = 2>} : !tile.buffer<?x128xf16, global>
@@ -420,3 +422,72 @@ func.func @copy_vector_alignment(%p: !tile.ptr<f16>, %n: i32)
   tile.copy %E[%c0, %c0] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
   return
 }
+
+// -----
+
+// Dynamic facts: an innermost offset that is a loop induction variable
+// with a step of 64 is a multiple of 64 (no requirement); a row length
+// computed in the kernel (not an argument) cannot be required of the
+// launcher, so the vector narrows to what it provably divides (2 * n: 2).
+
+// CHECK-LABEL: func.func @copy_vector_dynamic_facts
+// CHECK-NOT:   tile.requires_multiple
+// CHECK:       tile.copy {{.*}} {layout = #tile.blocked<vector = 8>} : !tile.buffer<?x256xf16, global>
+// CHECK:       tile.copy {{.*}} {layout = #tile.blocked<vector = 2>} : !tile.buffer<?x?xf16, global>
+func.func @copy_vector_dynamic_facts(%p: !tile.ptr<f16>, %n: i32 {tile.name = "n"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %m = arith.index_cast %n : i32 to index
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %A = tile.view %p[%m] : !tile.ptr<f16> -> !tile.buffer<?x256xf16, global>
+  scf.for %k = %c0 to %c256 step %c64 {
+    tile.copy %A[%c0, %k] to %s : !tile.buffer<?x256xf16, global> to !tile.buffer<64x64xf16, shared>
+  }
+  %m2 = arith.muli %m, %c2 : index
+  %B = tile.view %p[%m, %m2] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  tile.copy %B[%c0, %c0] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+// A fragment moves runs of its layout's width: the f32 pairs of an mma
+// accumulator need even rows; a named dynamic row length becomes a launch
+// requirement (N = 2).
+
+// CHECK-LABEL: func.func @fragment_store_requirement
+// CHECK-SAME:  tile.requires_multiple = {N = 2 : i64}
+func.func @fragment_store_requirement(%p: !tile.ptr<f32>, %m: index {tile.name = "M"},
+                                      %n: index {tile.name = "N"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %sa = tile.alloc : !tile.buffer<64x32xf16, shared>
+  %sb = tile.alloc : !tile.buffer<32x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.gemm %sa, %sb, %acc : !tile.buffer<64x32xf16, shared>, !tile.buffer<32x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  %C = tile.view %p[%m, %n] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  tile.copy %acc to %C[%c0, %c0] {masked} : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x?xf32, global>
+  return
+}
+
+// -----
+
+// With an odd static row length the pairs cannot be aligned: an error
+// rather than a misaligned store on the GPU.
+
+func.func @fragment_store_misaligned(%p: !tile.ptr<f32>, %m: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %sa = tile.alloc : !tile.buffer<64x32xf16, shared>
+  %sb = tile.alloc : !tile.buffer<32x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.gemm %sa, %sb, %acc : !tile.buffer<64x32xf16, shared>, !tile.buffer<32x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  %C = tile.view %p[%m] : !tile.ptr<f32> -> !tile.buffer<?x129xf32, global>
+  // expected-error @below {{moves runs of 2 elements (the fragment's layout) but the global rows or offsets are only provably multiples of 1 elements}}
+  tile.copy %acc to %C[%c0, %c0] {masked} : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x129xf32, global>
+  return
+}
+

@@ -98,6 +98,13 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTensorMapAttrName() {
       return ::llvm::StringLiteral("tile.tensor_map");
     }
+    /// Launch requirements a kernel's vector accesses rely on:
+    /// {name = m} says integer argument `name` (its tile.name) must be a
+    /// multiple of m (set by tile-assign-layouts, written to the manifest
+    /// as requires_multiple.<name> = m and checked by the launcher).
+    static constexpr ::llvm::StringLiteral getRequiresMultipleAttrName() {
+      return ::llvm::StringLiteral("tile.requires_multiple");
+    }
     /// Optional name of a kernel argument (an argument attribute).
     static constexpr ::llvm::StringLiteral getArgNameAttrName() {
       return ::llvm::StringLiteral("tile.name");

@@ -75,9 +75,17 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       written in a kernel) get a thread mapping
       (`layout = #tile.blocked<vector = v>`, 16-byte vectors when the tile's
       innermost dimension allows, narrowed to what the global side keeps
-      aligned where it is static: the root view's row length, a constant
-      innermost offset or narrow start; dynamic ones are the launcher's
-      contract);
+      aligned: the root view's row length, the innermost offset and the
+      narrows' innermost starts, each a constant, a provable multiple
+      (products with constants, sums, loop induction variables) or a
+      kernel argument, which becomes a launch requirement
+      `tile.requires_multiple = {K = 8}` on the kernel (the manifest's
+      `requires_multiple.K = 8`, checked by the launcher); anything else
+      narrows the vector);
+    * copies between a fragment and global memory move runs of the
+      fragment's layout (mma: pairs; blocked: its vector): the same facts
+      must hold for that width, as a requirement where a kernel argument
+      decides, else the copy is an error;
     * each `tile.reduce` gets a shared scratch buffer.
 
     Before:
