@@ -18,7 +18,13 @@ using namespace mlir::gdn::tile;
 //===----------------------------------------------------------------------===//
 
 Type Idx::indexTypeAt(OpBuilder &b) {
-  Operation *scope = b.getInsertionBlock()->getParentOp();
+  // A block not yet in a region has no data layout above it: i64 (the
+  // default layout's), which the LLVM verifier rejects next to i32 values
+  // of a 32-bit module rather than miscompiling.
+  Block *block = b.getInsertionBlock();
+  Operation *scope = block ? block->getParentOp() : nullptr;
+  if (!scope)
+    return b.getI64Type();
   unsigned bits = DataLayout::closest(scope).getTypeSizeInBits(
       IndexType::get(b.getContext()));
   return b.getIntegerType(bits);
