@@ -154,13 +154,19 @@ Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &manifests,
   std::vector<const Manifest *> narrow, wide;
   splitGdnIndexWidth(manifests, narrow, wide);
   GdnPaths paths;
-  GDN_RUN_TRY(splitGdnPaths(narrow.empty() ? wide : narrow, paths));
-  GDN_RUN_TRY(chooseGdnPath(paths, request, numSMs, problem, out, selected));
+  Status first = splitGdnPaths(narrow.empty() ? wide : narrow, paths);
+  if (first.ok())
+    first = chooseGdnPath(paths, request, numSMs, problem, out, selected);
   if (narrow.empty() || wide.empty() ||
-      gdnFitsIndex32(selected, problem.scalars()))
-    return Status::success();
-  GDN_RUN_TRY(splitGdnPaths(wide, paths));
-  return chooseGdnPath(paths, request, numSMs, problem, out, selected);
+      (first.ok() && gdnFitsIndex32(selected, problem.scalars())))
+    return first;
+  // The 64-bit build: the problem is too large for the 32-bit kernels, or
+  // they do not offer what was asked (then its error stands unless the
+  // 64-bit build does).
+  Status second = splitGdnPaths(wide, paths);
+  if (second.ok())
+    second = chooseGdnPath(paths, request, numSMs, problem, out, selected);
+  return second.ok() || first.ok() ? second : first;
 }
 
 const GdnVariantEstimate *GdnPathChoice::chosen() const {

@@ -534,34 +534,46 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
 }
 
 int64_t gdnTensorElements(GdnTensorId id, const ExprVariables &scalars) {
+  // A scalar the problem does not define makes the count unknown: as large
+  // as possible, so that bounds on it fail closed.
+  bool missing = false;
   auto at = [&](const char *name) {
     auto it = scalars.find(name);
+    missing |= it == scalars.end();
     return it == scalars.end() ? int64_t(0) : it->second;
   };
   int64_t tokens = at("B") * at("T");
+  int64_t n = 0;
   switch (id) {
   case GdnTensorId::Q:
   case GdnTensorId::K:
-    return tokens * at("H") * at("DK");
+    n = tokens * at("H") * at("DK");
+    break;
   case GdnTensorId::V:
   case GdnTensorId::O:
-    return tokens * at("HV") * at("DV");
+    n = tokens * at("HV") * at("DV");
+    break;
   case GdnTensorId::G:
   case GdnTensorId::Beta:
-    return tokens * at("HV");
+    n = tokens * at("HV");
+    break;
   case GdnTensorId::H0:
   case GdnTensorId::Ht:
-    return at("N") * at("HV") * at("DK") * at("DV");
+    n = at("N") * at("HV") * at("DK") * at("DV");
+    break;
   case GdnTensorId::CuSeqlens:
   case GdnTensorId::CpSegStart:
-    return at("N") + 1;
+    n = at("N") + 1;
+    break;
   case GdnTensorId::CpBounds:
-    return at("NS") + 1;
+    n = at("NS") + 1;
+    break;
   case GdnTensorId::CpSeq:
   case GdnTensorId::CpLast:
-    return at("NS");
+    n = at("NS");
+    break;
   }
-  return 0;
+  return missing ? INT64_MAX : n;
 }
 
 void splitGdnIndexWidth(const std::vector<const Manifest *> &manifests,

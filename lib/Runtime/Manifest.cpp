@@ -253,7 +253,12 @@ Status checkRequiredMultiples(const Manifest &m,
                               const std::map<std::string, int64_t> &values) {
   for (const RequiredMultiple &r : m.requiredMultiples) {
     auto it = values.find(r.name);
-    if (it == values.end() || it->second % r.multiple == 0)
+    if (it == values.end())
+      return Status::badInput(
+          m.location(r.line) + ": error: kernel " + m.kernel +
+          " requires a multiple of " + std::to_string(r.multiple) + " of " +
+          r.name + ", a scalar this launcher does not bind");
+    if (it->second % r.multiple == 0)
       continue;
     return Status::badInput(
         m.location(r.line) + ": error: kernel " + m.kernel + " needs " +

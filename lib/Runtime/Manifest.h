@@ -165,7 +165,11 @@ struct Manifest {
   int indexBits = 64;
   /// The most elements a buffer of a kernel with 32-bit indices may hold:
   /// 2^30, half the i32 range, so that the offsets a masked tile computes
-  /// past the end of a buffer (up to a tile's rows further) stay in range.
+  /// past the end of a buffer (up to a tile's rows further) stay in range
+  /// as long as a tile's rows times the row stride are below 2^30 too: the
+  /// GDN buffers' strides are at most HV * 128 elements per token (HV <=
+  /// 65535, the grid's y limit; 64-row tiles: < 2^29), and the GEMM driver
+  /// bounds the operands rounded up to whole tiles.
   static constexpr int64_t kMaxElements32 = int64_t(1) << 30;
   std::vector<Param> params;
   std::vector<MetaEntry> meta; ///< in file order
@@ -209,8 +213,8 @@ Status parseManifest(const std::string &text, const std::string &path,
                      Manifest &out);
 
 /// Checks the manifest's requires_multiple lines against the scalars the
-/// launcher binds (`values`: name -> value; a name it does not bind is not
-/// checked here). BadInput "path:line: error: kernel K needs N to be a
+/// launcher binds (`values`: name -> value; a name it does not bind is an
+/// error too). BadInput "path:line: error: kernel K needs N to be a
 /// multiple of 8 (its vector accesses rely on it), got N = 4100".
 Status checkRequiredMultiples(const Manifest &m,
                               const std::map<std::string, int64_t> &values);

@@ -132,12 +132,15 @@ Status GemmDriver::prepare(const Manifest &manifest,
       manifest, {{"M", problem_.m}, {"N", problem_.n}, {"K", problem_.k}}));
   // M, N, K <= 2^31 - 1: the products below cannot overflow int64.
   if (manifest.indexBits == 32) {
+    // Rounded up to whole tiles: the offsets of a masked tile's rows past
+    // the end stay within the bound too.
+    int64_t m = ceilDiv(problem_.m, blockM_) * blockM_;
+    int64_t n = ceilDiv(problem_.n, blockN_) * blockN_;
+    int64_t k = ceilDiv(problem_.k, blockK_) * blockK_;
     const struct {
       const char *name;
       int64_t elements;
-    } buffers[] = {{"A", problem_.m * problem_.k},
-                   {"B", problem_.k * problem_.n},
-                   {"C", problem_.m * problem_.n}};
+    } buffers[] = {{"A", m * k}, {"B", k * n}, {"C", m * n}};
     for (const auto &buf : buffers)
       if (buf.elements > Manifest::kMaxElements32)
         return Status::badInput(

@@ -220,7 +220,7 @@ TEST(GemmDriverTest, Index32Bound) {
   EXPECT_CONTAINS(prepareError(narrow, {"--m", "40000", "--k", "40000",
                                         "--n", "64"}),
                   "g.manifest: error: shape 40000x64x40000 is not supported "
-                  "by kernel gemm: A has 1600000000 elements, more than the "
+                  "by kernel gemm: A has 1602560000 elements, more than the "
                   "1073741824 a kernel with index_bits = 32 may take");
 }
 

@@ -119,7 +119,9 @@ TEST(ManifestTest, RequiredMultiples) {
   EXPECT_EQ(m.requiredMultiples[0].name, "K");
   EXPECT_EQ(m.requiredMultiples[0].multiple, 8);
   EXPECT_TRUE(checkRequiredMultiples(m, {{"K", 64}}).ok());
-  EXPECT_TRUE(checkRequiredMultiples(m, {{"M", 3}}).ok()); // K not bound
+  EXPECT_CONTAINS(checkRequiredMultiples(m, {{"M", 3}}).message(),
+                  "k.manifest:8: error: kernel k requires a multiple of 8 of "
+                  "K, a scalar this launcher does not bind");
   EXPECT_CONTAINS(checkRequiredMultiples(m, {{"K", 12}}).message(),
                   "k.manifest:8: error: kernel k needs K to be a multiple of "
                   "8 (its vector accesses rely on it), got K = 12");

@@ -101,6 +101,9 @@ std::string scalarArgName(Value v) {
 int64_t alignedWidth(Value global, ValueRange offsets, int64_t width,
                      llvm::StringMap<int64_t> &requires) {
   int64_t v = width;
+  // Arguments that must be multiples of the final width (recorded once the
+  // other facts have narrowed it).
+  SmallVector<std::string> required;
   auto fact = [&](Value q) {
     if (!q || v == 1)
       return;
@@ -110,8 +113,7 @@ int64_t alignedWidth(Value global, ValueRange offsets, int64_t width,
     if (std::optional<int64_t> c = getConstantIntValue(q); !c) {
       std::string name = scalarArgName(q);
       if (!name.empty()) {
-        int64_t &need = requires[name];
-        need = std::max(need, v);
+        required.push_back(name);
         return;
       }
     }
@@ -126,8 +128,12 @@ int64_t alignedWidth(Value global, ValueRange offsets, int64_t width,
       root = take.getSource();
     } else if (auto narrow = dyn_cast<NarrowOp>(def)) {
       auto type = cast<BufferType>(narrow.getSource().getType());
-      if (static_cast<int64_t>(narrow.getDim()) == type.getRank() - 1)
+      // Along the innermost dimension both the start and the extent: a
+      // masked access keeps a vector only when all of it is in bounds.
+      if (static_cast<int64_t>(narrow.getDim()) == type.getRank() - 1) {
         fact(narrow.getStart());
+        fact(narrow.getSize());
+      }
       root = narrow.getSource();
     } else {
       break;
@@ -145,6 +151,11 @@ int64_t alignedWidth(Value global, ValueRange offsets, int64_t width,
       fact(view.getSizes().back());
     }
   }
+  if (v > 1)
+    for (const std::string &name : required) {
+      int64_t &need = requires[name];
+      need = std::max(need, v);
+    }
   return v;
 }
 
@@ -366,6 +377,42 @@ void AssignLayoutsPass::runOnOperation() {
   // facts of every global access (requirements on named kernel arguments
   // collect in `requires`).
   llvm::StringMap<int64_t> requires;
+  // A mapping written in the kernel is checked the same way: its vector
+  // must be one the global side keeps aligned (or requires).
+  auto checkPreset = [&](Operation *copy, Attribute layout, Value global,
+                         ValueRange offsets) -> LogicalResult {
+    auto blocked = dyn_cast<BlockedLayoutAttr>(layout);
+    if (!blocked || !hasContiguousInnermost(global))
+      return success();
+    int64_t ok = alignedWidth(global, offsets, blocked.getVector(), requires);
+    if (ok == blocked.getVector())
+      return success();
+    return copy->emitOpError("maps vectors of ")
+           << blocked.getVector()
+           << " elements but the global rows or offsets are only provably "
+              "multiples of "
+           << ok << " elements";
+  };
+  WalkResult badPreset = func.walk([&](Operation *op) {
+    LogicalResult r = success();
+    if (auto copy = dyn_cast<CopyOp>(op)) {
+      auto src = cast<BufferType>(copy.getSource().getType());
+      auto dst = cast<BufferType>(copy.getDest().getType());
+      if (copy.getLayout() && !src.isFragment() && !dst.isFragment() &&
+          (src.isGlobal() || dst.isGlobal()))
+        r = checkPreset(copy, copy.getLayoutAttr(),
+                        src.isGlobal() ? copy.getSource() : copy.getDest(),
+                        src.isGlobal() ? copy.getSourceOffsets()
+                                       : copy.getDestOffsets());
+    } else if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+      if (copy.getLayout())
+        r = checkPreset(copy, copy.getLayoutAttr(), copy.getSource(),
+                        copy.getSourceOffsets());
+    }
+    return failed(r) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (badPreset.wasInterrupted())
+    return signalPassFailure();
   func.walk([&](CopyOp copy) {
     auto src = cast<BufferType>(copy.getSource().getType());
     auto dst = cast<BufferType>(copy.getDest().getType());

@@ -491,3 +491,42 @@ func.func @fragment_store_misaligned(%p: !tile.ptr<f32>, %m: index)
   return
 }
 
+// -----
+
+// A requirement is the final width: the static row of 100 f16 already
+// narrows the vector to 4, so the dynamic offset must be a multiple of 4
+// (not 8). A narrow along the innermost dimension contributes its extent
+// too (masked vectors are kept only when whole): w = 8.
+
+// CHECK-LABEL: func.func @requirement_is_the_final_width
+// CHECK-SAME:  tile.requires_multiple = {o = 4 : i64, w = 8 : i64}
+// CHECK:       tile.copy {{.*}} {layout = #tile.blocked<vector = 4>} : !tile.buffer<?x100xf16, global>
+// CHECK:       tile.copy {{.*}} {layout = #tile.blocked<vector = 8>, masked} : !tile.buffer<?x?xf16, global>
+func.func @requirement_is_the_final_width(%p: !tile.ptr<f16>, %o: index {tile.name = "o"},
+                                          %w: index {tile.name = "w"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %A = tile.view %p[%c64] : !tile.ptr<f16> -> !tile.buffer<?x100xf16, global>
+  tile.copy %A[%c0, %o] to %s : !tile.buffer<?x100xf16, global> to !tile.buffer<64x64xf16, shared>
+  %B = tile.view %p[%c64] : !tile.ptr<f16> -> !tile.buffer<?x128xf16, global>
+  %C = tile.narrow %B[%c0, %w] dim 1 : !tile.buffer<?x128xf16, global> -> !tile.buffer<?x?xf16, global>
+  tile.copy %C[%c0, %c0] to %s {masked} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  return
+}
+
+// -----
+
+// A mapping written in the kernel is checked too.
+
+func.func @preset_vector_misaligned(%p: !tile.ptr<f16>, %m: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %A = tile.view %p[%m] : !tile.ptr<f16> -> !tile.buffer<?x100xf16, global>
+  // expected-error @below {{maps vectors of 8 elements but the global rows or offsets are only provably multiples of 4 elements}}
+  tile.copy %A[%c0, %c0] to %s {layout = #tile.blocked<vector = 8>} : !tile.buffer<?x100xf16, global> to !tile.buffer<64x64xf16, shared>
+  return
+}
+
