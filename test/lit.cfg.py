@@ -50,7 +50,8 @@ config.substitutions.append(("%expand-includes", "%s -P %s" % (
 # pipes a template (after @DT@) through one.
 # Also the block_v 64 wgmma instance ("64:8:8:_bv64:wgmma": warpgroups
 # splitting N), which the build no longer ships (the value-major
-# gdn_forward_vm.mlir.in serves block_v 64) but the tests keep compiling.
+# gdn_forward_vm.mlir.in serves the wide variant, block_v 128) but the tests
+# keep compiling.
 _variants = config.gdn_forward_variants.split(";")
 if not any(v.split(":")[0] == "64" for v in _variants):
     _variants.append("64:8:8:_bv64:wgmma")

@@ -128,6 +128,7 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
   e.replay = c.forwardUs *
              std::max(static_cast<double>(std::min(m, maxChunks)), forwardWork);
   e.cp = e.summary + e.scan + e.replay + kGdnCpLaunchUs;
+  e.prep = c.prepUs * hv * sumChunks / sms;
   e.useCp = e.cp < kGdnCpMargin * e.direct;
   return e;
 }

@@ -111,6 +111,10 @@ struct GdnBlockVCost {
   /// t_win: t_sum of the guarded warm-up summaries (B tiles only, over
   /// the window, after the window search).
   double summaryWarmupUs = 0;
+  /// t_prep: throughput cost of the variant's prep kernel per chunk and
+  /// value head per SM (gdn_chunk_prep with P for block_v 16,
+  /// gdn_chunk_prep_k, K only, for block_v 128).
+  double prepUs = 0;
 };
 
 /// The table, ascending block_v.
@@ -122,31 +126,35 @@ struct GdnBlockVCost {
 ///     t_sum 0.68 us: the summaries at 128K, HV 16 (507,904 tile chunk
 ///       steps in 2.61 ms on 132 SMs);
 ///     t_sum_lat 1.43 us: as one forward chunk step (same loop, no O).
-///   block_v 64 (the value-major gdn_chunk_fwd_vm64_f16, grid 2,HV,N, one
-///   warpgroup, and its _vm64 summary and replay; ncu kernel durations on
-///   2026-12-01, docs/perf-notes.md v10):
-///     t_fwd 2.45 us: the direct forward at 128K tokens, HV 16 (5.05 ms for
-///       2048 dependent chunk steps: critical-path bound; 32K HV16 1.27 ms,
-///       128K HV32 5.33);
-///     R 1.1: the direct forward at 8 x 4K, HV 16 (0.288 ms for 256 blocks
-///       x 64 chunk steps: work bound, two blocks per SM add little: one
-///       block keeps the SM busy); the CP replays (1.01 / 0.90 ms at 128K
-///       HV16 in 4 / 8 segments, 1.82 at HV32 in 4) run ~10-20 % faster
-///       than this predicts;
-///     t_sum 1.50 us: v8's block_v 64 exact summaries (not re-measured:
-///       the warm-up takes the anchors);
-///     t_sum_lat 2.6 us, t_win 2.1 us: the warm-up summaries at 128K HV16,
-///       58 us in 4 segments (one 22-chunk walk: latency bound) and 80 us
-///       in 8 (throughput bound).
+///   block_v 128 (the value-major gdn_chunk_fwd_vm128_f16, grid 1,HV,N,
+///   two warpgroups, P formed in the kernel, and its _vm128 summary and
+///   replay; bench medians of 2026-12-01, docs/perf-notes.md v13, less the
+///   prep kernel's ncu time):
+///     t_fwd 3.5 us: the direct forward at 8 x 4K, HV 16 (~228 us for 128
+///       blocks x 64 dependent chunk steps, one block per SM) and the CP
+///       replay at 128K HV16 in 8 segments (~0.89 ms for 256 steps);
+///     R 0.93: the replay at 128K HV16 in 16 segments (256 blocks, one per
+///       SM: ~0.94 ms);
+///     t_sum 3.0 us, t_win 4.2 us: block_v 64's per-column costs (v8, v10:
+///       1.50 and 2.1 us per 64-column tile; not re-measured);
+///     t_sum_lat 2.6 us: as block_v 64's (each warpgroup walks the same
+///       64 columns per step).
+///   t_prep (ncu, 128K HV16 / 8 x 4K HV16 on 132 SMs): 3.1 us for
+///     gdn_chunk_prep (762 / 201 us), 2.45 us for gdn_chunk_prep_k (602 /
+///     157 us).
 ///   block_v 16: t_win 0.9 us, scaled from v8's block_v 64 by t_sum (not
 ///     measured).
+/// (Before v13 the second variant was block_v 64, one warpgroup per block,
+/// P read from the prep kernel: t_fwd 2.45, R 1.1, t_sum 1.50, t_sum_lat
+/// 2.6, t_win 2.1.)
 /// Measured forward times (ms) the model reproduces within 6 % (the tests
-/// allow 10 %) (GdnCpTest.CalibrationPoints): 128K HV16 3.04 / 5.05
-/// (block_v 16 / 64), 128K HV32 4.56 / 5.33, 32K HV16 0.77 / 1.27,
-/// 8 x 4K HV16 0.59 / 0.288.
+/// allow 10 %) (GdnCpTest.CalibrationPoints): block_v 16: 128K HV16 3.04,
+/// 128K HV32 4.56, 32K HV16 0.77, 8 x 4K HV16 0.59; block_v 128: 8 x 4K
+/// HV16 0.228, the CP replays at 128K HV16 0.89 (8 segments) and 0.94
+/// (16 segments).
 constexpr GdnBlockVCost kGdnBlockVCosts[] = {
-    {16, 1.43, 1.25, 0.68, 1.43, 0.9},
-    {64, 2.45, 1.1, 1.50, 2.6, 2.1},
+    {16, 1.43, 1.25, 0.68, 1.43, 0.9, 3.1},
+    {128, 3.5, 0.93, 3.0, 2.6, 4.2, 2.45},
 };
 
 /// The block_v the cost model assumes for a path without variants (no
@@ -173,6 +181,9 @@ struct GdnCpEstimate {
   double direct = 0; ///< time of the direct path
   double cp = 0;     ///< time of the CP path with segmentChunks
   double summary = 0, scan = 0, replay = 0; ///< cp's terms (cp adds launch)
+  /// The prep kernel (both paths; not in direct or cp):
+  /// t_prep * HV * sum_n nc_n / P.
+  double prep = 0;
   int64_t segmentChunks = 0;
   int64_t segments = 0; ///< NS
   bool useCp = false;   ///< cp < kGdnCpMargin * direct

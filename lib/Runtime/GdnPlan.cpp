@@ -50,9 +50,14 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
                 ? request.cpChunks
                 : gdnCpSegmentChunks(cpShape, numSMs,
                                      /*split=*/request.cp == "on", modelV);
-        e.us = gdnCpEstimate(cpShape, e.segmentChunks, numSMs, modelV).cp;
+        const GdnCpEstimate est =
+            gdnCpEstimate(cpShape, e.segmentChunks, numSMs, modelV);
+        e.prepUs = est.prep;
+        e.us = est.cp + est.prep;
       } else {
-        e.us = gdnCpEstimate(cpShape, 1, numSMs, modelV).direct;
+        const GdnCpEstimate est = gdnCpEstimate(cpShape, 1, numSMs, modelV);
+        e.prepUs = est.prep;
+        e.us = est.direct + est.prep;
       }
       list.push_back(e);
     }
@@ -116,7 +121,9 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
     std::vector<GdnVariantEstimate> cp = estimatePath(GdnPath::Cp);
     const GdnVariantEstimate &bestDirect = direct[fastest(direct)];
     const GdnVariantEstimate &bestCp = cp[fastest(cp)];
-    const bool useCp = bestCp.us < kGdnCpMargin * bestDirect.us;
+    const bool useCp = bestCp.us - bestCp.prepUs <
+                       kGdnCpMargin * (bestDirect.us - bestDirect.prepUs) +
+                           (bestDirect.prepUs - bestCp.prepUs);
     choice.path = useCp ? GdnPath::Cp : GdnPath::Direct;
     picked = useCp ? bestCp : bestDirect;
     choice.other = useCp ? bestDirect : bestCp;

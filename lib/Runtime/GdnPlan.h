@@ -26,7 +26,9 @@ namespace gdn::run {
 struct GdnVariantEstimate {
   GdnPath path = GdnPath::Direct;
   int64_t blockV = 0;        ///< meta.block_v; 0: the path has no variants
-  double us = 0;             ///< estimated time of the path, microseconds
+  double us = 0;             ///< estimated time of the path, microseconds,
+                             ///< including its prep kernel (prepUs)
+  double prepUs = 0;         ///< the prep kernel's share of us
   int64_t segmentChunks = 0; ///< cp: the m modeled
 };
 
@@ -34,7 +36,9 @@ struct GdnVariantEstimate {
 ///
 /// The path: --cp on|off, or with auto the only path offered, else the
 /// cost model: each path's best variant (cp at its best segment size), CP
-/// iff its time < kGdnCpMargin x the direct time. The variant, when the
+/// iff its time without the prep kernel < kGdnCpMargin x the direct time
+/// without it, plus the difference of the two variants' prep kernels (the
+/// margin covers the model's error on the serial part). The variant, when the
 /// path has several (meta.block_v): --block-v, else the one the cost model
 /// finds fastest (the smallest block_v on ties); a path without variants
 /// is modeled as block_v kGdnDefaultBlockV. With --block-v and auto, a path

@@ -316,10 +316,10 @@ Status selectGdnPath(const GdnPaths &paths, GdnPath path,
     const Manifest *m = paths.all[i];
     if (std::find(own.begin(), own.end(), m) == own.end())
       continue;
-    // Common manifests (no meta.path) belong to every variant, unless they
-    // are the path's own (no manifest tagged).
-    const bool common = !m->findMeta("path") && !paths.untagged();
-    if (common || !paths.blockV[i] || paths.blockV[i] == blockV)
+    // A manifest without meta.block_v belongs to every variant of its
+    // path(s); one with it only to that variant, a common one (no
+    // meta.path) too: the prep kernel of one forward variant.
+    if (!paths.blockV[i] || paths.blockV[i] == blockV)
       selected.push_back(m);
   }
   for (const Manifest *m : paths.all)

@@ -22,14 +22,16 @@
 // meta.block_v (> 0): the value columns one block owns. A kernel directory
 // may hold the forward-type kernels of a path in several variants that
 // differ in block_v (e.g. gdn_chunk_fwd_f16 with block_v 16 and
-// gdn_chunk_fwd_bv64_f16 with block_v 64, same meta.order). The variants of
-// a path are the distinct meta.block_v values among the path's own
+// gdn_chunk_fwd_vm128_f16 with block_v 128, same meta.order). The variants
+// of a path are the distinct meta.block_v values among the path's own
 // manifests (meta.path equal to the path; all manifests when none has
 // meta.path); a path without any meta.block_v has one variant. Variant V of
-// path P runs the manifests without meta.path (whatever their block_v) and
-// those of P whose meta.block_v is absent or V (e.g. the cp scan, which has
-// no block_v, in every cp variant). selectGdnPath picks the manifests of a
-// path and variant before buildGdnSequence.
+// path P runs the manifests of P and those without meta.path whose
+// meta.block_v is absent or V (e.g. the cp scan, which has no block_v, in
+// every cp variant; gdn_chunk_prep with block_v 16 and gdn_chunk_prep_k
+// with block_v 128, common to both paths, each in its variant).
+// selectGdnPath picks the manifests of a path and variant before
+// buildGdnSequence.
 //
 // Parameters (`param = name:type`):
 //   q, k        ptr<f16|bf16>  [B,T,H,DK]    all 16-bit tensors share one

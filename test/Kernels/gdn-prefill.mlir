@@ -7,18 +7,19 @@
 // RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in > %t.prep.mlir
 // RUN: sed s/@DT@/f16/g %t.forward.mlir.in | %instantiate-bv16 > %t.fwd.mlir
 // RUN: sed s/@DT@/f16/g %t.forward.mlir.in | %instantiate-bv64 > %t.fwd64.mlir
-// RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT-PREP
+// RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT-PREP
 // RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize))' | FileCheck %s --check-prefix=FOLD
 // RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT
 // RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline))' | FileCheck %s --check-prefix=PIPE
-// RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory))' | FileCheck %s --check-prefix=PLAN-PREP
+// RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory))' | FileCheck %s --check-prefix=PLAN-PREP
 // RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory))' | FileCheck %s --check-prefix=PLAN
-// RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(func.func(tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory,tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
+// RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory,tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
 // RUN: rm -rf %t.out && mkdir -p %t.out
 // RUN: gdn-opt %t.prep.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: gdn-opt %t.fwd.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: gdn-opt %t.fwd64.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PREP --input-file=%t.out/gdn_chunk_prep_f16.manifest
+// RUN: FileCheck %s --check-prefix=PREPK --input-file=%t.out/gdn_chunk_prep_k_f16.manifest
 // RUN: FileCheck %s --check-prefix=FWD --input-file=%t.out/gdn_chunk_fwd_f16.manifest
 // RUN: FileCheck %s --check-prefix=FWD64 --input-file=%t.out/gdn_chunk_fwd_bv64_f16.manifest
 // RUN: FileCheck %s --check-prefix=SUMM --input-file=%t.out/gdn_cp_summary_f16.manifest
@@ -31,9 +32,9 @@
 // RUN: sed s/@DT@/f16/g %t.forward_vm.mlir.in > %t.vm.mlir
 // RUN: gdn-opt %t.vm.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT-VM
 // RUN: gdn-opt %t.vm.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
-// RUN: FileCheck %s --check-prefix=FWDVM --input-file=%t.out/gdn_chunk_fwd_vm64_f16.manifest
-// RUN: FileCheck %s --check-prefix=SUMMVM --input-file=%t.out/gdn_cp_summary_vm64_f16.manifest
-// RUN: FileCheck %s --check-prefix=REPLAYVM --input-file=%t.out/gdn_cp_replay_vm64_f16.manifest
+// RUN: FileCheck %s --check-prefix=FWDVM --input-file=%t.out/gdn_chunk_fwd_vm128_f16.manifest
+// RUN: FileCheck %s --check-prefix=SUMMVM --input-file=%t.out/gdn_cp_summary_vm128_f16.manifest
+// RUN: FileCheck %s --check-prefix=REPLAYVM --input-file=%t.out/gdn_cp_replay_vm128_f16.manifest
 // RUN: FileCheck %s --check-prefix=PTXVM --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: sed s/@DT@/bf16/g %t.forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
@@ -109,9 +110,22 @@
 // PREP: shared_bytes = 36992
 // PREP: param = q:ptr<f16>
 // PREP: param = scale:f32
+// PREP: meta.block_v = 16
 // PREP: meta.grid = NT,HV,1
 // PREP: meta.order = 0
 // PREP: meta.ws_Ag = B*T*HV*64
+// PREP: meta.ws_P = B*T*HV*64
+// The prep of the block_v 128 forward, which forms P itself: no q, no
+// scale, no P workspace, less shared memory (no Q tile).
+// PREPK: kernel = gdn_chunk_prep_k_f16
+// PREPK: shared_bytes = 33152
+// PREPK-NOT: param = q:
+// PREPK: param = k:ptr<f16>
+// PREPK-NOT: param = scale
+// PREPK-NOT: param = P:
+// PREPK: meta.block_v = 128
+// PREPK: meta.grid = NT,HV,1
+// PREPK-NOT: meta.ws_P
 // FWD: kernel = gdn_chunk_fwd_f16
 // FWD: block = 128,1,1
 // FWD: param = h0:ptr<f32>
@@ -179,33 +193,40 @@
 // PTXFWD64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // PTXFWD64-NOT: mma.sync.aligned
 // PTXFWD64: .entry
-// The value-major kernels (gdn_forward_vm.mlir.in): one warpgroup, every
-// fragment an m64 wgmma tile ([4, 1]); the register operands (S^T, W^T,
-// V_new^T, V'^T) are @DT@ fragments of the same layout.
-// LAYOUT-VM-LABEL: func.func @gdn_chunk_fwd_vm64_f16
-// LAYOUT-VM-DAG: tile.alloc : !tile.buffer<64x128xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
-// LAYOUT-VM-DAG: tile.alloc : !tile.buffer<64x128xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
-// LAYOUT-VM-DAG: tile.alloc : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
-// LAYOUT-VM: tile.gemm {{.*}} {transpose_b} : !tile.buffer<64x128xf16, fragment
-// FWDVM: kernel = gdn_chunk_fwd_vm64_f16
-// FWDVM: block = 128,1,1
-// FWDVM: shared_bytes = 115200
-// FWDVM: meta.block_v = 64
-// FWDVM: meta.grid = 2,HV,N
+// The value-major kernels (gdn_forward_vm.mlir.in): two warpgroups, every
+// [values x ...] fragment m64 wgmma tiles along M ([8, 1]); the register
+// operands (S^T, W^T, V_new^T, V'^T) are f16 fragments of the same layout;
+// P = Q K^T [64 x 64] is split along N between the warpgroups ([4, 2]).
+// LAYOUT-VM-LABEL: func.func @gdn_chunk_fwd_vm128_f16
+// LAYOUT-VM-DAG: tile.alloc : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+// LAYOUT-VM-DAG: tile.alloc : !tile.buffer<128x128xf16, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+// LAYOUT-VM-DAG: tile.alloc : !tile.buffer<128x64xf16, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+// LAYOUT-VM-DAG: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 2], engine = wgmma>>
+// LAYOUT-VM: tile.gemm {{.*}} {transpose_b} : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 2], engine = wgmma>>
+// LAYOUT-VM: tile.gemm {{.*}} {transpose_b} : !tile.buffer<128x128xf16, fragment
+// FWDVM: kernel = gdn_chunk_fwd_vm128_f16
+// FWDVM: block = 256,1,1
+// FWDVM: shared_bytes = 123392
+// FWDVM-NOT: param = P:
+// FWDVM: meta.block_v = 128
+// FWDVM: meta.grid = 1,HV,N
 // FWDVM: meta.path = direct
-// SUMMVM: kernel = gdn_cp_summary_vm64_f16
-// SUMMVM: block = 128,1,1
-// SUMMVM: meta.grid = 4,HV,NS
-// REPLAYVM: kernel = gdn_cp_replay_vm64_f16
-// REPLAYVM: meta.grid = 2,HV,NS
+// SUMMVM: kernel = gdn_cp_summary_vm128_f16
+// SUMMVM: block = 256,1,1
+// SUMMVM: meta.grid = 2,HV,NS
+// REPLAYVM: kernel = gdn_cp_replay_vm128_f16
+// REPLAYVM-NOT: param = P:
+// REPLAYVM: meta.grid = 1,HV,NS
 // REPLAYVM: meta.order = 3
-// Register-A wgmma for K S, Q S (m64n64, K = 128), Ag W and P V_new
-// (m64n64, K = 64) and the state update (m64n128); no mma.sync; inside the
-// chunk loop the only block barrier is the load ring's.
-// PTXVM: .entry gdn_chunk_fwd_vm64_f16
+// Shared-operand wgmma for P = Q K^T (m64n32 per warpgroup, both operands
+// by descriptor), register-A wgmma for K S, Q S (m64n64, K = 128), Ag W
+// and P V_new (m64n64, K = 64) and the state update (m64n128); no
+// mma.sync.
+// PTXVM: .entry gdn_chunk_fwd_vm128_f16
+// PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // PTXVM-NOT: mma.sync.aligned
-// PTXVM: .entry gdn_cp_summary_vm64_f16
+// PTXVM: .entry gdn_cp_summary_vm128_f16
 // PTXBF: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // PTXBFFWD: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

@@ -882,14 +882,18 @@ TEST(GdnDriverTest, PathChoice) {
   EXPECT_EQ(c.blockV, 0); // no variants: modeled as block_v 16
   ASSERT_EQ(c.estimates.size(), 1u);
   ASSERT_NE(c.chosen(), nullptr);
-  EXPECT_DOUBLE_EQ(c.chosen()->us, 1.43 * 64);
+  // The estimates include the prep kernel: t_prep * HV * chunks / SMs.
+  const double prep = 3.1 * 16 * 64 / 132;
+  EXPECT_DOUBLE_EQ(c.chosen()->prepUs, prep);
+  EXPECT_DOUBLE_EQ(c.chosen()->us, 1.43 * 64 + prep);
   EXPECT_EQ(c.other.path, GdnPath::Cp);
   // One segment: no summary.
-  EXPECT_DOUBLE_EQ(c.other.us, kGdnCpScanUs + 1.43 * 64 + kGdnCpLaunchUs);
+  EXPECT_DOUBLE_EQ(c.other.us,
+                   kGdnCpScanUs + 1.43 * 64 + kGdnCpLaunchUs + prep);
   EXPECT_TRUE(f.driver.dependsOnSmCount());
   EXPECT_EQ(c.ignored, std::vector<std::string>{"m1.manifest"});
   EXPECT_EQ(f.driver.sequence().stages[0].manifest->kernel, "gdn_fwd");
-  EXPECT_EQ(f.pathText(), "direct (auto); model: direct 92 us, cp 101 us (64 "
+  EXPECT_EQ(f.pathText(), "direct (auto); model: direct 116 us, cp 125 us (64 "
                           "chunks/segment), 132 SMs");
 
   // 128K tokens, one head, exact summaries (--cp-theta 0): CP in segments
@@ -903,8 +907,8 @@ TEST(GdnDriverTest, PathChoice) {
   EXPECT_EQ(g.driver.problem().cpChunks, 64);
   EXPECT_EQ(g.driver.sequence().stages[0].manifest->kernel, "gdn_cp");
   EXPECT_EQ(g.driver.sequence().stages[0].grid.x, 32u); // NS
-  EXPECT_EQ(g.pathText(), "cp (auto), 32 segments of 64 chunks; model: cp 430 us, "
-                          "direct 2929 us, 132 SMs");
+  EXPECT_EQ(g.pathText(), "cp (auto), 32 segments of 64 chunks; model: cp 479 us, "
+                          "direct 2977 us, 132 SMs");
   // Prepared again for a device of 264 SMs: the work terms halve, so the
   // segments get no longer.
   s = g.driver.prepare({g.manifests[0].get(), g.manifests[1].get()},
@@ -941,7 +945,7 @@ TEST(GdnDriverTest, PathChoice) {
                 both);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(k.driver.pathChoice().path, GdnPath::Direct);
-  EXPECT_EQ(k.pathText(), "direct (auto); model: direct 2929 us, cp 2942 us (1024 "
+  EXPECT_EQ(k.pathText(), "direct (auto); model: direct 2977 us, cp 2990 us (1024 "
                           "chunks/segment), 132 SMs");
 
   // One path offered: auto takes it; the other is an error when forced.
@@ -983,7 +987,7 @@ std::string scanManifest() {
 }
 
 /// `text` with meta.block_v = `blockV`, its kernel renamed (gdn_fwd ->
-/// gdn_fwd_bv64) when `rename`.
+/// gdn_fwd_bv128) when `rename`.
 std::string withBlockV(std::string text, int64_t blockV, bool rename = true) {
   if (rename)
     text.replace(text.find("\nptx = "), 1,
@@ -992,14 +996,14 @@ std::string withBlockV(std::string text, int64_t blockV, bool rename = true) {
 }
 
 /// A kernel directory with both forward variants of both paths: m0 prep,
-/// m1 direct 16 (gdn_fwd), m2 direct 64, m3 cp 16 (gdn_cp), m4 cp 64, m5
+/// m1 direct 16 (gdn_fwd), m2 direct 128, m3 cp 16 (gdn_cp), m4 cp 128, m5
 /// the cp scan.
 std::vector<std::string> variantManifests() {
   return {prepManifest(),
           withBlockV(directManifest(), 16, false),
-          withBlockV(directManifest(), 64),
+          withBlockV(directManifest(), 128),
           withBlockV(cpManifest(), 16, false),
-          withBlockV(cpManifest(), 64),
+          withBlockV(cpManifest(), 128),
           scanManifest()};
 }
 
@@ -1015,66 +1019,69 @@ std::vector<std::string> stageKernels(const GdnDriver &driver) {
 TEST(GdnDriverTest, VariantChoice) {
   using Names = std::vector<std::string>;
   const std::vector<std::string> all = variantManifests();
-  // 8 x 4K, HV 16: block_v 64 (fewer blocks; the work bounds).
+  // 8 x 4K, HV 16: block_v 128 (fewer blocks; the work bounds).
   PathFixture f;
   Status s = f.prepare({"--B", "8", "--T", "4096"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
   const GdnPathChoice &c = f.driver.pathChoice();
   EXPECT_EQ(c.path, GdnPath::Direct);
-  EXPECT_EQ(c.blockV, 64);
+  EXPECT_EQ(c.blockV, 128);
   EXPECT_TRUE(c.modeled);
   EXPECT_TRUE(c.variantModeled);
   EXPECT_FALSE(c.blockVGiven);
   ASSERT_EQ(c.estimates.size(), 2u);
   EXPECT_EQ(c.estimates[0].blockV, 16);
-  EXPECT_EQ(c.estimates[1].blockV, 64);
+  EXPECT_EQ(c.estimates[1].blockV, 128);
   EXPECT_EQ(c.chosen(), &c.estimates[1]);
   EXPECT_EQ(c.other.path, GdnPath::Cp);
-  EXPECT_EQ(c.other.blockV, 64);
+  EXPECT_EQ(c.other.blockV, 128);
   EXPECT_TRUE(f.driver.dependsOnSmCount());
-  EXPECT_EQ(stageKernels(f.driver), (Names{"gdn_prep", "gdn_fwd_bv64"}));
+  EXPECT_EQ(stageKernels(f.driver), (Names{"gdn_prep", "gdn_fwd_bv128"}));
   EXPECT_EQ(c.ignored, (Names{"m1.manifest", "m3.manifest", "m4.manifest",
                               "m5.manifest"}));
-  EXPECT_EQ(f.pathText(), "direct (auto), block_v 64; model: direct 276 us "
-                          "(block_v 16: 568 us), cp 286 us (block_v 64, 64 "
+  EXPECT_EQ(f.pathText(), "direct (auto), block_v 128; model: direct 386 us "
+                          "(block_v 16: 760 us), cp 395 us (block_v 128, 64 "
                           "chunks/segment), 132 SMs");
   GdnResult r;
   f.driver.describe(r);
   EXPECT_EQ(gdnDetailLines(r).at(0), "path: " + f.pathText());
 
   // The B = 1 anchors: 32K and 128K at HV 16 and 32 take the CP path in its
-  // block_v 64 variant (with the guarded warm-up the summaries are cheap,
+  // block_v 128 variant (with the guarded warm-up the summaries are cheap,
   // and at 128K HV 32 CP measured 5.56 ms against 7.3 direct, 2026-12-01).
   for (const char *T : {"32768", "131072"}) {
     PathFixture g;
     s = g.prepare({"--T", T, "--H", "16"}, all);
     ASSERT_TRUE(s.ok()) << s.message();
     EXPECT_EQ(g.driver.pathChoice().path, GdnPath::Cp) << "T " << T;
-    EXPECT_EQ(g.driver.pathChoice().blockV, 64) << "T " << T;
+    EXPECT_EQ(g.driver.pathChoice().blockV, 128) << "T " << T;
     EXPECT_GE(g.driver.pathChoice().segments, 4) << "T " << T;
     EXPECT_EQ(stageKernels(g.driver),
-              (Names{"gdn_prep", "gdn_cp_bv64", "gdn_cp_scan"}));
+              (Names{"gdn_prep", "gdn_cp_bv128", "gdn_cp_scan"}));
   }
   PathFixture g;
   s = g.prepare({"--T", "131072"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(g.pathText(), "cp (auto), block_v 64, 8 segments of 256 chunks; "
-                          "model: cp 1221 us (block_v 16: 2317 us), direct "
-                          "2929 us (block_v 16), 132 SMs");
+  EXPECT_EQ(g.pathText(), "cp (auto), block_v 128, 8 segments of 256 chunks; "
+                          "model: cp 1657 us (block_v 16: 3087 us), direct "
+                          "3698 us (block_v 16), 132 SMs");
   PathFixture h;
   s = h.prepare({"--T", "131072", "--H", "32"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(h.driver.pathChoice().path, GdnPath::Cp);
-  EXPECT_EQ(h.driver.pathChoice().blockV, 64);
+  EXPECT_EQ(h.driver.pathChoice().blockV, 128);
   EXPECT_EQ(stageKernels(h.driver),
-            (Names{"gdn_prep", "gdn_cp_bv64", "gdn_cp_scan"}));
-  // With exact summaries (--cp-theta 0) 128K HV 32 stays direct, block_v 16.
+            (Names{"gdn_prep", "gdn_cp_bv128", "gdn_cp_scan"}));
+  // With exact summaries (--cp-theta 0) 128K HV 32 still takes CP in the
+  // model (block_v 128's direct walk of 2048 steps at 3.5 us is the
+  // slowest; not measured with exact summaries).
   PathFixture h0;
   s = h0.prepare({"--T", "131072", "--H", "32", "--cp-theta", "0"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(h0.driver.pathChoice().path, GdnPath::Direct);
-  EXPECT_EQ(h0.driver.pathChoice().blockV, 16);
-  EXPECT_EQ(stageKernels(h0.driver), (Names{"gdn_prep", "gdn_fwd"}));
+  EXPECT_EQ(h0.driver.pathChoice().path, GdnPath::Cp);
+  EXPECT_EQ(h0.driver.pathChoice().blockV, 128);
+  EXPECT_EQ(stageKernels(h0.driver),
+            (Names{"gdn_prep", "gdn_cp_bv128", "gdn_cp_scan"}));
 
   // 128K tokens, one head: CP, block_v 16 in segments of 128 chunks; the
   // scan (no block_v) runs with it.
@@ -1089,7 +1096,7 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_EQ(i.driver.pathChoice().ignored,
             (Names{"m1.manifest", "m2.manifest", "m4.manifest"}));
   EXPECT_EQ(i.pathText(), "cp (auto), block_v 16, 16 segments of 128 chunks; "
-                          "model: cp 281 us (block_v 64: 342 us), direct 2929 "
+                          "model: cp 329 us (block_v 128: 447 us), direct 2977 "
                           "us (block_v 16), 132 SMs");
 
   // --cp off / on: the model still picks the variant.
@@ -1099,18 +1106,18 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_FALSE(j.driver.pathChoice().modeled);
   EXPECT_TRUE(j.driver.pathChoice().variantModeled);
   EXPECT_TRUE(j.driver.dependsOnSmCount());
-  EXPECT_EQ(j.pathText(), "direct (--cp off), block_v 64; model: direct 276 "
-                          "us (block_v 16: 568 us), 132 SMs");
+  EXPECT_EQ(j.pathText(), "direct (--cp off), block_v 128; model: direct 386 "
+                          "us (block_v 16: 760 us), 132 SMs");
   PathFixture k;
   s = k.prepare({"--cp", "on"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(k.pathText(), "cp (--cp on), block_v 64, 8 segments of 8 chunks; "
-                          "model: cp 99 us (block_v 16: 116 us), 132 SMs");
+  EXPECT_EQ(k.pathText(), "cp (--cp on), block_v 128, 8 segments of 8 chunks; "
+                          "model: cp 113 us (block_v 16: 140 us), 132 SMs");
   PathFixture l;
   s = l.prepare({"--cp", "on", "--cp-chunks", "8", "--T", "1000"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(l.pathText(), "cp (--cp on), block_v 16, 2 segments of 8 chunks "
-                          "(--cp-chunks); model: cp 43 us (block_v 64: 54 "
+                          "(--cp-chunks); model: cp 49 us (block_v 128: 67 "
                           "us), 132 SMs");
   EXPECT_TRUE(l.driver.dependsOnSmCount()); // the variant
 }
@@ -1124,16 +1131,16 @@ TEST(GdnDriverTest, VariantForced) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_TRUE(f.driver.pathChoice().modeled);
   EXPECT_FALSE(f.driver.pathChoice().variantModeled);
-  EXPECT_EQ(f.pathText(), "direct (auto), block_v 16 (--block-v); model: direct 568 "
-                          "us, cp 578 us (block_v 16, 64 chunks/segment), 132 SMs");
+  EXPECT_EQ(f.pathText(), "direct (auto), block_v 16 (--block-v); model: direct 760 "
+                          "us, cp 770 us (block_v 16, 64 chunks/segment), 132 SMs");
   EXPECT_EQ(stageKernels(f.driver), (Names{"gdn_prep", "gdn_fwd"}));
   // Fully forced: no model, no dependence on the SM count.
   PathFixture g;
-  s = g.prepare({"--block-v", "64", "--cp", "off", "--T", "131072"}, all);
+  s = g.prepare({"--block-v", "128", "--cp", "off", "--T", "131072"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(g.pathText(), "direct (--cp off), block_v 64 (--block-v)");
+  EXPECT_EQ(g.pathText(), "direct (--cp off), block_v 128 (--block-v)");
   EXPECT_FALSE(g.driver.dependsOnSmCount());
-  EXPECT_EQ(stageKernels(g.driver), (Names{"gdn_prep", "gdn_fwd_bv64"}));
+  EXPECT_EQ(stageKernels(g.driver), (Names{"gdn_prep", "gdn_fwd_bv128"}));
   PathFixture h;
   s = h.prepare(
       {"--block-v", "16", "--cp", "on", "--cp-chunks", "4", "--T", "1000"},
@@ -1148,30 +1155,30 @@ TEST(GdnDriverTest, VariantForced) {
   // A block_v only one path offers decides the path.
   const std::vector<std::string> directOnly = {
       prepManifest(), withBlockV(directManifest(), 16, false),
-      withBlockV(directManifest(), 64), cpManifest(), scanManifest()};
+      withBlockV(directManifest(), 128), cpManifest(), scanManifest()};
   PathFixture i;
-  s = i.prepare({"--block-v", "64", "--T", "131072", "--H", "1"}, directOnly);
+  s = i.prepare({"--block-v", "128", "--T", "131072", "--H", "1"}, directOnly);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(i.pathText(), "direct (auto: block_v 64 only on the direct "
-                          "path), block_v 64 (--block-v)");
+  EXPECT_EQ(i.pathText(), "direct (auto: block_v 128 only on the direct "
+                          "path), block_v 128 (--block-v)");
   // Without --block-v the cp path (one variant) competes with direct's best.
   PathFixture j;
   s = j.prepare({"--T", "131072", "--H", "1"}, directOnly);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(j.pathText(), "cp (auto), 16 segments of 128 chunks; model: cp 281 us, "
-                          "direct 2929 us (block_v 16), 132 SMs");
+  EXPECT_EQ(j.pathText(), "cp (auto), 16 segments of 128 chunks; model: cp 329 us, "
+                          "direct 2977 us (block_v 16), 132 SMs");
   EXPECT_EQ(stageKernels(j.driver),
             (Names{"gdn_prep", "gdn_cp", "gdn_cp_scan"}));
 
   // Bad --block-v: the offered values are named.
   EXPECT_CONTAINS(pathError({"--block-v", "32"}, all),
                   "--block-v 32: neither path offers it (direct: meta.block_v "
-                  "= 16, 64; cp: meta.block_v = 16, 64)");
+                  "= 16, 128; cp: meta.block_v = 16, 128)");
   EXPECT_CONTAINS(pathError({"--block-v", "32", "--cp", "on"}, all),
                   "--block-v 32: the cp path (--cp on) offers meta.block_v = "
-                  "16, 64");
-  EXPECT_CONTAINS(pathError({"--block-v", "64", "--cp", "on"}, directOnly),
-                  "--block-v 64: the cp path (--cp on) has no variants (none "
+                  "16, 128");
+  EXPECT_CONTAINS(pathError({"--block-v", "128", "--cp", "on"}, directOnly),
+                  "--block-v 128: the cp path (--cp on) has no variants (none "
                   "of its manifests has meta.block_v)");
   EXPECT_CONTAINS(pathError({"--block-v", "16"}, {kFwdManifest}),
                   "--block-v 16: the direct path (auto: no meta.path) has no "
@@ -1193,10 +1200,10 @@ TEST(GdnDriverTest, VariantForced) {
   // Variants without meta.path: the direct path's.
   PathFixture k;
   s = k.prepare(
-      {}, {withBlockV(kFwdManifest, 16, false), withBlockV(kFwdManifest, 64)});
+      {}, {withBlockV(kFwdManifest, 16, false), withBlockV(kFwdManifest, 128)});
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(k.pathText(), "direct (auto: no meta.path), block_v 16; model: "
-                          "direct 92 us (block_v 64: 157 us), 132 SMs");
+                          "direct 116 us (block_v 128: 243 us), 132 SMs");
 }
 
 TEST(GdnDriverTest, ReportRow) {

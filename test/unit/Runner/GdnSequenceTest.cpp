@@ -820,6 +820,24 @@ TEST(GdnSequenceTest, SelectsVariant) {
   EXPECT_TRUE(paths.directVariants.empty());
   EXPECT_TRUE(paths.cpVariants.empty());
 
+  // ... but it runs only in that variant (of both paths): one prep kernel
+  // per forward variant (gdn_chunk_prep with block_v 16, gdn_chunk_prep_k
+  // with block_v 128).
+  Parsed preps({withBlockV(cumsumManifest(), 16), withBlockV(cumsumManifest(), 128),
+                withBlockV(tagged(fwdManifest(), "direct"), 16),
+                withBlockV(tagged(fwdManifest(), "direct"), 128),
+                withBlockV(cpReplayManifest(), 16),
+                withBlockV(cpReplayManifest(), 128)});
+  ASSERT_TRUE(splitGdnPaths(preps.all, paths).ok());
+  EXPECT_EQ(paths.directVariants, (std::vector<int64_t>{16, 128}));
+  EXPECT_EQ(paths.cpVariants, (std::vector<int64_t>{16, 128}));
+  ASSERT_TRUE(
+      selectGdnPath(paths, GdnPath::Direct, selected, ignored, 128).ok());
+  EXPECT_EQ(kernelsOf(selected), (Names{"gdn_cumsum_bv128", "gdn_fwd_bv128"}));
+  ASSERT_TRUE(selectGdnPath(paths, GdnPath::Cp, selected, ignored, 16).ok());
+  EXPECT_EQ(kernelsOf(selected),
+            (Names{"gdn_cumsum_bv16", "gdn_cp_replay_bv16"}));
+
   // meta.block_v must be a positive integer.
   for (const char *bad : {"0", "-16", "sixteen", "16.5"}) {
     Parsed b({cumsumManifest(), tagged(fwdManifest(), "direct") +

@@ -134,10 +134,10 @@ TEST_F(RuntimeApiTest, ForcedPathAndVariant) {
 
   gdn_problem d = problem();
   d.path = GDN_PATH_DIRECT;
-  d.block_v = 64;
+  d.block_v = 128;
   ASSERT_EQ(gdn_plan_get(rt_, &d, &plan), GDN_SUCCESS) << lastError();
   ASSERT_EQ(gdn_plan_get_info(plan, &info), GDN_SUCCESS);
-  EXPECT_NE(std::string(info.description).find("block_v 64"),
+  EXPECT_NE(std::string(info.description).find("block_v 128"),
             std::string::npos)
       << info.description;
 
