@@ -322,6 +322,29 @@ Status selectGdnPath(const GdnPaths &paths, GdnPath path,
     if (!paths.blockV[i] || paths.blockV[i] == blockV)
       selected.push_back(m);
   }
+  // A stage whose common kernels all belong to other variants (e.g. only
+  // gdn_chunk_prep_k, block_v 128, for a block_v 16 forward) would leave
+  // the sequence without it: say so here, not as a missing workspace.
+  if (!paths.untagged()) {
+    for (size_t i = 0; i < paths.all.size(); ++i) {
+      const Manifest *m = paths.all[i];
+      const MetaEntry *order = m->findMeta("order");
+      if (m->findMeta("path") || !paths.blockV[i] || !order)
+        continue;
+      bool covered = false;
+      for (const Manifest *s : selected) {
+        const MetaEntry *o = s->findMeta("order");
+        covered = covered || (o && o->value == order->value);
+      }
+      if (!covered)
+        return Status::badInput(
+            std::string("the ") + name + " path in variant meta.block_v = " +
+            std::to_string(blockV) + " has no kernel for meta.order = " +
+            order->value + ": " + m->path + " (meta.block_v = " +
+            std::to_string(paths.blockV[i]) +
+            ") runs only in its own variant");
+    }
+  }
   for (const Manifest *m : paths.all)
     if (std::find(selected.begin(), selected.end(), m) == selected.end())
       ignored.push_back(m->path);

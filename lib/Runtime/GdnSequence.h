@@ -29,9 +29,10 @@
 // path P runs the manifests of P and those without meta.path whose
 // meta.block_v is absent or V (e.g. the cp scan, which has no block_v, in
 // every cp variant; gdn_chunk_prep with block_v 16 and gdn_chunk_prep_k
-// with block_v 128, common to both paths, each in its variant).
-// selectGdnPath picks the manifests of a path and variant before
-// buildGdnSequence.
+// with block_v 128, common to both paths, each in its variant; a variant
+// left without any kernel of such a stage (meta.order) is an error that
+// names the other variant's kernel). selectGdnPath picks the manifests of
+// a path and variant before buildGdnSequence.
 //
 // Parameters (`param = name:type`):
 //   q, k        ptr<f16|bf16>  [B,T,H,DK]    all 16-bit tensors share one

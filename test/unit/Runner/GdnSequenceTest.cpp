@@ -837,6 +837,19 @@ TEST(GdnSequenceTest, SelectsVariant) {
   ASSERT_TRUE(selectGdnPath(paths, GdnPath::Cp, selected, ignored, 16).ok());
   EXPECT_EQ(kernelsOf(selected),
             (Names{"gdn_cumsum_bv16", "gdn_cp_replay_bv16"}));
+  // Without the block_v 16 prep, variant 16 has no kernel of that stage:
+  // named at selection, not later as a missing workspace.
+  Parsed only128({withBlockV(cumsumManifest(), 128),
+                  withBlockV(tagged(fwdManifest(), "direct"), 16),
+                  withBlockV(tagged(fwdManifest(), "direct"), 128)});
+  ASSERT_TRUE(splitGdnPaths(only128.all, paths).ok());
+  EXPECT_TRUE(
+      selectGdnPath(paths, GdnPath::Direct, selected, ignored, 128).ok());
+  EXPECT_EQ(selectGdnPath(paths, GdnPath::Direct, selected, ignored, 16)
+                .message(),
+            "the direct path in variant meta.block_v = 16 has no kernel for "
+            "meta.order = 10: m0.manifest (meta.block_v = 128) runs only in "
+            "its own variant");
 
   // meta.block_v must be a positive integer.
   for (const char *bad : {"0", "-16", "sixteen", "16.5"}) {
