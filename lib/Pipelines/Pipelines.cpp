@@ -144,6 +144,8 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(tile::createTilePlanSharedMemory());
   fpm.addPass(tile::createTileInsertBarriers());
+  if (options.asyncGemm)
+    fpm.addPass(tile::createTileAsyncGemm());
   fpm.addPass(tile::createTileWarpSpecialize());
   fpm.addPass(arith::createArithExpandOpsPass());
   // scf lowers inside convert-tile-to-nvvm (its patterns include
@@ -178,7 +180,8 @@ void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
       "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-expand-tril-inverse, tile-assign-layouts, tile-pipeline, "
-      "canonicalize, tile-plan-shared-memory, tile-insert-barriers, tile-warp-specialize, arith-expand, tile-outline-kernels, "
+      "canonicalize, tile-plan-shared-memory, tile-insert-barriers, (with async-gemm) tile-async-gemm, tile-warp-specialize, "
+      "arith-expand, tile-outline-kernels, "
       "convert-tile-to-nvvm, convert-nvvm-to-llvm, reconcile-unrealized-casts, canonicalize and cse (gpu.module), "
       "nvvm-attach-target, gpu-module-to-binary{format=isa} and, with output-dir, gdn-export-ptx",
       buildLowerToPTXPipeline);

@@ -36,6 +36,9 @@
 // RUN: FileCheck %s --check-prefix=SUMMVM --input-file=%t.out/gdn_cp_summary_vm128_f16.manifest
 // RUN: FileCheck %s --check-prefix=REPLAYVM --input-file=%t.out/gdn_cp_replay_vm128_f16.manifest
 // RUN: FileCheck %s --check-prefix=PTXVM --input-file=%t.out/gdn_forward_vm_f16.ptx
+// RUN: rm -rf %t.async && mkdir -p %t.async
+// RUN: gdn-opt %t.vm.mlir --gdn-lower-to-ptx="async-gemm=1 output-dir=%t.async" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTXASYNC --input-file=%t.async/gdn_forward_vm_f16.ptx
 // RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: sed s/@DT@/bf16/g %t.forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTXBF --input-file=%t.out/gdn_prefill_bf16.ptx
@@ -228,5 +231,17 @@
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // PTXVM-NOT: mma.sync.aligned
 // PTXVM: .entry gdn_cp_summary_vm128_f16
+// With async-gemm (the tile-async-gemm pass) K S and Q S are two wgmma
+// groups in flight together: the P group is waited for (its epilogue
+// follows), then two groups are committed before the next wait.
+// PTXASYNC: .entry gdn_chunk_fwd_vm128_f16
+// PTXASYNC: wgmma.mma_async.sync.aligned.m64n32k16
+// PTXASYNC: wgmma.wait_group.sync.aligned 0;
+// PTXASYNC: wgmma.commit_group.sync.aligned;
+// PTXASYNC-NOT: wgmma.wait_group
+// PTXASYNC: wgmma.mma_async.sync.aligned.m64n64k16
+// PTXASYNC-NOT: wgmma.wait_group
+// PTXASYNC: wgmma.commit_group.sync.aligned;
+// PTXASYNC: wgmma.wait_group.sync.aligned 0;
 // PTXBF: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // PTXBFFWD: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

@@ -26,6 +26,12 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
                      "chunk loop its own 64-bit pointer induction variable, "
                      "which costs registers that ptxas cannot recover)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> asyncGemm{
+      *this, "async-gemm",
+      llvm::cl::desc("Overlap independent wgmma gemms (tile-async-gemm after "
+                     "tile-insert-barriers); off by default until measured "
+                     "on the GDN kernels"),
+      llvm::cl::init(false)};
   PassOptions::Option<unsigned> indexBitwidth{
       *this, "index-bitwidth",
       llvm::cl::desc("Bit width of index arithmetic in the kernels (32 or "

@@ -284,6 +284,57 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::func::FuncOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// AsyncGemm
+//===----------------------------------------------------------------------===//
+
+def TileAsyncGemm : Pass<"tile-async-gemm", "::mlir::func::FuncOp"> {
+  let summary = "overlap independent wgmma gemms (tile.gemm {async} + tile.gemm_wait)";
+  let description = [{
+    A synchronous `tile.gemm` on the wgmma engine issues its MMAs as one
+    group and waits for it at once (`wgmma.wait_group 0`), so consecutive
+    independent products pay their tensor-core latencies in series. This
+    pass marks such gemms `async` and places one `tile.gemm_wait {pending
+    = 0}` before the first op that needs their results or would disturb
+    them, so that independent products (and the register or shared-memory
+    work between them) overlap.
+
+    An op needs the wait when it (or an op nested in it) uses the
+    accumulator or the register A operand of a pending gemm, writes any
+    shared memory (the tensor cores may still be reading a shared operand;
+    planned buffers share bytes), waits for `cp.async` copies (they land in
+    shared memory), or is a `tile.barrier` (after it other warpgroups may
+    write what a pending gemm of this one still reads). A gemm that reads a
+    pending gemm's accumulator, or writes a pending gemm's accumulator or
+    register operand, waits first; gemms sharing an operand do not. Pending
+    gemms flow into and out of `scf.if` branches; loops and other region
+    ops wait before them and their bodies are scanned on their own, with a
+    wait before each body's terminator, as before every function return.
+    Runs after `tile-insert-barriers` (so that no barrier lands between a
+    gemm and its wait); kernels whose gemms `tile-pipeline` already made
+    asynchronous, or that are warp-specialized, are left alone.
+
+    Before:
+    ```mlir
+    tile.gemm %s16, %sK, %ks {transpose_b} : ...
+    tile.gemm %s16, %sQ, %o {transpose_b} : ...
+    tile.map ins(%ks : ...) ...
+    ```
+    After:
+    ```mlir
+    tile.gemm %s16, %sK, %ks {async, transpose_b} : ...
+    tile.gemm %s16, %sQ, %o {async, transpose_b} : ...
+    tile.gemm_wait {pending = 0}
+    tile.map ins(%ks : ...) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
+  let statistics = [
+    Statistic<"numAsync", "async-gemms", "Gemms made asynchronous">,
+    Statistic<"numWaits", "gemm-waits", "tile.gemm_wait ops inserted">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // WarpSpecialize
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,165 @@
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-async-gemm))' | FileCheck %s
+
+// Two products of one register operand (K S and Q S of the GDN step): both
+// asynchronous, one wait before the first use of an accumulator; the
+// transposed load between them (shared -> registers) runs while they fly.
+// CHECK-LABEL: func.func @independent
+// CHECK:      tile.gemm %[[S:.*]], %{{.*}}, %[[KS:.*]] {async, transpose_b}
+// CHECK-NEXT: tile.gemm %[[S]], %{{.*}}, %[[O:.*]] {async, transpose_b}
+// CHECK-NEXT: tile.copy %{{.*}} to %{{.*}} {transpose}
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: tile.map ins(%[[KS]]
+// CHECK-NOT:  tile.gemm_wait
+// CHECK:      return
+func.func @independent()
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %sk = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+  %sq = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+  %sv = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %s16 = tile.alloc : !tile.buffer<64x128xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %ks = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %o = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %vt = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %s16, %sk, %ks {transpose_b} : !tile.buffer<64x128xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>, !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %s16, %sq, %o {transpose_b} : !tile.buffer<64x128xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>, !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.copy %sv to %vt {transpose} : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.map ins(%ks : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) outs(%vt : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) {
+  ^bb0(%x: f32):
+    tile.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+// The same accumulator twice: the second product waits for the first.
+// A register operand computed from a pending accumulator: the map that
+// forms it waits.
+// CHECK-LABEL: func.func @dependent
+// CHECK:      tile.gemm %{{.*}}, %{{.*}}, %[[C:.*]] {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %[[C]] {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: tile.map ins(%[[C]]
+// CHECK-NEXT: ^bb0
+// CHECK:      tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: return
+func.func @dependent()
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %b = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %d = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %c16 = tile.alloc : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %b, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %b, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.map ins(%c : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) outs(%c16 : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) {
+  ^bb0(%x: f32):
+    %h = arith.truncf %x : f32 to f16
+    tile.yield %h : f16
+  }
+  tile.gemm %c16, %b, %d : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
+
+// -----
+
+// Shared memory written (the tensor cores may still read a shared
+// operand, and planned buffers share bytes) or a barrier: wait first.
+// CHECK-LABEL: func.func @shared_and_barrier
+// CHECK:      tile.gemm {{.*}} {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: tile.copy %{{.*}} to %{{.*}} : !tile.buffer<64x64xf32, fragment
+// CHECK-NEXT: tile.gemm {{.*}} {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.gemm {{.*}} {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: tile.async_wait
+func.func @shared_and_barrier()
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %s = tile.alloc : !tile.buffer<64x64xf32, shared>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %d = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.copy %d to %s : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>> to !tile.buffer<64x64xf32, shared>
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.barrier
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.async_wait {pending = 0}
+  return
+}
+
+// -----
+
+// A gemm in a branch stays in flight after it; a loop waits for what is
+// pending before it, and its body is scanned on its own (wait before the
+// yield).
+// CHECK-LABEL: func.func @regions
+// CHECK:      scf.if
+// CHECK-NEXT:   tile.gemm {{.*}} {async}
+// CHECK-NEXT: }
+// CHECK-NEXT: tile.gemm {{.*}} {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: scf.for
+// CHECK-NEXT:   tile.gemm {{.*}} {async}
+// CHECK-NEXT:   tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @regions(%p: i1, %n: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %d = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  scf.if %p {
+    tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  }
+  tile.gemm %a, %a, %d : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  scf.for %i = %c0 to %n step %c1 {
+    tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  }
+  return
+}
+
+// -----
+
+// Left alone: mma.sync accumulators, a kernel whose gemms tile-pipeline
+// already made asynchronous, and functions that are not kernels.
+// CHECK-LABEL: func.func @mma_sync
+// CHECK-NOT:  async
+// CHECK-NOT:  tile.gemm_wait
+// CHECK-LABEL: func.func @already_async
+// CHECK:      tile.gemm {{.*}} {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 1 : i64}
+// CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} :
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func @not_a_kernel
+// CHECK-NOT:  async
+func.func @mma_sync()
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+  return
+}
+func.func @already_async()
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %d = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %a, %c {async} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm_wait {pending = 1}
+  tile.gemm %a, %a, %d : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
+func.func @not_a_kernel() {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
