@@ -20,7 +20,7 @@ namespace mlir::gdn::tile {
 namespace {
 
 /// The gemms issued and not yet waited for: their accumulators and their
-/// register A operands.
+/// register A operands (present only with their accumulators).
 struct Pending {
   llvm::SmallDenseSet<Value, 8> accumulators, registerOperands;
   bool empty() const { return accumulators.empty(); }
@@ -48,31 +48,45 @@ bool isSharedBuffer(Value v) {
   return type && type.isShared();
 }
 
-/// Whether `op` itself (not counting nested ops) may write shared memory.
-bool writesShared(Operation *op) {
-  if (isa<AsyncWaitOp>(op))
-    return true; // the copies it waits for land in shared memory
+/// Memory a pending gemm cannot be disturbed through: registers of another
+/// fragment and global memory. Anything else (shared buffers, pointers of
+/// other dialects) may alias a shared operand.
+bool isHarmlessTarget(Value v) {
+  auto type = dyn_cast<BufferType>(v.getType());
+  return type && !type.isShared();
+}
+
+/// Whether `op` itself (not counting nested ops) may write shared memory or
+/// synchronize the block. Ops that declare no effects are assumed to (a
+/// barrier or a call of another dialect), except the few tile ops known
+/// not to.
+bool disturbs(Operation *op) {
+  if (isa<BarrierOp, AsyncWaitOp>(op))
+    return true; // other warps pass it; cp.async copies land at it
+  if (isa<AsyncCommitOp>(op))
+    return false;
   if (auto iface = dyn_cast<MemoryEffectOpInterface>(op)) {
     SmallVector<MemoryEffects::EffectInstance> effects;
     iface.getEffects(effects);
     return llvm::any_of(effects, [](const MemoryEffects::EffectInstance &e) {
-      if (!isa<MemoryEffects::Write, MemoryEffects::Allocate,
-               MemoryEffects::Free>(e.getEffect()))
+      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()))
         return false;
       Value v = e.getValue();
-      return !v || isSharedBuffer(v);
+      return !v || !isHarmlessTarget(v);
     });
   }
-  // No effects declared (or only its nested ops'): any shared operand may
-  // be written.
-  return llvm::any_of(op->getOperands(), isSharedBuffer);
+  // The nested ops of a tile.map or tile.reduce are walked on their own;
+  // their outputs may still be shared.
+  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    return llvm::any_of(op->getOperands(), isSharedBuffer);
+  return true;
 }
 
 /// Whether `op` (with its nested ops) must not run while `pending` is in
 /// flight.
 bool needsWait(Operation *op, const Pending &pending) {
   WalkResult r = op->walk([&](Operation *inner) {
-    if (isa<BarrierOp>(inner) || writesShared(inner) ||
+    if (disturbs(inner) ||
         llvm::any_of(inner->getOperands(),
                      [&](Value v) { return pending.uses(v); }))
       return WalkResult::interrupt();
@@ -95,8 +109,10 @@ struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
     func::FuncOp func = getOperation();
     if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
       return;
-    // tile-pipeline's own async gemms and the warp-specialized kernels
-    // keep their schedule.
+    // tile-pipeline's own async gemms and the kernels to be
+    // warp-specialized keep their schedule.
+    if (func->hasAttr(TileDialect::getWarpSpecializeAttrName()))
+      return;
     WalkResult existing = func.walk([](Operation *op) {
       auto gemm = dyn_cast<GemmOp>(op);
       if ((gemm && gemm.getAsync()) || isa<GemmWaitOp, WarpSpecializeOp>(op))
@@ -121,15 +137,20 @@ struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
   void scan(Block &block, Pending &pending, bool waitAtEnd) {
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (op.hasTrait<OpTrait::IsTerminator>()) {
-        if (waitAtEnd && !pending.empty())
+        // A branch's yield continues the scan, unless it passes a pending
+        // fragment out as a result (then its users would not see it).
+        if (!pending.empty() &&
+            (waitAtEnd || llvm::any_of(op.getOperands(), [&](Value v) {
+               return pending.uses(v);
+             })))
           wait(&op, pending);
         continue;
       }
       if (auto gemm = dyn_cast<GemmOp>(op); gemm && isCandidate(gemm)) {
         // Its accumulator is written: no pending gemm may read or write
-        // it; its A fragment is read: no pending gemm may still write it.
-        if (pending.uses(gemm.getC()) ||
-            pending.accumulators.contains(gemm.getA()))
+        // it. (Its A operand is 16-bit, never a pending f32 accumulator:
+        // whatever formed it from one waited.)
+        if (pending.uses(gemm.getC()))
           wait(&op, pending);
         gemm.setAsync(true);
         pending.add(gemm);
@@ -160,6 +181,13 @@ struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
       }
       if (!pending.empty() && needsWait(&op, pending))
         wait(&op, pending);
+    }
+    // A body without a terminator (NoTerminator loops).
+    if (waitAtEnd && !pending.empty()) {
+      OpBuilder b = OpBuilder::atBlockEnd(&block);
+      b.create<GemmWaitOp>(block.getParentOp()->getLoc(), 0);
+      pending.clear();
+      ++numWaits;
     }
   }
 };

@@ -163,3 +163,91 @@ func.func @not_a_kernel() {
   tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   return
 }
+
+// -----
+
+// The register A operand of a pending gemm is overwritten: wait first.
+// A branch's pending gemm is read after the branch (the else branch waits
+// for itself before its barrier); a branch that yields a pending fragment
+// waits before the yield.
+// CHECK-LABEL: func.func @branches
+// CHECK:      tile.gemm %[[A16:.*]], %{{.*}}, %{{.*}} {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: tile.map outs(%[[A16]]
+// CHECK:      scf.if
+// CHECK-NEXT:   tile.gemm %{{.*}}, %{{.*}}, %[[C:.*]] {async}
+// CHECK-NEXT: } else {
+// CHECK-NEXT:   tile.gemm %{{.*}}, %{{.*}}, %[[C]] {async}
+// CHECK-NEXT:   tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT:   tile.barrier
+// CHECK-NEXT: }
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: tile.map ins(%[[C]]
+// CHECK:      scf.if %{{.*}} -> (!tile.buffer
+// CHECK-NEXT:   tile.gemm {{.*}} {async}
+// CHECK-NEXT:   tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT:   scf.yield
+func.func @branches(%p: i1)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %a16 = tile.alloc : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %d = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %e = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a16, %a, %d : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.map outs(%a16 : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) {
+    %z = arith.constant 0.0 : f16
+    tile.yield %z : f16
+  }
+  scf.if %p {
+    tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  } else {
+    tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+    tile.barrier
+  }
+  tile.map ins(%c : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) outs(%d : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) {
+  ^bb0(%x: f32):
+    tile.yield %x : f32
+  }
+  %r = scf.if %p -> (!tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) {
+    tile.gemm %a, %a, %e : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+    scf.yield %e : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  } else {
+    scf.yield %d : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  }
+  tile.map ins(%r : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) outs(%c : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) {
+  ^bb0(%x: f32):
+    tile.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+// An op that declares no memory effects (a barrier of another dialect)
+// may synchronize or write shared memory: wait first. A kernel that asks
+// for warp specialization is left to tile-warp-specialize.
+// CHECK-LABEL: func.func @unknown_op
+// CHECK:      tile.gemm {{.*}} {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: gpu.barrier
+// CHECK-LABEL: func.func @specialized
+// CHECK-NOT:  async
+// CHECK-NOT:  tile.gemm_wait
+func.func @unknown_op()
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  gpu.barrier
+  return
+}
+func.func @specialized()
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma",
+                tile.warp_specialize = {producer_registers = 40, consumer_registers = 232}} {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}

@@ -299,19 +299,21 @@ def TileAsyncGemm : Pass<"tile-async-gemm", "::mlir::func::FuncOp"> {
     work between them) overlap.
 
     An op needs the wait when it (or an op nested in it) uses the
-    accumulator or the register A operand of a pending gemm, writes any
-    shared memory (the tensor cores may still be reading a shared operand;
-    planned buffers share bytes), waits for `cp.async` copies (they land in
-    shared memory), or is a `tile.barrier` (after it other warpgroups may
-    write what a pending gemm of this one still reads). A gemm that reads a
-    pending gemm's accumulator, or writes a pending gemm's accumulator or
-    register operand, waits first; gemms sharing an operand do not. Pending
-    gemms flow into and out of `scf.if` branches; loops and other region
-    ops wait before them and their bodies are scanned on their own, with a
-    wait before each body's terminator, as before every function return.
+    accumulator or the register A operand of a pending gemm, may write
+    memory other than fragments and global buffers (the tensor cores may
+    still be reading a shared operand; planned buffers share bytes), waits
+    for `cp.async` copies (they land in shared memory), is a `tile.barrier`
+    (after it other warpgroups may write what a pending gemm of this one
+    still reads), or declares no memory effects at all (a barrier or call
+    of another dialect). A gemm that writes a pending gemm's accumulator or
+    register operand waits first; gemms sharing an operand do not. Pending
+    gemms flow into and out of `scf.if` branches (a branch that yields a
+    pending fragment waits first); loops wait before them and their bodies
+    are scanned on their own, with a wait at the end of each body, as
+    before every function return; other region ops are checked as a whole.
     Runs after `tile-insert-barriers` (so that no barrier lands between a
     gemm and its wait); kernels whose gemms `tile-pipeline` already made
-    asynchronous, or that are warp-specialized, are left alone.
+    asynchronous, or that request warp specialization, are left alone.
 
     Before:
     ```mlir
