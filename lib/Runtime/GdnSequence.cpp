@@ -325,22 +325,26 @@ Status selectGdnPath(const GdnPaths &paths, GdnPath path,
   // A stage whose common kernels all belong to other variants (e.g. only
   // gdn_chunk_prep_k, block_v 128, for a block_v 16 forward) would leave
   // the sequence without it: say so here, not as a missing workspace.
+  // (A missing or malformed meta.order is buildGdnSequence's to report.)
+  auto orderOf = [](const Manifest &m, int64_t &order) {
+    return m.findMeta("order") && m.metaInt("order", order, true).ok();
+  };
   if (!paths.untagged()) {
     for (size_t i = 0; i < paths.all.size(); ++i) {
       const Manifest *m = paths.all[i];
-      const MetaEntry *order = m->findMeta("order");
-      if (m->findMeta("path") || !paths.blockV[i] || !order)
+      int64_t order = 0;
+      if (m->findMeta("path") || !paths.blockV[i] || !orderOf(*m, order))
         continue;
       bool covered = false;
       for (const Manifest *s : selected) {
-        const MetaEntry *o = s->findMeta("order");
-        covered = covered || (o && o->value == order->value);
+        int64_t o = 0;
+        covered = covered || (orderOf(*s, o) && o == order);
       }
       if (!covered)
         return Status::badInput(
             std::string("the ") + name + " path in variant meta.block_v = " +
             std::to_string(blockV) + " has no kernel for meta.order = " +
-            order->value + ": " + m->path + " (meta.block_v = " +
+            std::to_string(order) + ": " + m->path + " (meta.block_v = " +
             std::to_string(paths.blockV[i]) +
             ") runs only in its own variant");
     }
