@@ -140,8 +140,8 @@ struct GdnBlockVCost {
 ///     t_sum_lat 2.6 us: as block_v 64's (each warpgroup walks the same
 ///       64 columns per step).
 ///   t_prep (ncu, 128K HV16 / 8 x 4K HV16 on 132 SMs): 3.1 us for
-///     gdn_chunk_prep (762 / 201 us), 2.45 us for gdn_chunk_prep_k (602 /
-///     157 us).
+///     gdn_chunk_prep (762 / 201 us, before v13.1's cheaper tf32 split;
+///     not re-measured), 2.38 us for gdn_chunk_prep_k (585 / 152 us, v13.1).
 ///   block_v 16: t_win 0.9 us, scaled from v8's block_v 64 by t_sum (not
 ///     measured).
 /// (Before v13 the second variant was block_v 64, one warpgroup per block,
@@ -154,7 +154,7 @@ struct GdnBlockVCost {
 /// (16 segments).
 constexpr GdnBlockVCost kGdnBlockVCosts[] = {
     {16, 1.43, 1.25, 0.68, 1.43, 0.9, 3.1},
-    {128, 3.5, 0.93, 3.0, 2.6, 4.2, 2.45},
+    {128, 3.5, 0.93, 3.0, 2.6, 4.2, 2.38},
 };
 
 /// The block_v the cost model assumes for a path without variants (no

@@ -172,8 +172,8 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
 
 /// Split-tf32 tensor-core products of one warp: D += A B for a 16x16 A and a
 /// 16x8 B of f32 values, as two mma.sync.m16n8k8.tf32 k-steps of three
-/// products each (l_a h_b, h_a h_b, h_a l_b with h = tf32(x), l = tf32(x -
-/// h)).
+/// products each (l_a h_b, h_a h_b, h_a l_b with h = tf32(x) rounded, l =
+/// tf32(x - h) truncated).
 ///
 /// The k index of the two k-steps is permuted so that each lane reads four
 /// consecutive A columns with one 16-byte load: in the mma, lane (g, t) (g =
@@ -196,26 +196,31 @@ struct SplitTf32Mma {
   /// tf32 unit, low 13 bits cleared (two integer ops). Finite values round
   /// as cvt.rna.tf32.f32 does (from 2^128 (1 - 2^-12) up to inf, as there)
   /// and inf stays inf, but a NaN may not stay one (the carry can reach the
-  /// sign: 0x7fffffff -> -0), see `split`.
+  /// sign: 0x7fffffff -> -0); `split` keeps NaNs through its low part.
   Value roundTf32(Value bits) {
     Value half = rewriter.create<LLVM::ConstantOp>(
         loc, i32, rewriter.getI32IntegerAttr(0x1000));
+    return truncTf32(rewriter.create<LLVM::AddOp>(loc, bits, half));
+  }
+  /// The f32 bits `bits` truncated to tf32 (low 13 bits cleared). A NaN stays
+  /// a NaN when its mantissa has a bit among the 10 kept (true of every NaN
+  /// an f32 operation produces: 0x7fffffff).
+  Value truncTf32(Value bits) {
     Value mask = rewriter.create<LLVM::ConstantOp>(
         loc, i32, rewriter.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000)));
-    return rewriter.create<LLVM::AndOp>(
-        loc, rewriter.create<LLVM::AddOp>(loc, bits, half), mask);
+    return rewriter.create<LLVM::AndOp>(loc, bits, mask);
   }
-  /// {h, l} = {tf32(x), tf32(x - h)} as b32 registers; x - h is exact (h is
-  /// within a factor of two of x). A NaN x keeps its bits as h (an fcmp
-  /// and a select), so that every product with it is NaN whatever l is.
+  /// {h, l} = {rna_tf32(x), trunc_tf32(x - h)} as b32 registers (four ops);
+  /// x - h is exact (h is within a factor of two of x), |x - h| <= 2^-11 |x|,
+  /// so l misses at most 2^-21 |x|. Non-finite x: x - h is the canonical NaN
+  /// (NaN - anything, inf - inf), which truncation keeps, so every product
+  /// with x is NaN whatever h became.
   std::pair<Value, Value> split(Value x) {
     Value bits = rewriter.create<LLVM::BitcastOp>(loc, i32, x);
-    Value nan =
-        rewriter.create<LLVM::FCmpOp>(loc, LLVM::FCmpPredicate::uno, x, x);
-    Value hi = rewriter.create<LLVM::SelectOp>(loc, nan, bits, roundTf32(bits));
+    Value hi = roundTf32(bits);
     Value rest = rewriter.create<LLVM::FSubOp>(
         loc, x, rewriter.create<LLVM::BitcastOp>(loc, f32, hi));
-    return {hi, roundTf32(rewriter.create<LLVM::BitcastOp>(loc, i32, rest))};
+    return {hi, truncTf32(rewriter.create<LLVM::BitcastOp>(loc, i32, rest))};
   }
   void mma(SmallVectorImpl<Value> &acc, ArrayRef<Value> a, ArrayRef<Value> b) {
     SmallVector<Value> operands(a);

@@ -203,7 +203,7 @@ TEST(GdnCpTest, BlockVTable) {
   EXPECT_DOUBLE_EQ(gdnBlockVCost(128).forwardBlocksPerSm, 0.93);
   EXPECT_DOUBLE_EQ(gdnBlockVCost(128).summaryUs, 3.0);
   EXPECT_DOUBLE_EQ(gdnBlockVCost(128).summaryLatencyUs, 2.6);
-  EXPECT_DOUBLE_EQ(gdnBlockVCost(128).prepUs, 2.45);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(128).prepUs, 2.38);
   // Unknown block_v: the nearest entry, the smaller on ties; <= 0: 16.
   EXPECT_EQ(gdnBlockVCost(8).blockV, 16);
   EXPECT_EQ(gdnBlockVCost(32).blockV, 16);
@@ -308,7 +308,7 @@ TEST(GdnCpTest, CostModel) {
   EXPECT_DOUBLE_EQ(e.direct, 3.5 * 2048);
   EXPECT_DOUBLE_EQ(e.summary,
                    std::max(16 * 2.6, 3.0 * (2 * 127 * 16 - 16) / 132.0));
-  EXPECT_DOUBLE_EQ(e.prep, 2.45 * 2048 / 132.0);
+  EXPECT_DOUBLE_EQ(e.prep, 2.38 * 2048 / 132.0);
   // With an initial state the first segment's M counts too.
   GdnCpShape withH0 = cpShape(1, {2048});
   withH0.hasH0 = true;

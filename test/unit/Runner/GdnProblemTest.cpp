@@ -1039,8 +1039,8 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_EQ(stageKernels(f.driver), (Names{"gdn_prep", "gdn_fwd_bv128"}));
   EXPECT_EQ(c.ignored, (Names{"m1.manifest", "m3.manifest", "m4.manifest",
                               "m5.manifest"}));
-  EXPECT_EQ(f.pathText(), "direct (auto), block_v 128; model: direct 386 us "
-                          "(block_v 16: 760 us), cp 395 us (block_v 128, 64 "
+  EXPECT_EQ(f.pathText(), "direct (auto), block_v 128; model: direct 381 us "
+                          "(block_v 16: 760 us), cp 391 us (block_v 128, 64 "
                           "chunks/segment), 132 SMs");
   GdnResult r;
   f.driver.describe(r);
@@ -1063,7 +1063,7 @@ TEST(GdnDriverTest, VariantChoice) {
   s = g.prepare({"--T", "131072"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(g.pathText(), "cp (auto), block_v 128, 8 segments of 256 chunks; "
-                          "model: cp 1657 us (block_v 16: 3087 us), direct "
+                          "model: cp 1640 us (block_v 16: 3087 us), direct "
                           "3698 us (block_v 16), 132 SMs");
   PathFixture h;
   s = h.prepare({"--T", "131072", "--H", "32"}, all);
@@ -1096,7 +1096,7 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_EQ(i.driver.pathChoice().ignored,
             (Names{"m1.manifest", "m2.manifest", "m4.manifest"}));
   EXPECT_EQ(i.pathText(), "cp (auto), block_v 16, 16 segments of 128 chunks; "
-                          "model: cp 329 us (block_v 128: 447 us), direct 2977 "
+                          "model: cp 329 us (block_v 128: 446 us), direct 2977 "
                           "us (block_v 16), 132 SMs");
 
   // --cp off / on: the model still picks the variant.
@@ -1106,7 +1106,7 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_FALSE(j.driver.pathChoice().modeled);
   EXPECT_TRUE(j.driver.pathChoice().variantModeled);
   EXPECT_TRUE(j.driver.dependsOnSmCount());
-  EXPECT_EQ(j.pathText(), "direct (--cp off), block_v 128; model: direct 386 "
+  EXPECT_EQ(j.pathText(), "direct (--cp off), block_v 128; model: direct 381 "
                           "us (block_v 16: 760 us), 132 SMs");
   PathFixture k;
   s = k.prepare({"--cp", "on"}, all);
@@ -1203,7 +1203,7 @@ TEST(GdnDriverTest, VariantForced) {
       {}, {withBlockV(kFwdManifest, 16, false), withBlockV(kFwdManifest, 128)});
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(k.pathText(), "direct (auto: no meta.path), block_v 16; model: "
-                          "direct 116 us (block_v 128: 243 us), 132 SMs");
+                          "direct 116 us (block_v 128: 242 us), 132 SMs");
 }
 
 TEST(GdnDriverTest, ReportRow) {
