@@ -606,12 +606,69 @@ struct LoadLowering : TilePattern<LoadOp> {
   }
 };
 
+/// tile.zero_tail: the block's threads share the buffer in groups of up to
+/// 16 bytes along the innermost dimension (one element for a 1-D buffer,
+/// whose "rows" are its elements); a thread stores zeros to each of its
+/// groups whose row (index along dimension 0) is at least `from`. The
+/// swizzle moves 16-byte units only, so every group stays contiguous.
+struct ZeroTailLowering : TilePattern<ZeroTailOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(ZeroTailOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<BufferType>(op.getDest().getType());
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    ArrayRef<int64_t> shape = type.getShape();
+    int64_t rank = type.getRank();
+    int64_t eb = type.getElementBytes();
+    int64_t inner = shape.back();
+    int64_t vec = rank == 1 ? 1 : std::max<int64_t>(1, 16 / eb);
+    while (vec > 1 && inner % vec != 0)
+      vec /= 2;
+    int64_t rowElems = 1;
+    for (int64_t d = 1; d < rank; ++d)
+      rowElems *= shape[d];
+    int64_t groupsPerRow = rowElems / vec;
+    int64_t groups = shape[0] * groupsPerRow;
+    int64_t numThreads = numThreadsOf(op);
+    Type store = vecType(type.getElementType(), vec);
+    Value zero = rewriter.create<LLVM::ZeroOp>(loc, store);
+    Value from = adaptor.getFrom();
+    Value tid = ix.tid();
+    for (int64_t k = 0; k * numThreads < groups; ++k) {
+      Value g = ix.add(tid, k * numThreads);
+      Value row = ix.div(g, groupsPerRow);
+      Value cond = rewriter.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::sge,
+                                                 row, from);
+      if ((k + 1) * numThreads > groups)
+        cond = ix.and_(cond, ix.ult(g, ix.c(groups)));
+      emitGuarded(rewriter, loc, cond, [&](OpBuilder &b) {
+        Idx bx(b, loc);
+        SmallVector<Value> coord(rank);
+        coord[0] = bx.div(g, groupsPerRow);
+        Value rest = bx.mul(bx.rem(g, groupsPerRow), vec);
+        for (int64_t d = rank - 1; d >= 1; --d) {
+          coord[d] = d == 1 ? rest : bx.rem(rest, shape[d]);
+          if (d > 1)
+            rest = bx.div(rest, shape[d]);
+        }
+        Value ptr = bx.gep(adaptor.getDest(), b.getI8Type(),
+                           sharedByteOffset(bx, type, coord));
+        b.create<LLVM::StoreOp>(loc, zero, ptr, /*alignment=*/vec * eb);
+      });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateCopyToNVVMPatterns(LLVMTypeConverter &converter,
                                 RewritePatternSet &patterns) {
   patterns.add<ViewLowering, CopyLowering, AsyncCopyLowering, TakeLowering,
-               NarrowLowering, LoadLowering>(converter);
+               NarrowLowering, LoadLowering, ZeroTailLowering>(converter);
 }
 
 } // namespace mlir::gdn

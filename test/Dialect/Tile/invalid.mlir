@@ -288,6 +288,14 @@ func.func @fill_type(%f: !tile.buffer<64xf32, fragment>, %v: f16) {
 
 // -----
 
+func.func @zero_tail_space(%f: !tile.buffer<64x128xf16, fragment>, %n: index) {
+  // expected-error @below {{destination must be a shared buffer}}
+  tile.zero_tail %f from %n : !tile.buffer<64x128xf16, fragment>
+  return
+}
+
+// -----
+
 func.func @gemm_space(%a: !tile.buffer<64x64xf16, shared>, %b: !tile.buffer<64x64xf16, fragment>, %c: !tile.buffer<64x64xf32, fragment>) {
   // expected-error @below {{operand B must be a shared buffer}}
   tile.gemm %a, %b, %c : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, fragment>, !tile.buffer<64x64xf32, fragment>

@@ -122,3 +122,15 @@ func.func @tril_phases(%l: !tile.buffer<32x32xf32, shared>, %t: !tile.buffer<32x
   tile.tril_inverse_level %l, %t {level = 1 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @zero_tail
+// CHECK: tile.zero_tail %{{.*}} from %{{.*}} : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+// CHECK: tile.zero_tail %{{.*}} from %{{.*}} : !tile.buffer<64xf32, shared>
+func.func @zero_tail(%s: !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>,
+                     %g: !tile.buffer<64xf32, shared>, %n: index) {
+  tile.zero_tail %s from %n : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+  tile.zero_tail %g from %n : !tile.buffer<64xf32, shared>
+  return
+}

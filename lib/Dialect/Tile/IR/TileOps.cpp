@@ -348,6 +348,19 @@ LogicalResult FillOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// ZeroTailOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ZeroTailOp::verify() {
+  auto type = cast<BufferType>(getDest().getType());
+  if (!type.isShared())
+    return emitOpError("destination must be a shared buffer");
+  if (!type.hasStaticShape())
+    return emitOpError("destination must have a static shape");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // GemmOp
 //===----------------------------------------------------------------------===//
 

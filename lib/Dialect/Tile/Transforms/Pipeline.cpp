@@ -79,7 +79,9 @@ bool canCopyAsync(CopyOp copy) {
 //===----------------------------------------------------------------------===//
 
 /// An integer expression of the launch parameters, as the manifest writes
-/// it (`M`, `K*2`, `(B*T)`), or nothing when `v` is not one.
+/// it (`M`, `K*2`, `(B*T)`, `cdiv((B)*(T), 4)`: sums, differences,
+/// products, unsigned and ceiling quotients of launch integers and
+/// constants, the grammar of GridExpr.h), or nothing when `v` is not one.
 std::optional<std::string> hostExpr(Value v, func::FuncOp kernel,
                                     int depth = 0) {
   if (depth > 16)
@@ -103,16 +105,25 @@ std::optional<std::string> hostExpr(Value v, func::FuncOp kernel,
           arith::ExtUIOp>(def))
     return hostExpr(def->getOperand(0), kernel, depth + 1);
   const char *sym = nullptr;
+  bool ceil = false;
   if (isa<arith::MulIOp>(def))
     sym = "*";
   else if (isa<arith::AddIOp>(def))
     sym = "+";
-  if (!sym)
+  else if (isa<arith::SubIOp>(def))
+    sym = "-";
+  else if (isa<arith::DivUIOp>(def))
+    sym = "/"; // floor division; sizes are not negative
+  else if (isa<arith::CeilDivUIOp, arith::CeilDivSIOp>(def))
+    ceil = true;
+  if (!sym && !ceil)
     return std::nullopt;
   auto lhs = hostExpr(def->getOperand(0), kernel, depth + 1);
   auto rhs = hostExpr(def->getOperand(1), kernel, depth + 1);
   if (!lhs || !rhs)
     return std::nullopt;
+  if (ceil)
+    return "cdiv(" + *lhs + ", " + *rhs + ")";
   return "(" + *lhs + ")" + sym + "(" + *rhs + ")";
 }
 
@@ -129,6 +140,14 @@ struct TmaPlan {
   /// offsets (>= 0) or, for a taken dimension, -1 - its tile.take index.
   SmallVector<int64_t> coordSource;
   SmallVector<Value> takeIndices;
+  /// tile.narrow starts added to each tensor dimension's coordinate.
+  SmallVector<SmallVector<Value>> coordAdd;
+  /// A masked copy from a view narrowed along the tile's dimension 0: the
+  /// narrowed extent, and that dimension's index among the copy's offsets
+  /// (rows past `maskSize - offset` are zeroed after the load). Null when
+  /// TMA's own zero fill past the tensor's end is the whole mask.
+  Value maskSize;
+  int64_t maskOffset = -1;
 };
 
 /// Plans `copy` (global to shared) as a TMA load, or says why not.
@@ -142,17 +161,25 @@ FailureOr<TmaPlan> planTma(CopyOp copy, func::FuncOp kernel,
     return failure();
   }
   TmaPlan plan;
-  // The view, through tile.take ops (each fixes some dimensions).
+  // The view, through tile.take ops (each fixes some dimensions) and
+  // tile.narrow ops (each offsets one dimension's coordinate).
   Value v = copy.getSource();
-  SmallVector<TakeOp> takes;
-  while (auto take = v.getDefiningOp<TakeOp>()) {
-    takes.push_back(take);
-    v = take.getSource();
+  SmallVector<Operation *> chain; // innermost (nearest the copy) first
+  while (true) {
+    if (auto take = v.getDefiningOp<TakeOp>()) {
+      chain.push_back(take);
+      v = take.getSource();
+    } else if (auto narrow = v.getDefiningOp<NarrowOp>()) {
+      chain.push_back(narrow);
+      v = narrow.getSource();
+    } else {
+      break;
+    }
   }
   auto view = v.getDefiningOp<ViewOp>();
   if (!view) {
-    why = "the source is not a tile.view (through tile.take) of a kernel "
-          "pointer";
+    why = "the source is not a tile.view (through tile.take and tile.narrow) "
+          "of a kernel pointer";
     return failure();
   }
   auto ptr = dyn_cast<BlockArgument>(view.getPtr());
@@ -194,11 +221,25 @@ FailureOr<TmaPlan> planTma(CopyOp copy, func::FuncOp kernel,
   for (int64_t d = 0; d < rank; ++d)
     viewDimOf.push_back(d);
   plan.coordSource.assign(rank, 0);
-  for (TakeOp take : llvm::reverse(takes)) {
+  plan.coordAdd.assign(rank, {});
+  // The narrowest extent of each view dimension (the tile.narrow nearest
+  // the copy wins: a masked copy stops at its source's end).
+  SmallVector<Value> narrowSize(rank);
+  SmallVector<bool> taken(rank, false);
+  for (Operation *op : llvm::reverse(chain)) {
+    if (auto narrow = dyn_cast<NarrowOp>(op)) {
+      int64_t d = viewDimOf[narrow.getDim()];
+      plan.coordAdd[d].push_back(narrow.getStart());
+      narrowSize[d] = narrow.getSize();
+      continue;
+    }
+    auto take = cast<TakeOp>(op);
     SmallVector<int64_t> remaining;
-    for (auto [i, d] : llvm::enumerate(take.getDims()))
+    for (auto [i, d] : llvm::enumerate(take.getDims())) {
       plan.coordSource[viewDimOf[d]] =
           -1 - static_cast<int64_t>(plan.takeIndices.size() + i);
+      taken[viewDimOf[d]] = true;
+    }
     for (Value idx : take.getIndices())
       plan.takeIndices.push_back(idx);
     for (int64_t d = 0; d < static_cast<int64_t>(viewDimOf.size()); ++d)
@@ -206,6 +247,11 @@ FailureOr<TmaPlan> planTma(CopyOp copy, func::FuncOp kernel,
         remaining.push_back(viewDimOf[d]);
     viewDimOf = remaining;
   }
+  for (int64_t d = 0; d < rank; ++d)
+    if (taken[d] && narrowSize[d]) {
+      why = "a narrowed dimension is taken";
+      return failure();
+    }
   if (static_cast<int64_t>(viewDimOf.size()) != src.getRank() ||
       src.getRank() != dst.getRank()) {
     why = "the copied tile's rank differs from the source's";
@@ -218,6 +264,22 @@ FailureOr<TmaPlan> planTma(CopyOp copy, func::FuncOp kernel,
   }
   for (auto [i, d] : llvm::enumerate(viewDimOf))
     plan.coordSource[d] = i;
+  // A masked copy: TMA fills zeros past the tensor's end; past a narrowed
+  // extent the rows are zeroed after the load, which the ring supports
+  // along the tile's dimension 0 only.
+  if (copy.getMasked()) {
+    for (auto [i, d] : llvm::enumerate(viewDimOf)) {
+      if (!narrowSize[d])
+        continue;
+      if (i != 0) {
+        why = "a masked copy is narrowed along a dimension other than the "
+              "tile's first";
+        return failure();
+      }
+      plan.maskSize = narrowSize[d];
+      plan.maskOffset = 0;
+    }
+  }
   // The box: the tile, with one box per swizzle span along the innermost
   // dimension.
   int64_t eb = dst.getElementBytes();
@@ -755,10 +817,15 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
       for (Value o : p.copy.getSourceOffsets())
         offsets.push_back(recompute(tb, o, loop, mapping));
       SmallVector<Value> c;
-      for (int64_t src : plan.coordSource)
-        c.push_back(src >= 0 ? offsets[src]
-                             : recompute(tb, plan.takeIndices[-1 - src], loop,
-                                         mapping));
+      for (auto [d, src] : llvm::enumerate(plan.coordSource)) {
+        Value x = src >= 0 ? offsets[src]
+                           : recompute(tb, plan.takeIndices[-1 - src], loop,
+                                       mapping);
+        for (Value start : plan.coordAdd[d])
+          x = tb.create<arith::AddIOp>(
+              loc, recompute(tb, start, loop, mapping), x);
+        c.push_back(x);
+      }
       coords.push_back(c);
     }
     SmallVector<Value> slices;
@@ -802,6 +869,42 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
   Value g = ib.create<arith::AddIOp>(loc, base, iter);
   Value cur = stageOf(ib, g);
   ib.create<MBarrierWaitOp>(loc, full, cur, parityOf(ib, g));
+  // Masked copies from narrowed views: the rows past the narrowed extent
+  // hold the neighbouring data TMA read; zero them (only in an iteration
+  // whose tile crosses the extent's end), then a barrier before any thread
+  // reads the stage. `valid` is the same in every thread.
+  {
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(), iv);
+    Value anyTail;
+    SmallVector<std::pair<Value, Value>> tails; // (stage slice, valid rows)
+    for (auto [p, plan, buf] : llvm::zip(producers, plans, staged)) {
+      if (!plan.maskSize)
+        continue;
+      Value off = recompute(ib, p.copy.getSourceOffsets()[plan.maskOffset],
+                            loop, mapping);
+      Value valid = ib.create<arith::SubIOp>(
+          loc, recompute(ib, plan.maskSize, loop, mapping), off);
+      int64_t rows = cast<BufferType>(p.buffer.getType()).getShape()[0];
+      Value partial = ib.create<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::slt, valid, cst(ib, rows));
+      anyTail = anyTail ? ib.create<arith::OrIOp>(loc, anyTail, partial)
+                        : partial;
+      tails.push_back({buf, valid});
+    }
+    if (anyTail) {
+      auto ifOp = ib.create<scf::IfOp>(loc, anyTail, /*withElse=*/false);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      for (auto [p, plan, buf] : llvm::zip(producers, plans, staged)) {
+        if (!plan.maskSize)
+          continue;
+        auto it = llvm::find_if(tails, [&](auto &t) { return t.first == buf; });
+        Value slice = tb.create<SliceOp>(loc, p.buffer.getType(), buf, cur);
+        tb.create<ZeroTailOp>(loc, slice, it->second);
+      }
+      tb.create<BarrierOp>(loc);
+    }
+  }
   cloneStageBody(ib, loop, iv, producers, staged, cur,
                  [&](Operation &op, Operation *clone) {
                    if (auto gemm = dyn_cast<GemmOp>(op);

@@ -3,21 +3,46 @@
 // Loops tile-pipeline cannot put on a TMA ring: a remark where it falls
 // back to cp.async, an error where it cannot pipeline at all.
 
-// A source TMA cannot describe (a view narrowed to a sequence: loads past
-// its end must not read the next sequence) keeps cp.async, with a remark.
+// A masked copy from a view narrowed along the tile's second dimension: the
+// ring zeroes rows past a narrowed extent only (dimension 0), so cp.async,
+// with a remark.
 
-func.func @narrowed(%pq: !tile.ptr<f16>, %T: i32, %bos: index, %len: index)
+func.func @narrowed_columns(%pq: !tile.ptr<f16>, %T: i32, %c0s: index, %w: index)
     attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
   %t = arith.index_cast %T : i32 to index
   %q = tile.view %pq[%t] : !tile.ptr<f16> -> !tile.buffer<?x128xf16, global>
-  %seq = tile.narrow %q[%bos, %len] dim 0 : !tile.buffer<?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+  %cols = tile.narrow %q[%c0s, %w] dim 1 : !tile.buffer<?x128xf16, global> -> !tile.buffer<?x?xf16, global>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  // expected-remark @below {{pipelined with cp.async instead of TMA: a masked copy is narrowed along a dimension other than the tile's first}}
+  tile.for %i = %c0 to %t step %c64 stages 2 {
+    tile.copy %cols[%i, %c0] to %s {masked, layout = #tile.blocked<vector = 8>} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.copy %s to %f : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}
+
+// -----
+
+// A narrowed dimension that a tile.take then fixes: not a TMA coordinate
+// the pass derives (cp.async, with a remark).
+
+func.func @narrowed_then_taken(%pq: !tile.ptr<f16>, %T: i32, %H: i32, %h0: index, %nh: index, %head: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %h = arith.index_cast %H : i32 to index
+  %q = tile.view %pq[%t, %h] : !tile.ptr<f16> -> !tile.buffer<?x?x128xf16, global>
+  %heads = tile.narrow %q[%h0, %nh] dim 1 : !tile.buffer<?x?x128xf16, global> -> !tile.buffer<?x?x128xf16, global>
+  %qh = tile.take %heads[%head] dims [1] : !tile.buffer<?x?x128xf16, global> -> !tile.buffer<?x128xf16, global>
   %s = tile.alloc : !tile.buffer<64x128xf16, shared>
   %f = tile.alloc : !tile.buffer<64x128xf32, fragment, #tile.blocked<vector = 4>>
-  // expected-remark @below {{pipelined with cp.async instead of TMA: the source is not a tile.view (through tile.take) of a kernel pointer}}
-  tile.for %i = %c0 to %len step %c64 stages 2 {
-    tile.copy %seq[%i, %c0] to %s {masked, layout = #tile.blocked<vector = 8>} : !tile.buffer<?x128xf16, global> to !tile.buffer<64x128xf16, shared>
+  // expected-remark @below {{pipelined with cp.async instead of TMA: a narrowed dimension is taken}}
+  tile.for %i = %c0 to %t step %c64 stages 2 {
+    tile.copy %qh[%i, %c0] to %s {layout = #tile.blocked<vector = 8>} : !tile.buffer<?x128xf16, global> to !tile.buffer<64x128xf16, shared>
     tile.copy %s to %f : !tile.buffer<64x128xf16, shared> to !tile.buffer<64x128xf32, fragment, #tile.blocked<vector = 4>>
   }
   return

@@ -181,3 +181,69 @@ func.func @swizzle64(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {tile.name =
   }
   return
 }
+
+// -----
+
+// Form 4: a masked copy from a head of a packed sequence (tile.take, then
+// tile.narrow to [bos, bos + len)). The tensor map covers the whole tensor;
+// the narrow's start is added to the row coordinate. TMA fills zeros only
+// past the tensor's end, so rows past the sequence's end (the next
+// sequence's tokens) are zeroed after the stage has landed, in iterations
+// whose tile crosses it, then a barrier; a 1-D f32 tile (a per-token
+// scalar of the same sequence, rows padded to 16 bytes: a ceiling quotient
+// in the tensor's size expression) the same way.
+
+// CHECK-LABEL: func.func @packed_sequence
+// CHECK-SAME:    %{{[^:]*}}: index, %[[BOS:[^:]*]]: index, %[[LEN:[^:]*]]: index
+// CHECK-SAME:    !tile.tensormap<64x1x64xf16, swizzle = 128> {tile.name = "k_tma", tile.tensor_map = {base = "k", dims = ["T", "H", "128"], strides = ["(H)*(128)", "128"]}}
+// CHECK-SAME:    !tile.tensormap<1x64xf32, swizzle = 0> {tile.name = "gamma_tma", tile.tensor_map = {base = "gamma", dims = ["H", "(cdiv(T, 4))*(4)"], strides = ["(cdiv(T, 4))*(4)"]}}
+// CHECK:         tile.producer {
+// CHECK:           tile.mbarrier_arrive %{{.*}} {expect_tx = 16640 : i64}
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %[[LEN]] step %{{.*}} {
+// CHECK:           tile.mbarrier_wait %[[FULL:.*]][%[[CUR:.*]]], %{{.*}}
+// CHECK-NEXT:      %[[VALID:.*]] = arith.subi %[[LEN]], %[[I]] : index
+// CHECK-NEXT:      %[[C64:.*]] = arith.constant 64 : index
+// CHECK-NEXT:      %[[P0:.*]] = arith.cmpi slt, %[[VALID]], %[[C64]] : index
+// CHECK:           %[[VALID2:.*]] = arith.subi %[[LEN]], %[[I]] : index
+// CHECK:           %[[ANY:.*]] = arith.ori %[[P0]], %{{.*}} : i1
+// CHECK-NEXT:      scf.if %[[ANY]] {
+// CHECK-NEXT:        %[[SK:.*]] = tile.slice %{{.*}}[%[[CUR]]]
+// CHECK-NEXT:        tile.zero_tail %[[SK]] from %[[VALID]] : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+// CHECK-NEXT:        %[[SG:.*]] = tile.slice %{{.*}}[%[[CUR]]]
+// CHECK-NEXT:        tile.zero_tail %[[SG]] from %[[VALID2]] : !tile.buffer<64xf32, shared>
+// CHECK-NEXT:        tile.barrier
+// CHECK-NEXT:      }
+// CHECK:           scf.if
+// CHECK:             %[[ROW:.*]] = arith.addi %[[BOS]], %{{.*}} : index
+// CHECK:             tile.producer {
+// CHECK:               tile.tma_load %{{.*}}[%[[ROW]], %{{.*}}, %{{.*}}] to
+// CHECK:               tile.tma_load %{{.*}}[%{{.*}}, %{{.*}}] to
+func.func @packed_sequence(%pk: !tile.ptr<f16> {tile.name = "k"}, %pg: !tile.ptr<f32> {tile.name = "gamma"},
+                           %T: i32 {tile.name = "T"}, %H: i32 {tile.name = "H"},
+                           %head: index, %bos: index, %len: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %h = arith.index_cast %H : i32 to index
+  %k = tile.view %pk[%t, %h] : !tile.ptr<f16> -> !tile.buffer<?x?x128xf16, global>
+  %kh = tile.take %k[%head] dims [1] : !tile.buffer<?x?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+  %ks = tile.narrow %kh[%bos, %len] dim 0 : !tile.buffer<?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+  %c4 = arith.constant 4 : index
+  %tq = arith.ceildivui %t, %c4 : index
+  %tp = arith.muli %tq, %c4 : index
+  %g = tile.view %pg[%h, %tp] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %gh = tile.take %g[%head] dims [0] : !tile.buffer<?x?xf32, global> -> !tile.buffer<?xf32, global>
+  %gs = tile.narrow %gh[%bos, %len] dim 0 : !tile.buffer<?xf32, global> -> !tile.buffer<?xf32, global>
+  %sk = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+  %sg = tile.alloc : !tile.buffer<64xf32, shared>
+  %f = tile.alloc : !tile.buffer<64x128xf32, fragment, #tile.blocked<vector = 4>>
+  %fg = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
+  tile.for %i = %c0 to %len step %c64 stages 2 {
+    tile.copy %ks[%i, %c0] to %sk {masked} : !tile.buffer<?x128xf16, global> to !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+    tile.copy %gs[%i] to %sg {masked} : !tile.buffer<?xf32, global> to !tile.buffer<64xf32, shared>
+    tile.copy %sk to %f : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>> to !tile.buffer<64x128xf32, fragment, #tile.blocked<vector = 4>>
+    tile.copy %sg to %fg : !tile.buffer<64xf32, shared> to !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
+  }
+  return
+}

@@ -390,6 +390,31 @@ def Tile_FillOp : Tile_Op<"fill"> {
   let hasVerifier = 1;
 }
 
+def Tile_ZeroTailOp : Tile_Op<"zero_tail"> {
+  let summary = "zero the rows of a shared buffer from a given row on";
+  let description = [{
+    Sets every element of the shared buffer whose index along dimension 0 is
+    at least `from` to zero (all of them when `from <= 0`, none when `from`
+    is at least the number of rows); `from` must be the same in every
+    thread. The block's threads share the stores (16-byte vectors where the
+    innermost dimension allows), so other threads see the zeros only after a
+    `tile.barrier`.
+
+    `tile-pipeline` writes it where a masked copy from a view narrowed to a
+    sequence became a TMA load: TMA fills zeros only past the end of the
+    whole tensor, so the rows past the end of the sequence (which hold the
+    next sequence's data) are cleared after the load has landed.
+
+    Example:
+    ```mlir
+    tile.zero_tail %sK from %valid : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest, Index:$from);
+  let assemblyFormat = "$dest `from` $from attr-dict `:` qualified(type($dest))";
+  let hasVerifier = 1;
+}
+
 def Tile_GemmOp : Tile_Op<"gemm"> {
   let summary = "C += A x B on the tensor cores";
   let description = [{

@@ -153,8 +153,18 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
       a stage follows `tile.gemm_wait {pending = 1}` one iteration later, so
       one wgmma group stays in flight.
 
+    * a masked copy from a view narrowed along the tile's first dimension
+      (`tile.narrow`: a packed sequence) is loaded from the whole tensor at
+      the narrow's start; TMA fills zeros only past the tensor's end, so in
+      an iteration whose tile crosses the narrowed extent the consumers
+      clear the rows past it (`tile.zero_tail`) and meet at a block
+      barrier before the body.
+
     A copy qualifies when its source is a `tile.view` of a kernel pointer
-    (through `tile.take`), the element type is f16, bf16 or f32, the
+    (through `tile.take` and `tile.narrow`; a masked one narrowed along
+    the tile's first dimension only, a narrowed dimension not taken; view
+    sizes are sums, differences, products and quotients of launch
+    integers), the element type is f16, bf16 or f32, the
     destination is unswizzled or `#tile.swizzle<128>`, boxes are at most
     256 elements with 16-byte rows, each stage's bytes are a multiple of
     128 (1024 when swizzled), static strides are multiples of 16 bytes, and
