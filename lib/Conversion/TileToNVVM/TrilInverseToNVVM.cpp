@@ -38,7 +38,8 @@ struct SquareAccess {
 /// in order. Rows above j come out as exact zeros, so every thread runs the
 /// same straight-line code. Used for small or odd sizes.
 void lowerTrilColumns(ConversionPatternRewriter &rewriter, Location loc,
-                      BufferType t, Value src, Value dst, int64_t numThreads) {
+                      BufferType t, Value src, Value dst, int64_t numThreads,
+                      bool packed) {
   Idx ix(rewriter, loc);
   int64_t n = t.getShape()[0];
   Type f32 = rewriter.getF32Type();
@@ -91,9 +92,21 @@ void lowerTrilColumns(ConversionPatternRewriter &rewriter, Location loc,
           Value delta = b.create<LLVM::SelectOp>(loc, isDiag, one, zero);
           x[i] = b.create<LLVM::FSubOp>(loc, delta, sum);
         }
-        for (int64_t i = 0; i < n; ++i)
-          b.create<LLVM::StoreOp>(loc, x[i],
-                                  elemPtr(bx, dst, i, col));
+        // Packed: column col of T is row col of the buffer from the
+        // diagonal on (the entries left of it hold L).
+        for (int64_t i = 0; i < n; ++i) {
+          if (!packed) {
+            b.create<LLVM::StoreOp>(loc, x[i], elemPtr(bx, dst, i, col));
+            continue;
+          }
+          emitGuarded(rewriter, loc, bx.ule(col, bx.c(i)), [&](OpBuilder &) {
+            Idx sx(rewriter, loc);
+            rewriter.create<LLVM::StoreOp>(
+                loc, x[i],
+                sx.gep(dst, rewriter.getI8Type(),
+                       sharedByteOffset(sx, t, {col, sx.c(i)})));
+          });
+        }
       });
     }
 }
@@ -105,7 +118,7 @@ struct TrilInverseLowering : TilePattern<TrilInverseOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto t = cast<BufferType>(op.getSource().getType());
     lowerTrilColumns(rewriter, op.getLoc(), t, adaptor.getSource(),
-                     adaptor.getDest(), numThreadsOf(op));
+                     adaptor.getDest(), numThreadsOf(op), op.getPacked());
     rewriter.eraseOp(op);
     return success();
   }
@@ -154,10 +167,21 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
           Value delta = b.create<LLVM::SelectOp>(loc, isDiag, one, zero);
           x[i] = b.create<LLVM::FSubOp>(loc, delta, sum);
         }
-        for (int64_t i = 0; i < 16; ++i)
-          acc.store(bx, dst, bx.add(base, i), bx.add(base, c), x[i]);
+        for (int64_t i = 0; i < 16; ++i) {
+          if (!op.getPacked()) {
+            acc.store(bx, dst, bx.add(base, i), bx.add(base, c), x[i]);
+            continue;
+          }
+          // Packed: T_bb^T into the block's upper triangle (with the
+          // diagonal); its strict lower triangle is L_bb.
+          emitGuarded(rewriter, loc, bx.ule(c, bx.c(i)), [&](OpBuilder &) {
+            Idx sx(rewriter, loc);
+            acc.store(sx, dst, sx.add(base, c), sx.add(base, i), x[i]);
+          });
+        }
       });
-    for (int64_t bi = 0; bi < nb; ++bi)
+    // Packed: the blocks above the diagonal hold T^T (the levels write it).
+    for (int64_t bi = 0; bi < nb && !op.getPacked(); ++bi)
       for (int64_t bj = bi + 1; bj < nb; ++bj)
         for (Run &run : blockedRuns(ix, {16, 16}, 1, numThreads, tid))
           emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
@@ -323,7 +347,48 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
             v.push_back(acc.load(bx, base, bx.add(r, e), c));
           return v;
         };
+        bool packed = op.getPacked();
+        // Packed: T[r][c] is stored at [c][r]; `masked` reads the entries of
+        // a diagonal block above its diagonal (there: L) as zeros.
+        auto loadT = [&](Value r, Value c, bool masked) -> Value {
+          Value v = acc.load(bx, dst, c, r);
+          if (!masked)
+            return v;
+          return b.create<LLVM::SelectOp>(loc, bx.ule(c, r), v, zero);
+        };
+        auto vec4Of = [&](ArrayRef<Value> e4) -> Value {
+          Value v = b.create<LLVM::UndefOp>(loc, vec4);
+          for (int64_t e = 0; e < 4; ++e)
+            v = b.create<LLVM::InsertElementOp>(loc, v, e4[e], bx.c32(e));
+          return v;
+        };
+        // T (or the staged Y) rows r..r+3 at column c: one 16-byte load of
+        // the transposed row when packed.
+        auto loadTCol4 = [&](Value r, Value c, bool masked) {
+          SmallVector<Value, 4> v;
+          Value row = loadRow4(dst, c, r);
+          for (int64_t e = 0; e < 4; ++e) {
+            Value x =
+                b.create<LLVM::ExtractElementOp>(loc, row, bx.c32(e));
+            if (masked)
+              x = b.create<LLVM::SelectOp>(loc, bx.ule(c, bx.add(r, e)), x,
+                                           zero);
+            v.push_back(x);
+          }
+          return v;
+        };
         auto storeStrip = [&](ArrayRef<Value> c4, bool negate) {
+          if (packed) {
+            for (int64_t h = 0; h < 2; ++h)
+              for (int64_t e = 0; e < 2; ++e) {
+                Value x = c4[2 * h + e];
+                if (negate)
+                  x = b.create<LLVM::FNegOp>(loc, x);
+                acc.store(bx, dst, bx.add(col, bx.add(t2, e)),
+                          bx.add(bx.add(rowI, g), 8 * h), x);
+              }
+            return;
+          }
           for (int64_t h = 0; h < 2; ++h) {
             Value v = b.create<LLVM::UndefOp>(loc, vec2);
             for (int64_t e = 0; e < 2; ++e) {
@@ -341,20 +406,47 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
         };
         // Y = sum over the 16-column groups q of L[i][q] T[q][j].
         SmallVector<Value> y(4, zero), ySmall(4, zero);
-        for (int64_t q = 0; q < d; ++q) {
-          Value k0 = bx.add(bx.add(j16, 16 * q), t4);
-          mma.product(y, ySmall, loadRow4(src, bx.add(rowI, g), k0),
-                      loadRow4(src, bx.add(bx.add(rowI, g), 8), k0),
-                      loadCol4(dst, k0, bx.add(col, g)));
-        }
-        storeStrip(mma.finish(y, ySmall), /*negate=*/false);
-        b.create<NVVM::SyncWarpOp>(loc, fullMask);
-        // -T_ii Y, with Y read back from the strip.
         SmallVector<Value> r(4, zero), rSmall(4, zero);
-        Value k0 = bx.add(rowI, t4);
-        mma.product(r, rSmall, loadRow4(dst, bx.add(rowI, g), k0),
-                    loadRow4(dst, bx.add(bx.add(rowI, g), 8), k0),
-                    loadCol4(dst, k0, bx.add(col, g)));
+        if (!packed) {
+          for (int64_t q = 0; q < d; ++q) {
+            Value k0 = bx.add(bx.add(j16, 16 * q), t4);
+            mma.product(y, ySmall, loadRow4(src, bx.add(rowI, g), k0),
+                        loadRow4(src, bx.add(bx.add(rowI, g), 8), k0),
+                        loadCol4(dst, k0, bx.add(col, g)));
+          }
+          storeStrip(mma.finish(y, ySmall), /*negate=*/false);
+          b.create<NVVM::SyncWarpOp>(loc, fullMask);
+          // -T_ii Y, with Y read back from the strip.
+          Value k0 = bx.add(rowI, t4);
+          mma.product(r, rSmall, loadRow4(dst, bx.add(rowI, g), k0),
+                      loadRow4(dst, bx.add(bx.add(rowI, g), 8), k0),
+                      loadCol4(dst, k0, bx.add(col, g)));
+        } else {
+          for (int64_t q = 0; q < d; ++q) {
+            Value k0 = bx.add(bx.add(j16, 16 * q), t4);
+            // T_qj, transposed; q = 0 is the diagonal block j.
+            SmallVector<Value, 4> bT =
+                loadTCol4(k0, bx.add(col, g), /*masked=*/q == 0);
+            Value a0 = loadRow4(src, bx.add(rowI, g), k0);
+            Value a1 = loadRow4(src, bx.add(bx.add(rowI, g), 8), k0);
+            mma.product(y, ySmall, a0, a1, bT);
+          }
+          storeStrip(mma.finish(y, ySmall), /*negate=*/false);
+          b.create<NVVM::SyncWarpOp>(loc, fullMask);
+          // -T_ii Y: T_ii's rows are columns of the buffer (masked above
+          // the diagonal), Y's columns are its rows.
+          Value k0 = bx.add(rowI, t4);
+          SmallVector<Value, 4> r0, r1;
+          for (int64_t e = 0; e < 4; ++e) {
+            r0.push_back(loadT(bx.add(rowI, g), bx.add(k0, e), true));
+            r1.push_back(
+                loadT(bx.add(bx.add(rowI, g), 8), bx.add(k0, e), true));
+          }
+          Value a0 = vec4Of(r0), a1 = vec4Of(r1);
+          SmallVector<Value, 4> bY =
+              loadTCol4(k0, bx.add(col, g), /*masked=*/false);
+          mma.product(r, rSmall, a0, a1, bY);
+        }
         b.create<NVVM::SyncWarpOp>(loc, fullMask);
         storeStrip(mma.finish(r, rSmall), /*negate=*/true);
       });

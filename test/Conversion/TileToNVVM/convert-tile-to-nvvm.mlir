@@ -673,3 +673,51 @@ func.func @zero_tail(%n: index) attributes {tile.kernel, tile.num_warps = 4 : i6
   tile.zero_tail %g from %n : !tile.buffer<64xf32, shared>
   return
 }
+
+// -----
+
+// The packed phases (one buffer: L below the diagonal, T^T above): the
+// diagonal blocks' forward substitution is unchanged (120 fma), then each
+// x_i goes to (c, i) only when c <= i (16 guarded scalar stores, no zeros
+// above the blocks). A level reads T_qj as rows of the buffer (16-byte
+// loads), the diagonal block's masked to zero above its diagonal (four
+// selects), T_ii by columns (eight masked scalar loads), and stores its
+// strip transposed (four scalar stores before the warp sync, four negated
+// after); two rounds of strips for six tasks on four warps.
+// CHECK-LABEL: llvm.func @tril_packed
+// CHECK-COUNT-120: llvm.intr.fma
+// CHECK-NOT:   llvm.intr.fma
+// CHECK-COUNT-16: llvm.icmp "ule"
+// CHECK-NOT:   llvm.store {{.*}} : vector<
+// CHECK:       llvm.cond_br
+// CHECK-COUNT-4: llvm.select
+// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK-COUNT-4: llvm.store {{.*}} : f32, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.bar.warp.sync
+// CHECK-COUNT-8: llvm.select
+// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-4: llvm.fneg
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.return
+func.func @tril_packed() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 16384 : i64} {
+  %lt = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_diag %lt, %lt {packed} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_level %lt, %lt {level = 1 : i64, packed} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// A small packed inverse (the column-per-thread path): x_i of column c goes
+// to (c, i) when c <= i; nothing is written below the diagonal (L stays).
+// CHECK-LABEL: llvm.func @tril_packed_cols
+// CHECK-COUNT-120: llvm.intr.fma
+// CHECK-COUNT-16: llvm.icmp "ule"
+// CHECK-NOT:   llvm.store {{.*}} : vector<
+// CHECK:       llvm.return
+func.func @tril_packed_cols() attributes {tile.kernel, tile.num_warps = 1 : i64, tile.shared_memory_bytes = 1024 : i64} {
+  %lt = tile.alloc {offset = 0 : i64} : !tile.buffer<16x16xf32, shared>
+  tile.tril_inverse %lt, %lt {packed} : !tile.buffer<16x16xf32, shared>, !tile.buffer<16x16xf32, shared>
+  return
+}

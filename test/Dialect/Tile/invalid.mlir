@@ -671,7 +671,7 @@ func.func @tril_diag_type(%a: !tile.buffer<32x32xf16, shared>) {
 // -----
 
 func.func @tril_in_place(%a: !tile.buffer<64x64xf32, shared>) {
-  // expected-error @below {{'tile.tril_inverse' op source and dest must be different buffers (the inverse is not computed in place)}}
+  // expected-error @below {{'tile.tril_inverse' op source and dest must be different buffers (the inverse is computed in place only when packed)}}
   tile.tril_inverse %a, %a : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
   return
 }
@@ -679,7 +679,7 @@ func.func @tril_in_place(%a: !tile.buffer<64x64xf32, shared>) {
 // -----
 
 func.func @tril_diag_in_place(%a: !tile.buffer<32x32xf32, shared>) {
-  // expected-error @below {{'tile.tril_inverse_diag' op source and dest must be different buffers (the inverse is not computed in place)}}
+  // expected-error @below {{'tile.tril_inverse_diag' op source and dest must be different buffers (the inverse is computed in place only when packed)}}
   tile.tril_inverse_diag %a, %a : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
   return
 }
@@ -687,8 +687,24 @@ func.func @tril_diag_in_place(%a: !tile.buffer<32x32xf32, shared>) {
 // -----
 
 func.func @tril_level_in_place(%a: !tile.buffer<32x32xf32, shared>) {
-  // expected-error @below {{'tile.tril_inverse_level' op source and dest must be different buffers (the inverse is not computed in place)}}
+  // expected-error @below {{'tile.tril_inverse_level' op source and dest must be different buffers (the inverse is computed in place only when packed)}}
   tile.tril_inverse_level %a, %a {level = 1 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_packed_two(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse' op a packed inverse has one buffer: source and dest must be the same value}}
+  tile.tril_inverse %a, %b {packed} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_level_packed_two(%a: !tile.buffer<32x32xf32, shared>, %b: !tile.buffer<32x32xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_level' op a packed inverse has one buffer: source and dest must be the same value}}
+  tile.tril_inverse_level %a, %b {level = 1 : i64, packed} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
   return
 }
 

@@ -134,3 +134,16 @@ func.func @zero_tail(%s: !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>,
   tile.zero_tail %g from %n : !tile.buffer<64xf32, shared>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @tril_packed
+// CHECK: tile.tril_inverse %[[LT:.*]], %[[LT]] {packed} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+// CHECK: tile.tril_inverse_diag %[[LT]], %[[LT]] {packed}
+// CHECK: tile.tril_inverse_level %[[LT]], %[[LT]] {level = 1 : i64, packed}
+func.func @tril_packed(%lt: !tile.buffer<64x64xf32, shared>) {
+  tile.tril_inverse %lt, %lt {packed} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_diag %lt, %lt {packed} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_level %lt, %lt {level = 1 : i64, packed} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}

@@ -662,10 +662,13 @@ LogicalResult AsyncWaitOp::verify() {
 /// The inverse is not computed in place: threads read L while others
 /// write T.
 static LogicalResult verifyTrilDistinct(Operation *op, Value source,
-                                        Value dest) {
-  if (source == dest)
+                                        Value dest, bool packed) {
+  if (packed && source != dest)
+    return op->emitOpError("a packed inverse has one buffer: source and dest "
+                           "must be the same value");
+  if (!packed && source == dest)
     return op->emitOpError("source and dest must be different buffers (the "
-                           "inverse is not computed in place)");
+                           "inverse is computed in place only when packed)");
   return success();
 }
 
@@ -681,7 +684,7 @@ LogicalResult TrilInverseOp::verify() {
   if (cast<BufferType>(getSource().getType()).getShape() !=
       cast<BufferType>(getDest().getType()).getShape())
     return emitOpError("operands must have the same shape");
-  return verifyTrilDistinct(*this, getSource(), getDest());
+  return verifyTrilDistinct(*this, getSource(), getDest(), getPacked());
 }
 
 //===----------------------------------------------------------------------===//
@@ -723,7 +726,7 @@ LogicalResult TrilInverseDiagOp::verify() {
   int64_t nb;
   if (failed(verifyTrilSquares(*this, {getSource(), getDest()}, nb)))
     return failure();
-  return verifyTrilDistinct(*this, getSource(), getDest());
+  return verifyTrilDistinct(*this, getSource(), getDest(), getPacked());
 }
 
 LogicalResult TrilInverseLevelOp::verify() {
@@ -732,7 +735,7 @@ LogicalResult TrilInverseLevelOp::verify() {
     return failure();
   if (failed(verifyTrilLevel(*this, getLevel(), nb)))
     return failure();
-  return verifyTrilDistinct(*this, getSource(), getDest());
+  return verifyTrilDistinct(*this, getSource(), getDest(), getPacked());
 }
 
 bool mlir::gdn::tile::hasContiguousInnermost(Value v) {

@@ -40,9 +40,10 @@ void ExpandTrilInversePass::runOnOperation() {
     Value src = op.getSource(), dst = op.getDest();
     Location loc = op.getLoc();
     OpBuilder b(op);
-    b.create<TrilInverseDiagOp>(loc, src, dst);
+    bool packed = op.getPacked();
+    b.create<TrilInverseDiagOp>(loc, src, dst, packed);
     for (int64_t d = 1; d < nb; ++d)
-      b.create<TrilInverseLevelOp>(loc, src, dst, d);
+      b.create<TrilInverseLevelOp>(loc, src, dst, d, packed);
     op.erase();
     ++numExpanded;
   }

@@ -78,3 +78,31 @@ func.func @not_a_kernel(%l: !tile.buffer<64x64xf32, shared>, %t: !tile.buffer<64
   tile.tril_inverse %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
   return
 }
+
+// -----
+
+// Packed (one buffer: L below the diagonal, the inverse transposed above):
+// every phase is packed and works in place; the barriers are the same.
+
+// CHECK-LABEL: func.func @packed
+// CHECK-NEXT:  %[[LT:.*]] = tile.alloc : !tile.buffer<64x64xf32, shared>
+// CHECK-NEXT:  tile.tril_inverse_diag %[[LT]], %[[LT]] {packed} :
+// CHECK-NEXT:  tile.tril_inverse_level %[[LT]], %[[LT]] {level = 1 : i64, packed} :
+// CHECK-NEXT:  tile.tril_inverse_level %[[LT]], %[[LT]] {level = 2 : i64, packed} :
+// CHECK-NEXT:  tile.tril_inverse_level %[[LT]], %[[LT]] {level = 3 : i64, packed} :
+// CHECK-NEXT:  return
+
+// BAR-LABEL: func.func @packed
+// BAR:       tile.tril_inverse_diag {{.*}} {packed}
+// BAR-NEXT:  tile.barrier
+// BAR-NEXT:  tile.tril_inverse_level {{.*}} {level = 1 : i64, packed}
+// BAR-NEXT:  tile.barrier
+// BAR-NEXT:  tile.tril_inverse_level {{.*}} {level = 2 : i64, packed}
+// BAR-NEXT:  tile.barrier
+// BAR-NEXT:  tile.tril_inverse_level {{.*}} {level = 3 : i64, packed}
+// BAR-NEXT:  return
+func.func @packed() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %lt = tile.alloc : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse %lt, %lt {packed} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}

@@ -123,7 +123,11 @@ def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
   let description = [{
     `dest = (I + L)^-1`, where `L` is the strictly lower part of `source` (the
     diagonal and the upper part of `source` are ignored). Both are square f32
-    shared buffers, and distinct (so are those of the phase ops). The inverse is computed exactly in f32 by forward
+    shared buffers, and distinct (so are those of the phase ops), unless
+    `packed`: then `source` and `dest` are one buffer, whose strict lower
+    triangle keeps `L` and whose upper triangle (with the diagonal) receives
+    the inverse transposed (`T[i][j]`, `i >= j`, at `[j][i]`): half the
+    shared memory. The inverse is computed exactly in f32 by forward
     substitution, one column per thread, in a fixed order (bit-identical
     from run to run): no truncated series. `tile-expand-tril-inverse`
     rewrites sizes that are multiples of 16 (32 up to one element per
@@ -136,10 +140,12 @@ def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
     Example:
     ```mlir
     tile.tril_inverse %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    tile.tril_inverse %lt, %lt {packed} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
     ```
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
-                       Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest);
+                       Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
+                       UnitAttr:$packed);
   let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }
@@ -157,7 +163,10 @@ def Tile_TrilInverseDiagOp : Tile_Op<"tril_inverse_diag"> {
     lower part `L` of `source`, by forward substitution (one column per
     thread, `x_i = [i == c] - sum_{k < i} L_ik x_k` accumulated in `k`
     order), and zeros into every block above the diagonal. Blocks below the
-    diagonal are left alone (`tile.tril_inverse_level` fills them).
+    diagonal are left alone (`tile.tril_inverse_level` fills them). With
+    `packed` (one buffer, see `tile.tril_inverse`) each diagonal block's
+    inverse goes transposed into the block's upper triangle with its
+    diagonal, and nothing else is written.
 
     Example:
     ```mlir
@@ -165,7 +174,8 @@ def Tile_TrilInverseDiagOp : Tile_Op<"tril_inverse_diag"> {
     ```
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
-                       Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest);
+                       Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
+                       UnitAttr:$packed);
   let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }
@@ -184,15 +194,20 @@ def Tile_TrilInverseLevelOp : Tile_Op<"tril_inverse_level"> {
 
     Both products run on the tensor cores (`mma.sync.m16n8k8` in tf32,
     f32 accumulators): every f32 operand `x` is split into a high part
-    `h = tf32(x)` (rounded to nearest, ties away from zero; a NaN stays
-    NaN) and a low part `l = tf32(x - h)` (`x - h` is exact), and each term
-    is
+    `h = tf32(x)` (rounded to nearest, ties away from zero) and a low part
+    `l = tf32(x - h)` (`x - h` is exact; truncated, which keeps a NaN or
+    inf of `x` in the products), and each term is
     `h_a h_b + (l_a h_b + h_a l_b)` (two accumulator chains, added at the
     end), which drops only `l_a l_b` and the parts below the low halves
-    (relative error about 2^-21 per term, an f32 FMA chain's is 2^-24):
-    f32-accurate, no truncated series, and the same bits on every run. One warp computes one 16x8 column strip of a block
-    (strips dealt round-robin over the warps) and stages `Y` in that strip
-    of `dest`, which no other warp touches during the level.
+    (relative error about 2^-20 per term, an f32 FMA chain's is 2^-24): no
+    truncated series, and the same bits on every run. One warp computes one
+    16x8 column strip of a block (strips dealt round-robin over the warps)
+    and stages `Y` in that strip of `dest`, which no other warp touches
+    during the level. With `packed` (one buffer, `T` stored transposed
+    above the diagonal, see `tile.tril_inverse`) block `(i, j)` of `T`
+    lives in block `(j, i)` of the buffer and the entries of the diagonal
+    blocks of `T` above their diagonal (which would overlap `L`) are read
+    as zeros.
 
     Example:
     ```mlir
@@ -201,7 +216,8 @@ def Tile_TrilInverseLevelOp : Tile_Op<"tril_inverse_level"> {
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
                        Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$dest,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$level);
+                       ConfinedAttr<I64Attr, [IntPositive]>:$level,
+                       UnitAttr:$packed);
   let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }
