@@ -610,7 +610,10 @@ struct LoadLowering : TilePattern<LoadOp> {
 /// 16 bytes along the innermost dimension (one element for a 1-D buffer,
 /// whose "rows" are its elements); a thread stores zeros to each of its
 /// groups whose row (index along dimension 0) is at least `from`. The
-/// swizzle moves 16-byte units only, so every group stays contiguous.
+/// swizzle moves 16-byte units only, so every group stays contiguous. Each
+/// thread then fences its stores against the async proxy
+/// (fence.proxy.async.shared::cta): the buffer is a TMA ring stage, which
+/// the next TMA load overwrites and wgmma may read.
 struct ZeroTailLowering : TilePattern<ZeroTailOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -658,6 +661,9 @@ struct ZeroTailLowering : TilePattern<ZeroTailOp> {
         b.create<LLVM::StoreOp>(loc, zero, ptr, /*alignment=*/vec * eb);
       });
     }
+    rewriter.create<NVVM::FenceProxyOp>(
+        loc, NVVM::ProxyKindAttr::get(getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(getContext(), NVVM::SharedSpace::shared_cta));
     rewriter.eraseOp(op);
     return success();
   }

@@ -66,11 +66,13 @@ void lowerTrilColumns(ConversionPatternRewriter &rewriter, Location loc,
                                                 col, bx.c(i));
           Value partial[4] = {zero, zero, zero, zero};
           // L row i in 16-byte broadcast loads (rows are 16-byte aligned
-          // when n % 4 == 0).
+          // when n % 4 == 0). Packed, the last group of a row would also
+          // read entries on and right of the diagonal, which the thread of
+          // column i is writing: scalar loads there.
           auto vec4 = VectorType::get({4}, f32);
           for (int64_t k0 = 0; k0 < i; k0 += 4) {
             Value l4;
-            if (n % 4 == 0)
+            if (n % 4 == 0 && (!packed || k0 + 4 <= i))
               l4 = b.create<LLVM::LoadOp>(
                   loc, vec4, elemPtr(bx, src, i, bx.c(k0)),
                   /*alignment=*/16);

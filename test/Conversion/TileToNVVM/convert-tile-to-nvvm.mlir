@@ -654,7 +654,8 @@ func.func @wgmma_rs() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mm
 // tile.zero_tail: a 64x128 f16 tile (128-byte swizzle) as 1024 16-byte
 // groups over 128 threads, eight per thread, each stored when its row
 // (group / 16) is at least `from` (signed: a negative `from` clears all);
-// a 1-D f32 buffer element by element, the last slot guarded to 64.
+// a 1-D f32 buffer element by element, the last slot guarded to 64; then
+// each thread's fence.proxy.async (the stage is TMA's and wgmma's).
 // CHECK-LABEL: llvm.func @zero_tail
 // CHECK:           %[[Z:.*]] = llvm.mlir.zero : vector<8xf16>
 // CHECK-COUNT-8:   llvm.icmp "sge" %{{.*}}, %[[FROM:.*]] : i64
@@ -666,6 +667,7 @@ func.func @wgmma_rs() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mm
 // CHECK-NEXT:      llvm.icmp "ult"
 // CHECK-NEXT:      llvm.and
 // CHECK:           llvm.store %[[ZF]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK:           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 func.func @zero_tail(%n: index) attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 16640 : i64} {
   %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
   %g = tile.alloc {offset = 16384 : i64} : !tile.buffer<64xf32, shared>

@@ -702,6 +702,14 @@ func.func @tril_packed_two(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer
 
 // -----
 
+func.func @tril_diag_packed_two(%a: !tile.buffer<32x32xf32, shared>, %b: !tile.buffer<32x32xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_diag' op a packed inverse has one buffer: source and dest must be the same value}}
+  tile.tril_inverse_diag %a, %b {packed} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
+  return
+}
+
+// -----
+
 func.func @tril_level_packed_two(%a: !tile.buffer<32x32xf32, shared>, %b: !tile.buffer<32x32xf32, shared>) {
   // expected-error @below {{'tile.tril_inverse_level' op a packed inverse has one buffer: source and dest must be the same value}}
   tile.tril_inverse_level %a, %b {level = 1 : i64, packed} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>

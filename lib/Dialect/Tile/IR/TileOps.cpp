@@ -659,8 +659,8 @@ LogicalResult AsyncWaitOp::verify() {
 // TrilInverseOp
 //===----------------------------------------------------------------------===//
 
-/// The inverse is not computed in place: threads read L while others
-/// write T.
+/// Two buffers (threads read L while others write T), or, packed, one
+/// (T^T goes above the diagonal, where L has nothing).
 static LogicalResult verifyTrilDistinct(Operation *op, Value source,
                                         Value dest, bool packed) {
   if (packed && source != dest)

@@ -877,7 +877,12 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
     IRMapping mapping;
     mapping.map(loop.getInductionVar(), iv);
     Value anyTail;
-    SmallVector<std::pair<Value, Value>> tails; // (stage slice, valid rows)
+    struct Tail {
+      Type type;    // the stage's buffer type
+      Value stages; // the N-stage buffer
+      Value valid;  // rows of the tile inside the narrowed extent
+    };
+    SmallVector<Tail> tails;
     for (auto [p, plan, buf] : llvm::zip(producers, plans, staged)) {
       if (!plan.maskSize)
         continue;
@@ -890,17 +895,14 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
           loc, arith::CmpIPredicate::slt, valid, cst(ib, rows));
       anyTail = anyTail ? ib.create<arith::OrIOp>(loc, anyTail, partial)
                         : partial;
-      tails.push_back({buf, valid});
+      tails.push_back({p.buffer.getType(), buf, valid});
     }
     if (anyTail) {
       auto ifOp = ib.create<scf::IfOp>(loc, anyTail, /*withElse=*/false);
       OpBuilder tb = ifOp.getThenBodyBuilder();
-      for (auto [p, plan, buf] : llvm::zip(producers, plans, staged)) {
-        if (!plan.maskSize)
-          continue;
-        auto it = llvm::find_if(tails, [&](auto &t) { return t.first == buf; });
-        Value slice = tb.create<SliceOp>(loc, p.buffer.getType(), buf, cur);
-        tb.create<ZeroTailOp>(loc, slice, it->second);
+      for (Tail &t : tails) {
+        Value slice = tb.create<SliceOp>(loc, t.type, t.stages, cur);
+        tb.create<ZeroTailOp>(loc, slice, t.valid);
       }
       tb.create<BarrierOp>(loc);
     }

@@ -247,3 +247,35 @@ func.func @packed_sequence(%pk: !tile.ptr<f16> {tile.name = "k"}, %pg: !tile.ptr
   }
   return
 }
+
+// -----
+
+// Form 5: nested narrows add their starts to the coordinate; a copy that is
+// not masked needs no zeroing (reading past the narrowed end is the
+// program's promise, as with cp.async).
+
+// CHECK-LABEL: func.func @nested_narrow
+// CHECK-SAME:    %[[S0:[^:]*]]: index, %[[N0:[^:]*]]: index, %[[S1:[^:]*]]: index, %[[N1:[^:]*]]: index
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %[[N1]] step %{{.*}} {
+// CHECK-NOT:       tile.zero_tail
+// CHECK:           scf.if
+// CHECK:             %[[R0:.*]] = arith.addi %[[S0]], %{{.*}} : index
+// CHECK-NEXT:        %[[R1:.*]] = arith.addi %[[S1]], %[[R0]] : index
+// CHECK:             tile.tma_load %{{.*}}[%[[R1]], %{{.*}}] to
+func.func @nested_narrow(%pq: !tile.ptr<f16> {tile.name = "q"}, %T: i32 {tile.name = "T"},
+                         %s0: index, %n0: index, %s1: index, %n1: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %q = tile.view %pq[%t] : !tile.ptr<f16> -> !tile.buffer<?x128xf16, global>
+  %a = tile.narrow %q[%s0, %n0] dim 0 : !tile.buffer<?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+  %b = tile.narrow %a[%s1, %n1] dim 0 : !tile.buffer<?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+  %s = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+  %f = tile.alloc : !tile.buffer<64x128xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %i = %c0 to %n1 step %c64 stages 2 {
+    tile.copy %b[%i, %c0] to %s : !tile.buffer<?x128xf16, global> to !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+    tile.copy %s to %f : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>> to !tile.buffer<64x128xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}
