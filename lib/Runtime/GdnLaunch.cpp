@@ -40,6 +40,9 @@ std::vector<unsigned char> gdnIndexTensorBytes(const GdnProblem &p,
   case GdnTensorId::CpSegStart:
     values = &segments.segStart;
     break;
+  case GdnTensorId::ChunkMap:
+    cu = gdnChunkMap(p.deviceCuSeqlens());
+    break;
   default:
     cu = p.deviceCuSeqlens();
     break;

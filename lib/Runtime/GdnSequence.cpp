@@ -12,7 +12,8 @@ namespace gdn::run {
 const char *gdnTensorName(GdnTensorId id) {
   static const char *const names[kGdnTensorCount] = {
       "q",  "k",          "v",         "o",      "g",       "beta",        "h0",
-      "ht", "cu_seqlens", "cp_bounds", "cp_seq", "cp_last", "cp_seg_start"};
+      "ht", "cu_seqlens", "cp_bounds", "cp_seq", "cp_last", "cp_seg_start",
+      "chunk_map"};
   return names[static_cast<int>(id)];
 }
 
@@ -23,10 +24,23 @@ bool gdnIsIndexTensor(GdnTensorId id) {
   case GdnTensorId::CpSeq:
   case GdnTensorId::CpLast:
   case GdnTensorId::CpSegStart:
+  case GdnTensorId::ChunkMap:
     return true;
   default:
     return false;
   }
+}
+
+std::vector<int64_t> gdnChunkMap(const std::vector<int64_t> &cu) {
+  std::vector<int64_t> map;
+  for (size_t s = 0; s + 1 < cu.size(); ++s) {
+    int64_t chunks = (std::max<int64_t>(cu[s + 1] - cu[s], 0) + 63) / 64;
+    for (int64_t c = 0; c < chunks; ++c) {
+      map.push_back(static_cast<int64_t>(s));
+      map.push_back(c);
+    }
+  }
+  return map;
 }
 
 bool gdnIsFloatScalar(GdnScalarId id) {
@@ -111,6 +125,7 @@ Status checkTensorType(const Manifest &m, const Param &p, GdnTensorId id) {
   case GdnTensorId::CpSeq:
   case GdnTensorId::CpLast:
   case GdnTensorId::CpSegStart:
+  case GdnTensorId::ChunkMap:
     ok = ok && (t.elem == DType::I32 || t.elem == DType::I64);
     expected = "ptr<i32> or ptr<i64>";
     break;
@@ -595,6 +610,9 @@ int64_t gdnTensorElements(GdnTensorId id, const ExprVariables &scalars) {
   case GdnTensorId::CpBounds:
     n = at("NS") + 1;
     break;
+  case GdnTensorId::ChunkMap:
+    n = 2 * at("NT");
+    break;
   case GdnTensorId::CpSeq:
   case GdnTensorId::CpLast:
     n = at("NS");
@@ -690,6 +708,10 @@ Status evaluateGdnSequence(const ExprVariables &scalars, GdnSequence &seq) {
         break;
       case GdnTensorId::CpLast:
         largest = 1;
+        break;
+      case GdnTensorId::ChunkMap:
+        what = "NT";
+        largest = scalars.at("NT");
         break;
       default:
         break;

@@ -48,6 +48,13 @@
 //                                           = 1 for the last segment of a
 //                                           sequence; sequence n has segments
 //                                           cp_seg_start[n] .. [n+1]-1
+//   chunk_map   ptr<i32|i64>   [NT,2]       for each chunk of 64 tokens in
+//                                           packed order (chunks never span
+//                                           two sequences): its sequence and
+//                                           its index in that sequence, so a
+//                                           kernel with a block per chunk
+//                                           finds both with one load instead
+//                                           of a search of cu_seqlens
 //   B T H HV DK DV N NT NS has_h0 varlen     i32 or i64 scalars (NS: number
 //                                           of CP segments; N on the direct
 //                                           path, one segment per sequence)
@@ -60,7 +67,7 @@
 //   user in launch order must declare meta.ws_X; one buffer per name is
 //   shared by the whole sequence and holds ws_X elements of the widest
 //   element type any kernel declares for X.
-// cu_seqlens and the cp_* tensors are computed on the host and uploaded
+// cu_seqlens, the cp_* tensors and chunk_map are computed on the host and uploaded
 // once per problem (not poisoned, not timed). Scalars are passed by value,
 // so each manifest picks i32 or i64 for itself. A tensor declared with two
 // different types across the sequence, any other scalar name, a workspace no
@@ -87,13 +94,18 @@ constexpr const char *kGdnOpName = "gdn_prefill";
 /// Tensors of the GDN kernel ABI.
 enum class GdnTensorId {
   Q, K, V, O, G, Beta, H0, Ht, CuSeqlens,
-  CpBounds, CpSeq, CpLast, CpSegStart
+  CpBounds, CpSeq, CpLast, CpSegStart, ChunkMap
 };
-constexpr int kGdnTensorCount = 13;
-/// True for the host-computed int tensors (cu_seqlens, cp_*).
+constexpr int kGdnTensorCount = 14;
+/// True for the host-computed int tensors (cu_seqlens, cp_*, chunk_map).
 bool gdnIsIndexTensor(GdnTensorId id);
 /// The parameter name of `id` ("q", "cu_seqlens", ...).
 const char *gdnTensorName(GdnTensorId id);
+
+/// chunk_map for packed boundaries `cu` ({0, ..., B*T}): for each chunk of
+/// 64 tokens, sequence by sequence, {sequence, chunk index within it}
+/// (2 * NT values; an empty sequence has no chunk).
+std::vector<int64_t> gdnChunkMap(const std::vector<int64_t> &cu);
 
 /// Scalars of the GDN kernel ABI.
 enum class GdnScalarId {

@@ -416,6 +416,7 @@ Status GdnDriver::runChecked(CudaSession &session,
     case GdnTensorId::CpSeq:
     case GdnTensorId::CpLast:
     case GdnTensorId::CpSegStart:
+    case GdnTensorId::ChunkMap:
       host = &indexBytes[t];
       break;
     case GdnTensorId::O:

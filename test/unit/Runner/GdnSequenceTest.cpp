@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GdnLaunch.h"
 #include "GdnProblem.h"
 #include "GdnSequence.h"
 
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 
 using namespace gdn::run;
@@ -279,7 +281,7 @@ TEST(GdnSequenceTest, RejectsBadWorkspaces) {
                   "m0.manifest:9: error: parameter gamma of stage 'cumsum' is a "
                   "workspace (not one of the GDN tensors q, k, v, o, g, beta, "
                   "h0, ht, cu_seqlens, cp_bounds, cp_seq, cp_last, "
-                  "cp_seg_start), but no meta.ws_gamma (its element "
+                  "cp_seg_start, chunk_map), but no meta.ws_gamma (its element "
                   "count) is declared in this manifest or an earlier one");
   // Declared only by a later kernel.
   EXPECT_CONTAINS(buildError({noSize, solveManifest(),
@@ -628,6 +630,48 @@ TEST(GdnSequenceTest, BindsCpNames) {
   EXPECT_CONTAINS(evalError({cumsum1, solve1, small, replay1}, big.scalars()),
                   "m2.manifest:12: error: cp_bounds entries up to B*T = "
                   "3000000000 do not fit ptr<i32> (declare it ptr<i64>)");
+}
+
+// chunk_map: {sequence, chunk within it} per chunk of 64 tokens in packed
+// order, so that a kernel with a block per chunk needs no search of
+// cu_seqlens (an O(N) chain of loads per block with many sequences).
+TEST(GdnSequenceTest, ChunkMap) {
+  // Lengths 1, 0, 69, 130: chunks 1 + 0 + 2 + 3.
+  std::vector<int64_t> cu = {0, 1, 1, 70, 200};
+  EXPECT_EQ(gdnChunkMap(cu),
+            (std::vector<int64_t>{0, 0, 2, 0, 2, 1, 3, 0, 3, 1, 3, 2}));
+  EXPECT_TRUE(gdnChunkMap({0}).empty());
+  EXPECT_EQ(gdnChunkMap({0, 64, 128}), (std::vector<int64_t>{0, 0, 1, 0}));
+
+  Fixture f;
+  Status s = f.build({cumsumManifest("param = chunk_map:ptr<i32>\n"),
+                      solveManifest(), fwdManifest()});
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(f.seq.uses(GdnTensorId::ChunkMap));
+  EXPECT_TRUE(gdnIsIndexTensor(GdnTensorId::ChunkMap));
+  EXPECT_STREQ(gdnTensorName(GdnTensorId::ChunkMap), "chunk_map");
+  EXPECT_EQ(f.seq.stages[0].args.back().index,
+            static_cast<int>(GdnTensorId::ChunkMap));
+
+  // The uploaded bytes (i32) and the element count 2 NT.
+  GdnProblem p;
+  p.B = 1;
+  p.T = 200;
+  p.H = 1;
+  p.HV = 2;
+  p.cuSeqlens = cu;
+  std::vector<unsigned char> bytes =
+      gdnIndexTensorBytes(p, f.seq, p.cpSegments(), GdnTensorId::ChunkMap);
+  ASSERT_EQ(bytes.size(), 12 * sizeof(int32_t));
+  int32_t last;
+  std::memcpy(&last, bytes.data() + 11 * sizeof(int32_t), sizeof last);
+  EXPECT_EQ(last, 2);
+  EXPECT_EQ(gdnTensorElements(GdnTensorId::ChunkMap, p.scalars()), 12);
+
+  std::string f32Map = cumsumManifest("param = chunk_map:ptr<f32>\n");
+  EXPECT_CONTAINS(buildError({f32Map, solveManifest(), fwdManifest()}),
+                  "gdn_prefill parameter chunk_map must be ptr<i32> or "
+                  "ptr<i64>, got ptr<f32>");
 }
 
 TEST(GdnSequenceTest, SelectsPath) {
