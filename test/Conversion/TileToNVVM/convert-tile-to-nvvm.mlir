@@ -723,3 +723,21 @@ func.func @tril_packed_cols() attributes {tile.kernel, tile.num_warps = 1 : i64,
   tile.tril_inverse %lt, %lt {packed} : !tile.buffer<16x16xf32, shared>, !tile.buffer<16x16xf32, shared>
   return
 }
+
+// -----
+
+// tile.zero_tail on a rank-3 buffer whose innermost dimension (4 f16) is
+// narrower than 16 bytes: 8-byte groups, two per row of 2x4, sixteen over
+// 32 threads (the one slot guarded to 16).
+// CHECK-LABEL: llvm.func @zero_tail_rank3
+// CHECK:         %[[Z:.*]] = llvm.mlir.zero : vector<4xf16>
+// CHECK:         llvm.icmp "sge"
+// CHECK:         llvm.icmp "ult"
+// CHECK:         llvm.store %[[Z]], %{{.*}} {alignment = 8 : i64} : vector<4xf16>, !llvm.ptr<3>
+// CHECK-NOT:     llvm.store
+// CHECK:         nvvm.fence.proxy
+func.func @zero_tail_rank3(%n: index) attributes {tile.kernel, tile.num_warps = 1 : i64, tile.shared_memory_bytes = 1024 : i64} {
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<8x2x4xf16, shared>
+  tile.zero_tail %s from %n : !tile.buffer<8x2x4xf16, shared>
+  return
+}
