@@ -690,3 +690,53 @@ TEST(GdnTensorMapTest, SequenceBindsTensorMapsOverProblemScalars) {
   EXPECT_CONTAINS(s.message(), "parameter T is a tensor or scalar of the GDN "
                                "kernel ABI and cannot be a tensormap");
 }
+
+TEST(GdnTensorMapTest, PaddedRowsForOddTokenCounts) {
+  // The recipe tile-pipeline writes for a value-head-major f32 workspace
+  // whose rows are padded to 16 bytes ([HV, cdiv(B*T, 4) * 4], one head
+  // taken): the row stride stays a multiple of 16 bytes for any B*T, as
+  // TMA requires; an unpadded [HV, B*T] one is refused for odd B*T.
+  auto encode = [](const std::string &recipe, const GdnProblem &p,
+                   Status &s) {
+    std::vector<std::unique_ptr<Manifest>> owned;
+    std::vector<const Manifest *> ptrs;
+    std::string text =
+        "gdn_manifest = 1\nkernel = fwd\nptx = f.ptx\ntarget = sm_90a\n"
+        "block = 128,1,1\nshared_bytes = 0\n"
+        "param = gamma:ptr<f32>\nparam = o:ptr<f16>\nparam = ht:ptr<f32>\n"
+        "param = gamma_tma:tensormap\n"
+        "tensormap.gamma_tma = base=gamma; " + recipe +
+        "; box=64, 1; swizzle=none; l2=256; fill=zero\n"
+        "meta.op = gdn_prefill\nmeta.stage = fwd\nmeta.order = 0\n"
+        "meta.grid = NT, HV, 1\nmeta.ws_gamma = HV*cdiv(B*T,4)*4\n";
+    EXPECT_TRUE(test::parseManifestTexts({text}, owned, ptrs).ok());
+    GdnSequence seq;
+    s = buildGdnSequence(ptrs, seq);
+    if (!s.ok())
+      return EncodeCall();
+    KernelArgs args(*ptrs[0]);
+    args.setPointer(0, 0x10000);
+    args.setPointer(1, 0x20000);
+    args.setPointer(2, 0x30000);
+    CudaDriver driver;
+    driver.cuTensorMapEncodeTiled = &fakeEncode;
+    gEncode = EncodeCall();
+    s = args.bindTensorMaps(driver, p.scalars());
+    return gEncode;
+  };
+  GdnProblem p;
+  p.B = 3;
+  p.T = 4097;
+  p.H = 2;
+  p.HV = 4;
+  Status s;
+  EncodeCall c = encode("dims=(cdiv((B)*(T), 4))*(4), HV; "
+                        "strides=(cdiv((B)*(T), 4))*(4)",
+                        p, s);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(c.dims, (std::vector<cuuint64_t>{12292, 4}));
+  EXPECT_EQ(c.strides, (std::vector<cuuint64_t>{12292 * 4}));
+  encode("dims=(B)*(T), HV; strides=(B)*(T)", p, s);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(), "multiple of 16");
+}
