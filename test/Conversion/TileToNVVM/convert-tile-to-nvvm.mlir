@@ -741,3 +741,22 @@ func.func @zero_tail_rank3(%n: index) attributes {tile.kernel, tile.num_warps = 
   tile.zero_tail %s from %n : !tile.buffer<8x2x4xf16, shared>
   return
 }
+
+// -----
+
+// The packed inverse in a 128-byte-swizzled buffer: the same phases, every
+// address through the swizzle (an xor of the 16-byte chunk with the row),
+// so the transposed accesses of a warp spread over eight chunks.
+// CHECK-LABEL: llvm.func @tril_packed_swizzled
+// CHECK-COUNT-120: llvm.intr.fma
+// CHECK:       llvm.xor
+// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK:       llvm.return
+func.func @tril_packed_swizzled() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 16384 : i64} {
+  %lt = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared, #tile.swizzle<128>>
+  tile.tril_inverse_diag %lt, %lt {packed} : !tile.buffer<64x64xf32, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, shared, #tile.swizzle<128>>
+  tile.tril_inverse_level %lt, %lt {level = 1 : i64, packed} : !tile.buffer<64x64xf32, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, shared, #tile.swizzle<128>>
+  return
+}

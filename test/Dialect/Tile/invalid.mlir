@@ -631,7 +631,7 @@ func.func @load_rank(%s: !tile.buffer<64x64xf32, shared>, %i: index) -> f32 {
 // -----
 
 func.func @tril_shape(%a: !tile.buffer<64x32xf32, shared>) {
-  // expected-error @below {{operands must be square unswizzled f32 shared buffers}}
+  // expected-error @below {{operands must be square f32 shared buffers (unswizzled or #tile.swizzle)}}
   tile.tril_inverse %a, %a : !tile.buffer<64x32xf32, shared>, !tile.buffer<64x32xf32, shared>
   return
 }
@@ -639,7 +639,7 @@ func.func @tril_shape(%a: !tile.buffer<64x32xf32, shared>) {
 // -----
 
 func.func @tril_type(%a: !tile.buffer<64x64xf16, shared>) {
-  // expected-error @below {{operands must be square unswizzled f32 shared buffers}}
+  // expected-error @below {{operands must be square f32 shared buffers (unswizzled or #tile.swizzle)}}
   tile.tril_inverse %a, %a : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>
   return
 }
@@ -663,7 +663,7 @@ func.func @tril_diag_multiple(%a: !tile.buffer<24x24xf32, shared>) {
 // -----
 
 func.func @tril_diag_type(%a: !tile.buffer<32x32xf16, shared>) {
-  // expected-error @below {{'tile.tril_inverse_diag' op operands must be square unswizzled f32 shared buffers}}
+  // expected-error @below {{'tile.tril_inverse_diag' op operands must be square f32 shared buffers (unswizzled or #tile.swizzle)}}
   tile.tril_inverse_diag %a, %a : !tile.buffer<32x32xf16, shared>, !tile.buffer<32x32xf16, shared>
   return
 }
@@ -743,7 +743,7 @@ func.func @tril_level_zero(%a: !tile.buffer<32x32xf32, shared>) {
 // -----
 
 func.func @tril_level_f16(%a: !tile.buffer<32x32xf16, shared>) {
-  // expected-error @below {{'tile.tril_inverse_level' op operands must be square unswizzled f32 shared buffers}}
+  // expected-error @below {{'tile.tril_inverse_level' op operands must be square f32 shared buffers (unswizzled or #tile.swizzle)}}
   tile.tril_inverse_level %a, %a {level = 1 : i64} : !tile.buffer<32x32xf16, shared>, !tile.buffer<32x32xf16, shared>
   return
 }

@@ -677,9 +677,9 @@ LogicalResult TrilInverseOp::verify() {
     auto t = cast<BufferType>(v.getType());
     if (!t.isShared() || t.getRank() != 2 ||
         t.getShape()[0] != t.getShape()[1] || !t.getElementType().isF32() ||
-        t.getLayout())
-      return emitOpError("operands must be square unswizzled f32 shared "
-                         "buffers");
+        (t.getLayout() && !isa<SwizzleAttr>(t.getLayout())))
+      return emitOpError("operands must be square f32 shared buffers "
+                         "(unswizzled or #tile.swizzle)");
   }
   if (cast<BufferType>(getSource().getType()).getShape() !=
       cast<BufferType>(getDest().getType()).getShape())
@@ -699,9 +699,9 @@ static LogicalResult verifyTrilSquares(Operation *op, ArrayRef<Value> squares,
     auto t = cast<BufferType>(v.getType());
     if (!t.isShared() || t.getRank() != 2 ||
         t.getShape()[0] != t.getShape()[1] || !t.getElementType().isF32() ||
-        t.getLayout())
-      return op->emitOpError("operands must be square unswizzled f32 shared "
-                             "buffers");
+        (t.getLayout() && !isa<SwizzleAttr>(t.getLayout())))
+      return op->emitOpError("operands must be square f32 shared buffers "
+                             "(unswizzled or #tile.swizzle)");
     if (t.getShape() != cast<BufferType>(squares[0].getType()).getShape())
       return op->emitOpError("operands must have the same shape");
   }

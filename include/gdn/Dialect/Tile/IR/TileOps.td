@@ -123,7 +123,8 @@ def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
   let description = [{
     `dest = (I + L)^-1`, where `L` is the strictly lower part of `source` (the
     diagonal and the upper part of `source` are ignored). Both are square f32
-    shared buffers, and distinct (so are those of the phase ops), unless
+    shared buffers (unswizzled, or `#tile.swizzle`d: a transposed access
+    then spreads over the banks), and distinct (so are those of the phase ops), unless
     `packed`: then `source` and `dest` are one buffer, whose strict lower
     triangle keeps `L` and whose upper triangle (with the diagonal) receives
     the inverse transposed (`T[i][j]`, `i >= j`, at `[j][i]`): half the
