@@ -661,9 +661,7 @@ struct ZeroTailLowering : TilePattern<ZeroTailOp> {
         b.create<LLVM::StoreOp>(loc, zero, ptr, /*alignment=*/vec * eb);
       });
     }
-    rewriter.create<NVVM::FenceProxyOp>(
-        loc, NVVM::ProxyKindAttr::get(getContext(), NVVM::ProxyKind::async_shared),
-        NVVM::SharedSpaceAttr::get(getContext(), NVVM::SharedSpace::shared_cta));
+    createAsyncProxyFence(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }

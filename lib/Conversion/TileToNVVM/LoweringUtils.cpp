@@ -139,6 +139,13 @@ int64_t blockThreadsOf(Operation *kernel) {
   return threads;
 }
 
+void createAsyncProxyFence(OpBuilder &b, Location loc) {
+  MLIRContext *ctx = b.getContext();
+  b.create<NVVM::FenceProxyOp>(
+      loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+}
+
 void createComputeBarrier(OpBuilder &b, Location loc, Operation *op) {
   bool specialized = false;
   for (Operation *p = op; p && !specialized; p = p->getParentOp())

@@ -132,6 +132,11 @@ int64_t blockThreadsOf(Operation *kernel);
 /// consumers' named barrier 1 (bar.sync 1, 32 * tile.num_warps).
 void createComputeBarrier(OpBuilder &b, Location loc, Operation *op);
 
+/// fence.proxy.async.shared::cta: orders this thread's generic-proxy
+/// shared-memory accesses before later async-proxy ones (wgmma operand
+/// reads, TMA loads and stores).
+void createAsyncProxyFence(OpBuilder &b, Location loc);
+
 /// Whether the kernel around `op` uses wgmma (tile.mma_engine = "wgmma").
 bool usesWgmma(Operation *op);
 

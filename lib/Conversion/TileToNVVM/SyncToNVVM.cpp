@@ -34,11 +34,7 @@ struct BarrierLowering : TilePattern<BarrierOp> {
   matchAndRewrite(BarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (usesWgmma(op) || usesTmaStores(op))
-      rewriter.create<NVVM::FenceProxyOp>(
-          op.getLoc(),
-          NVVM::ProxyKindAttr::get(getContext(), NVVM::ProxyKind::async_shared),
-          NVVM::SharedSpaceAttr::get(getContext(),
-                                     NVVM::SharedSpace::shared_cta));
+      createAsyncProxyFence(rewriter, op.getLoc());
     if (op.getId()) {
       Value id = rewriter.create<LLVM::ConstantOp>(
           op.getLoc(), rewriter.getI32Type(),
