@@ -137,3 +137,49 @@ func.func @odd_stride(%pa: !tile.ptr<f16>, %M: i32)
   }
   return
 }
+
+// -----
+
+// A per-token f32 scalar of a packed sequence, narrowed to [bos, bos + len):
+// the time dimension is the contiguous one, and a TMA load whose first
+// element is off 16 bytes faults (bos is any token), so cp.async.
+func.func @unaligned_window(%pg: !tile.ptr<f32> {tile.name = "gamma"}, %T: i32 {tile.name = "T"},
+                            %bos: index, %len: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %g = tile.view %pg[%t] : !tile.ptr<f32> -> !tile.buffer<?xf32, global>
+  %gs = tile.narrow %g[%bos, %len] dim 0 : !tile.buffer<?xf32, global> -> !tile.buffer<?xf32, global>
+  %s = tile.alloc : !tile.buffer<64xf32, shared>
+  %f = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
+  // expected-remark @below {{pipelined with cp.async instead of TMA: the innermost coordinate is not provably a multiple of 4 elements (16 bytes)}}
+  tile.for %i = %c0 to %len step %c64 stages 2 {
+    tile.copy %gs[%i] to %s {masked} : !tile.buffer<?xf32, global> to !tile.buffer<64xf32, shared>
+    tile.copy %s to %f : !tile.buffer<64xf32, shared> to !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
+  }
+  return
+}
+
+// -----
+
+// A column offset of 4 f16 (8 bytes) plus the loop's multiple of 64: the
+// known divisor of the sum is 4 elements, TMA needs 8.
+func.func @unaligned_columns(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {tile.name = "M"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %m = arith.index_cast %M : i32 to index
+  %A = tile.view %pa[%m] : !tile.ptr<f16> -> !tile.buffer<?x512xf16, global>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  // expected-remark @below {{pipelined with cp.async instead of TMA: the innermost coordinate is not provably a multiple of 8 elements (16 bytes)}}
+  tile.for %k = %c0 to %c256 step %c64 stages 2 {
+    %col = arith.addi %k, %c4 : index
+    tile.copy %A[%c0, %col] to %s : !tile.buffer<?x512xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.copy %s to %f : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}

@@ -48,10 +48,14 @@
 // CHECK:       return
 func.func @sync_body(%pa: !tile.ptr<f16> {tile.name = "A"}, %pb: !tile.ptr<f16> {tile.name = "B"},
                      %M: i32 {tile.name = "M"}, %N: i32 {tile.name = "N"}, %K: i32 {tile.name = "K"},
-                     %m0: index, %n0: index)
+                     %m0: index, %bn: index)
     attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
+  // B's innermost (contiguous) coordinate must be a provable multiple of
+  // 16 bytes: a block index times 128 is.
+  %c128 = arith.constant 128 : index
+  %n0 = arith.muli %bn, %c128 : index
   %m = arith.index_cast %M : i32 to index
   %n = arith.index_cast %N : i32 to index
   %k = arith.index_cast %K : i32 to index
@@ -191,7 +195,9 @@ func.func @swizzle64(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {tile.name =
 // sequence's tokens) are zeroed after the stage has landed, in iterations
 // whose tile crosses it, then a barrier; a 1-D f32 tile (a per-token
 // scalar of the same sequence, rows padded to 16 bytes: a ceiling quotient
-// in the tensor's size expression) the same way.
+// in the tensor's size expression) the same way. Its coordinate is along
+// the contiguous dimension, so its window starts at bos rounded down to a
+// multiple of 4 (16 bytes), which the pass proves through the arith.andi.
 
 // CHECK-LABEL: func.func @packed_sequence
 // CHECK-SAME:    %{{[^:]*}}: index, %[[BOS:[^:]*]]: index, %[[LEN:[^:]*]]: index
@@ -204,7 +210,7 @@ func.func @swizzle64(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {tile.name =
 // CHECK-NEXT:      %[[VALID:.*]] = arith.subi %[[LEN]], %[[I]] : index
 // CHECK-NEXT:      %[[C64:.*]] = arith.constant 64 : index
 // CHECK-NEXT:      %[[P0:.*]] = arith.cmpi slt, %[[VALID]], %[[C64]] : index
-// CHECK:           %[[VALID2:.*]] = arith.subi %[[LEN]], %[[I]] : index
+// CHECK:           %[[VALID2:.*]] = arith.subi %{{.*}}, %[[I]] : index
 // CHECK:           %[[ANY:.*]] = arith.ori %[[P0]], %{{.*}} : i1
 // CHECK-NEXT:      scf.if %[[ANY]] {
 // CHECK-NEXT:        %[[SK:.*]] = tile.slice %{{.*}}[%[[CUR]]]
@@ -234,7 +240,11 @@ func.func @packed_sequence(%pk: !tile.ptr<f16> {tile.name = "k"}, %pg: !tile.ptr
   %tp = arith.muli %tq, %c4 : index
   %g = tile.view %pg[%h, %tp] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
   %gh = tile.take %g[%head] dims [0] : !tile.buffer<?x?xf32, global> -> !tile.buffer<?xf32, global>
-  %gs = tile.narrow %gh[%bos, %len] dim 0 : !tile.buffer<?xf32, global> -> !tile.buffer<?xf32, global>
+  %cm4 = arith.constant -4 : index
+  %bos4 = arith.andi %bos, %cm4 : index
+  %goff = arith.subi %bos, %bos4 : index
+  %glen = arith.addi %len, %goff : index
+  %gs = tile.narrow %gh[%bos4, %glen] dim 0 : !tile.buffer<?xf32, global> -> !tile.buffer<?xf32, global>
   %sk = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
   %sg = tile.alloc : !tile.buffer<64xf32, shared>
   %f = tile.alloc : !tile.buffer<64x128xf32, fragment, #tile.blocked<vector = 4>>

@@ -167,7 +167,12 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
     integers), the element type is f16, bf16 or f32, the
     destination is unswizzled or `#tile.swizzle<128>`, boxes are at most
     256 elements with 16-byte rows, each stage's bytes are a multiple of
-    128 (1024 when swizzled), static strides are multiples of 16 bytes, and
+    128 (1024 when swizzled), static strides are multiples of 16 bytes,
+    the coordinate along the innermost (contiguous) dimension, the copy's
+    offset plus the narrow starts there, is provably a multiple of 16 bytes
+    (a power-of-two divisibility analysis over constants, `+ - * <<`, `&`
+    with a mask, min/max/select, casts and loop induction variables; a
+    TMA box that starts off 16 bytes faults on the H200), and
     the loop is at the kernel's top level or directly in one loop whose
     iterations keep its trip count. Otherwise the loop is pipelined with
     cp.async and a remark says why.
