@@ -109,10 +109,7 @@ struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
     func::FuncOp func = getOperation();
     if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
       return;
-    // tile-pipeline's own async gemms and the kernels to be
-    // warp-specialized keep their schedule.
-    if (func->hasAttr(TileDialect::getWarpSpecializeAttrName()))
-      return;
+    // tile-pipeline's own async gemms keep their schedule.
     WalkResult existing = func.walk([](Operation *op) {
       auto gemm = dyn_cast<GemmOp>(op);
       if ((gemm && gemm.getAsync()) || isa<GemmWaitOp, WarpSpecializeOp>(op))

@@ -226,14 +226,25 @@ func.func @branches(%p: i1)
 
 // An op that declares no memory effects (a barrier of another dialect)
 // may synchronize or write shared memory: wait first. A kernel that asks
-// for warp specialization is left to tile-warp-specialize.
+// for warp specialization is scheduled the same way (its gemms run in the
+// consumer warpgroups); one whose gemms tile-pipeline already made
+// asynchronous keeps that schedule.
 // CHECK-LABEL: func.func @unknown_op
 // CHECK:      tile.gemm {{.*}} {async}
 // CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
 // CHECK-NEXT: gpu.barrier
 // CHECK-LABEL: func.func @specialized
+// CHECK:      tile.gemm {{.*}} {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: tile.gemm {{.*}} {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func @already_async
+// CHECK:      tile.gemm {{.*}} {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 1 : i64}
+// CHECK-NEXT: tile.gemm
 // CHECK-NOT:  async
-// CHECK-NOT:  tile.gemm_wait
+// CHECK-NEXT: return
 func.func @unknown_op()
     attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
   %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
@@ -248,6 +259,16 @@ func.func @specialized()
   %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
   %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
+func.func @already_async()
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma",
+                tile.warp_specialize = {producer_registers = 40, consumer_registers = 232}} {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %a, %c {async} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm_wait {pending = 1 : i64}
   tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   return
 }

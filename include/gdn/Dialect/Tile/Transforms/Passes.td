@@ -328,7 +328,11 @@ def TileAsyncGemm : Pass<"tile-async-gemm", "::mlir::func::FuncOp"> {
     before every function return; other region ops are checked as a whole.
     Runs after `tile-insert-barriers` (so that no barrier lands between a
     gemm and its wait); kernels whose gemms `tile-pipeline` already made
-    asynchronous, or that request warp specialization, are left alone.
+    asynchronous are left alone (a kernel that requests warp
+    specialization is scheduled like any other: the waits stay with its
+    gemms in the consumer warpgroups, and a TMA ring's release of a stage,
+    an mbarrier arrive that writes shared memory, waits for the gemms
+    reading it).
 
     Before:
     ```mlir
