@@ -102,9 +102,12 @@ struct gdn_plan {
   CUdeviceptr dummyH0 = 0;
   std::string description;
   /// Per stage: the parameter slots with the plan's scalars bound (the hot
-  /// path of gdn_run copies them and fills in the pointers), or empty when
-  /// the stage takes tensor maps (then it binds from scratch).
+  /// path of gdn_run copies them and fills in the pointers).
   std::vector<std::vector<uint64_t>> stageSlots;
+  /// Per stage: its tensor maps with dims and strides evaluated (one per
+  /// manifest tensor map; the hot path encodes each at this call's base
+  /// pointer).
+  std::vector<std::vector<TensorMapPlan>> stageMaps;
 };
 
 struct gdn_runtime {
@@ -458,10 +461,10 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
   for (const GdnStage &stage : seq.stages) {
     KernelArgs args(*stage.manifest);
     bindGdnScalars(stage, plan->scalars, p.scale, p.cpTheta, args);
-    GDN_C_TRY(args.checkTensorMaps(plan->scalars), GDN_ERROR_LIMIT);
-    plan->stageSlots.push_back(stage.manifest->tensorMaps.empty()
-                                   ? args.slots()
-                                   : std::vector<uint64_t>());
+    std::vector<TensorMapPlan> maps;
+    GDN_C_TRY(args.checkTensorMaps(plan->scalars, &maps), GDN_ERROR_LIMIT);
+    plan->stageSlots.push_back(args.slots());
+    plan->stageMaps.push_back(std::move(maps));
   }
   plan->wsBytes = gdnWorkspaceLayout(seq, plan->wsOffsets);
   plan->description = gdnPathText(plan->choice);
@@ -841,23 +844,37 @@ gdn_status gdn_run(const gdn_plan *plan, const gdn_tensors *tensors,
   gdn_status result = GDN_SUCCESS;
   for (size_t i = 0; i < seq.stages.size() && result == GDN_SUCCESS; ++i) {
     const GdnStage &stage = seq.stages[i];
-    // Hot path: the plan's bound slots, this call's pointers, on the stack.
-    constexpr size_t kMaxFastParams = 64;
+    // Hot path: the plan's bound slots, this call's pointers, and the
+    // plan's tensor maps encoded at this call's base pointers, on the stack
+    // (no expression is evaluated, nothing allocated).
+    constexpr size_t kMaxFastParams = 64, kMaxFastMaps = 8;
     const std::vector<uint64_t> &bound = plan->stageSlots[i];
-    if (!bound.empty() && bound.size() <= kMaxFastParams) {
+    const std::vector<TensorMapDecl> &decls = stage.manifest->tensorMaps;
+    if (!bound.empty() && bound.size() <= kMaxFastParams &&
+        decls.size() <= kMaxFastMaps) {
       uint64_t slots[kMaxFastParams];
       void *argv[kMaxFastParams];
+      CUtensorMap maps[kMaxFastMaps]; // alignas(64) by its declaration
       std::memcpy(slots, bound.data(), bound.size() * sizeof(uint64_t));
+      for (size_t j = 0; j < bound.size(); ++j)
+        argv[j] = &slots[j];
       for (size_t j = 0; j < stage.args.size(); ++j) {
         const GdnArg &arg = stage.args[j];
         if (arg.kind == GdnArg::Tensor)
           slots[j] = ptrs[arg.index];
         else if (arg.kind == GdnArg::Workspace)
           slots[j] = wsPtrs[arg.index];
-        argv[j] = &slots[j];
       }
-      Status s = launchKernel(rt.driver, plan->kernels[i], stage.grid, argv,
-                              cuStream);
+      Status s = Status::success();
+      for (size_t k = 0; k < decls.size() && s.ok(); ++k) {
+        s = encodeTensorMapAt(rt.driver, *stage.manifest, decls[k],
+                              plan->stageMaps[i][k],
+                              slots[decls[k].baseIndex], maps[k]);
+        argv[decls[k].paramIndex] = &maps[k];
+      }
+      if (s.ok())
+        s = launchKernel(rt.driver, plan->kernels[i], stage.grid, argv,
+                         cuStream);
       if (!s.ok())
         result = fromStatus(
             Status(s.code(), "gdn_run: stage '" + stage.name + "' (" +

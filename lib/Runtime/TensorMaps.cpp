@@ -60,6 +60,18 @@ std::string hexPointer(CUdeviceptr p) {
   return buf;
 }
 
+/// A map's base pointer: non-null and 16-byte aligned.
+Status checkTensorMapBase(const Manifest &manifest, const TensorMapDecl &decl,
+                          CUdeviceptr base) {
+  if (base != 0 && base % 16 == 0)
+    return Status::success();
+  return Status::badInput(
+      manifest.location(decl.line) + ": error: tensor map " + decl.name +
+      ": base " + decl.base +
+      (base == 0 ? std::string(" is a null pointer")
+                 : " = " + hexPointer(base) + " is not 16-byte aligned"));
+}
+
 } // namespace
 
 Status planTensorMap(const Manifest &manifest, const TensorMapDecl &decl,
@@ -136,11 +148,7 @@ Status planTensorMap(const Manifest &manifest, const TensorMapDecl &decl,
       inner = UINT64_MAX;
   }
 
-  if (base == 0)
-    return bad("base " + decl.base + " is a null pointer");
-  if (base % 16 != 0)
-    return bad("base " + decl.base + " = " + hexPointer(base) +
-               " is not 16-byte aligned");
+  GDN_RUN_TRY(checkTensorMapBase(manifest, decl, base));
   plan.globalAddress = base;
   for (size_t i = 0; i < rank; ++i) {
     plan.boxDim[i] = decl.box[i];
@@ -177,6 +185,14 @@ Status encodeTensorMap(const CudaDriver &driver, const TensorMapDecl &decl,
                            ": cuTensorMapEncodeTiled failed: " +
                            driver.describe(r) + " (" +
                            describeTensorMap(decl, plan) + ")");
+}
+
+Status encodeTensorMapAt(const CudaDriver &driver, const Manifest &manifest,
+                         const TensorMapDecl &decl, TensorMapPlan plan,
+                         CUdeviceptr base, CUtensorMap &out) {
+  GDN_RUN_TRY(checkTensorMapBase(manifest, decl, base));
+  plan.globalAddress = base;
+  return encodeTensorMap(driver, decl, plan, out);
 }
 
 std::string describeTensorMap(const TensorMapDecl &decl,
@@ -274,7 +290,12 @@ KernelArgs::expressionVariables(const ExprVariables &extra) const {
   return vars;
 }
 
-Status KernelArgs::checkTensorMaps(const ExprVariables &extra) const {
+Status KernelArgs::checkTensorMaps(const ExprVariables &extra,
+                                   std::vector<TensorMapPlan> *plans) const {
+  if (plans)
+    plans->clear();
+  if (manifest_->tensorMaps.empty())
+    return Status::success();
   const ExprVariables vars = expressionVariables(extra);
   for (const TensorMapDecl &decl : manifest_->tensorMaps) {
     CUdeviceptr base = pointer(decl.baseIndex);
@@ -282,6 +303,8 @@ Status KernelArgs::checkTensorMaps(const ExprVariables &extra) const {
     TensorMapPlan plan;
     GDN_RUN_TRY(planTensorMap(*manifest_, decl, vars,
                               base ? base : kFakeBase, plan));
+    if (plans)
+      plans->push_back(plan);
   }
   return Status::success();
 }

@@ -68,6 +68,15 @@ Status planTensorMap(const Manifest &manifest, const TensorMapDecl &decl,
 Status encodeTensorMap(const CudaDriver &driver, const TensorMapDecl &decl,
                        const TensorMapPlan &plan, CUtensorMap &out);
 
+/// The hot path of a planned launch: `plan` (from checkTensorMaps, dims and
+/// strides already evaluated and validated) at the base pointer `base` of
+/// this call, which is checked (non-null, 16-byte aligned: BadInput naming
+/// the map) and then encoded into `out`. No expression is evaluated and
+/// nothing is allocated.
+Status encodeTensorMapAt(const CudaDriver &driver, const Manifest &manifest,
+                         const TensorMapDecl &decl, TensorMapPlan plan,
+                         CUdeviceptr base, CUtensorMap &out);
+
 /// One line describing `plan` for --verbose, e.g. "tensor map tmA: f16,
 /// dims 4096x4096, strides 8192 B, box 64x128, swizzle 128B, l2 256B, fill
 /// zero".
@@ -100,8 +109,10 @@ public:
 
   /// Plans every tensor map (planTensorMap) without encoding it; used on
   /// the host, before the device is opened, with stand-in base pointers
-  /// (`fakeBase`, 256-byte aligned) where none is bound.
-  Status checkTensorMaps(const ExprVariables &extra) const;
+  /// (256-byte aligned) where none is bound. With `plans`, returns the
+  /// plans, one per manifest tensor map (for encodeTensorMapAt).
+  Status checkTensorMaps(const ExprVariables &extra,
+                         std::vector<TensorMapPlan> *plans = nullptr) const;
   /// Plans and encodes every tensor map from the bound values; every
   /// pointer and scalar must be bound first. Prints each map with
   /// `verbose`.

@@ -538,6 +538,58 @@ TEST(KernelArgsTest, ReportsEncoderErrorsAndUnboundParams) {
   EXPECT_TRUE(hostOnly.checkTensorMaps({}).ok());
 }
 
+// The planned hot path (gdn_run): checkTensorMaps evaluates dims and
+// strides once; encodeTensorMapAt then checks this call's base pointer and
+// encodes exactly what bindTensorMaps would.
+TEST(KernelArgsTest, PlannedMapsEncodeAtEachCallsBase) {
+  Manifest m = parsed(tmaManifest(kGoodMap));
+  KernelArgs planning(m);
+  planning.setInt(1, 256);
+  planning.setInt(2, 512);
+  std::vector<TensorMapPlan> plans;
+  Status s = planning.checkTensorMaps({}, &plans);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].globalDim[0], 512u);
+  EXPECT_EQ(plans[0].globalDim[1], 256u);
+  EXPECT_EQ(plans[0].globalStrides[0], 1024u);
+
+  CudaDriver driver;
+  driver.cuTensorMapEncodeTiled = &fakeEncode;
+  KernelArgs args(m);
+  args.setPointer(0, 0x9000);
+  args.setInt(1, 256);
+  args.setInt(2, 512);
+  gEncode = EncodeCall();
+  ASSERT_TRUE(args.bindTensorMaps(driver, {}).ok());
+  EncodeCall generic = gEncode;
+
+  alignas(64) CUtensorMap map;
+  gEncode = EncodeCall();
+  s = encodeTensorMapAt(driver, m, m.tensorMaps[0], plans[0], 0x9000, map);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(gEncode.calls, 1);
+  EXPECT_EQ(gEncode.address, generic.address);
+  EXPECT_EQ(gEncode.dims, generic.dims);
+  EXPECT_EQ(gEncode.strides, generic.strides);
+  EXPECT_EQ(gEncode.box, generic.box);
+  EXPECT_EQ(gEncode.swizzle, generic.swizzle);
+  EXPECT_EQ(gEncode.l2, generic.l2);
+  EXPECT_EQ(gEncode.fill, generic.fill);
+  // The plan is taken by value: a later call's base does not stick to it.
+  EXPECT_EQ(plans[0].globalAddress, 256u);
+
+  // This call's base pointer is checked before the encoder runs.
+  gEncode = EncodeCall();
+  s = encodeTensorMapAt(driver, m, m.tensorMaps[0], plans[0], 0, map);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(), "tensor map tmA: base A is a null pointer");
+  s = encodeTensorMapAt(driver, m, m.tensorMaps[0], plans[0], 0x9008, map);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(), "base A = 0x9008 is not 16-byte aligned");
+  EXPECT_EQ(gEncode.calls, 0);
+}
+
 //===----------------------------------------------------------------------===//
 // Drivers
 //===----------------------------------------------------------------------===//
