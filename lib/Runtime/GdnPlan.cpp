@@ -154,10 +154,23 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
   return Status::success();
 }
 
-Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &manifests,
+Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &all,
                              const GdnPathRequest &request, int64_t numSMs,
                              GdnProblem &problem, GdnPathChoice &out,
                              std::vector<const Manifest *> &selected) {
+  // Optional stages (meta.when) run only when the problem asks for them.
+  std::vector<const Manifest *> manifests;
+  bool haveL2 = false;
+  for (const Manifest *m : all) {
+    const MetaEntry *when = m->findMeta("when");
+    haveL2 |= when && when->value == kGdnWhenQkL2Norm;
+    if (!when || (problem.qkL2Norm && when->value == kGdnWhenQkL2Norm))
+      manifests.push_back(m);
+  }
+  if (problem.qkL2Norm && !haveL2)
+    return Status::badInput(
+        "gdn_prefill: the problem asks for the L2 normalization of q and k, "
+        "but no kernel has meta.when = qk_l2norm (kernels built before it?)");
   std::vector<const Manifest *> narrow, wide;
   splitGdnIndexWidth(manifests, narrow, wide);
   GdnPaths paths;

@@ -104,7 +104,9 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
 /// the 32-bit build's manifests; when the chosen kernels cannot take this
 /// problem's buffers (gdnFitsIndex32 with the plan's scalars), the same
 /// choice is made among the 64-bit build's. A set of one build is chosen
-/// from as it is.
+/// from as it is. Optional stages (meta.when) are kept only when the problem
+/// asks for them (problem.qkL2Norm); BadInput when it asks for one no
+/// manifest provides.
 Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &manifests,
                              const GdnPathRequest &request, int64_t numSMs,
                              GdnProblem &problem, GdnPathChoice &out,

@@ -37,6 +37,9 @@ struct GdnProblem {
   DType betaType = DType::F16;  ///< beta: dtype, or f32
   DType cuType = DType::I32;    ///< cu_seqlens: i32 or i64
   bool hasH0 = false;           ///< an initial state is given
+  /// q and k are L2-normalized over the head dimension first (the optional
+  /// stage with meta.when = qk_l2norm; GdnSequence.h).
+  bool qkL2Norm = false;
   std::vector<int64_t> cuSeqlens; ///< packed varlen boundaries; empty: none
   double scale = 0;             ///< output scale, f32-representable
   /// CP summaries: the warm-up window's decay threshold (the shortcut is

@@ -514,6 +514,38 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
       stage.args.push_back(arg);
     }
   }
+  // A stage with meta.when = qk_l2norm normalizes q and k into the
+  // workspaces q_l2 and k_l2: every later stage reads those instead.
+  for (size_t i = 0; i < seq.stages.size(); ++i) {
+    const Manifest &m = *seq.stages[i].manifest;
+    const MetaEntry *when = m.findMeta("when");
+    if (!when)
+      continue;
+    if (when->value != kGdnWhenQkL2Norm)
+      return error(m, when->line,
+                   "meta.when = " + when->value + ": the only optional "
+                   "stage is '" + kGdnWhenQkL2Norm + "'");
+    for (const char *name : {"q", "k"}) {
+      const std::string out = std::string(name) + "_l2";
+      auto it = wsIndex.find(out);
+      bool reads = false, writes = false;
+      for (const GdnArg &a : seq.stages[i].args) {
+        reads |= a.kind == GdnArg::Tensor && a.param->name == name;
+        writes |= a.kind == GdnArg::Workspace && a.param->name == out;
+      }
+      if (!reads || !writes || it == wsIndex.end())
+        return error(m, when->line,
+                     "meta.when = qk_l2norm: the stage must take " +
+                         std::string(name) + " and write the workspace " +
+                         out + " (declared by meta.ws_" + out + ")");
+      for (size_t j = i + 1; j < seq.stages.size(); ++j)
+        for (GdnArg &a : seq.stages[j].args)
+          if (a.kind == GdnArg::Tensor && a.param->name == name) {
+            a.kind = GdnArg::Workspace;
+            a.index = static_cast<int>(it->second);
+          }
+    }
+  }
   for (size_t i = 0; i < seq.workspaces.size(); ++i) {
     if (wsUsed[i])
       continue;

@@ -11,6 +11,7 @@
 //   meta.grid  = <expr>, <expr>, <expr>       required, see GridExpr.h
 //   meta.ws_X  = <expr>                       element count of workspace X
 //   meta.path  = direct | cp                  optional, see below
+//   meta.when  = qk_l2norm                    optional, see below
 //   meta.block_v = <int>                      optional, see below
 //
 // meta.path: the prefill runs either directly (one block walks a whole
@@ -33,6 +34,12 @@
 // left without any kernel of such a stage (meta.order) is an error that
 // names the other variant's kernel). selectGdnPath picks the manifests of
 // a path and variant before buildGdnSequence.
+//
+// meta.when = qk_l2norm: the stage runs only when the problem asks for the
+// L2 normalization of q and k (GdnProblem::qkL2Norm; the path choice drops
+// it otherwise). It takes q and k and writes the workspaces q_l2 and k_l2
+// (declaring meta.ws_q_l2 and meta.ws_k_l2); every later stage's q and k
+// are then bound to those workspaces instead of the caller's tensors.
 //
 // Parameters (`param = name:type`):
 //   q, k        ptr<f16|bf16>  [B,T,H,DK]    all 16-bit tensors share one
@@ -90,6 +97,8 @@ namespace gdn::run {
 
 /// The meta.op value of GDN prefill kernels.
 constexpr const char *kGdnOpName = "gdn_prefill";
+/// The meta.when value of the optional q/k L2-normalization stage.
+constexpr const char *kGdnWhenQkL2Norm = "qk_l2norm";
 
 /// Tensors of the GDN kernel ABI.
 enum class GdnTensorId {

@@ -88,7 +88,8 @@ std::string verifyKernelMeta(const std::vector<KernelMetaEntry> &entries) {
   const bool gdn = op && op->text == "gdn_prefill";
   const std::vector<std::string> *known = gdn ? &gdnExpressionNames() : nullptr;
   bool hasStage = false, hasOrder = false, hasGrid = false;
-  static const char *gdnKeys[] = {"stage", "order", "path", "dtype", "block_v"};
+  static const char *gdnKeys[] = {"stage", "order", "path", "dtype", "block_v",
+                                  "when"};
   for (const KernelMetaEntry &e : entries) {
     if (e.isOther) {
       bool contract = e.key == "op" || e.key == "grid" ||
@@ -133,6 +134,10 @@ std::string verifyKernelMeta(const std::vector<KernelMetaEntry> &entries) {
     } else if (gdn && e.key == "path") {
       if (e.isInt || (e.text != "direct" && e.text != "cp"))
         return quoted(e) + ": must be \"direct\" or \"cp\"";
+    } else if (gdn && e.key == "when") {
+      if (e.isInt || e.text != "qk_l2norm")
+        return quoted(e) + ": must be \"qk_l2norm\" (the only optional "
+                           "stage: q and k L2-normalized first)";
     } else if (gdn && e.key == "dtype") {
       if (e.isInt || (e.text != "f16" && e.text != "bf16"))
         return quoted(e) + ": must be \"f16\" or \"bf16\"";

@@ -319,6 +319,7 @@ std::string planKey(const gdn_problem &p) {
   add(p.dtype);
   add(p.layout);
   add(p.has_initial_state != 0);
+  add(p.use_qk_l2norm != 0);
   double scale = p.scale;
   int64_t bits;
   std::memcpy(&bits, &scale, sizeof bits);
@@ -385,6 +386,7 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
     p.cuSeqlens.assign(in.cu_seqlens, in.cu_seqlens + in.num_cu_seqlens);
   }
   p.hasH0 = in.has_initial_state != 0;
+  p.qkL2Norm = in.use_qk_l2norm != 0;
   if (!(std::isfinite(in.scale)))
     return fail(GDN_ERROR_INVALID_ARGUMENT,
                 "gdn_plan_get: scale is not finite");

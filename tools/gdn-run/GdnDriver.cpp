@@ -132,6 +132,7 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
     p.H = options.dim("H", 16);
     p.HV = options.dim("HV", p.H);
     p.hasH0 = options.h0;
+    p.qkL2Norm = options.qkL2Norm;
   }
   // The kernels receive scale as f32; the oracle uses the same value.
   double scale = options.scale > 0 ? options.scale
@@ -637,6 +638,13 @@ Status GdnDriver::compare(const std::vector<unsigned char> &o,
   ro.numThreads = 0; // every core
   refO_.assign(static_cast<size_t>(p.vCount()), 0.0);
   refHt_.assign(static_cast<size_t>(p.stateCount()), 0.0);
+  // With --qk-l2norm the kernels see raw q and k: the reference normalizes
+  // the same (rounded) inputs in fp64, x / sqrt(sum x^2 + 1e-6).
+  if (p.qkL2Norm)
+    for (HostArray *a : {&inputs_.q, &inputs_.k})
+      gdn::ref::l2NormalizeRows(a->values.data(),
+                                static_cast<int64_t>(a->values.size()) / p.DK,
+                                p.DK, 1e-6);
   std::string err = gdn::ref::recurrentForward(
       shape, ro, inputs_.q.values.data(), inputs_.k.values.data(),
       inputs_.v.values.data(), inputs_.g.values.data(),

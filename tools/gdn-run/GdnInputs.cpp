@@ -230,15 +230,18 @@ void generateGdnInputs(const GdnProblem &p, GdnFamily family, uint64_t seed,
   const size_t nv = static_cast<size_t>(p.vCount());
   const size_t ng = static_cast<size_t>(p.gCount());
 
+  // With p.qkL2Norm the kernels normalize q and k themselves: raw N(0,1).
   std::vector<double> q = normal(nqk, 1.0, deriveSeed(seed, kQ));
-  normalizeRows(q, p.DK);
+  if (!p.qkL2Norm)
+    normalizeRows(q, p.DK);
   encodeHostArray(p.dtype, std::move(q), keepValues, out.q);
 
-  bool unnorm = family == GdnFamily::Unnorm;
-  std::vector<double> k = normal(nqk, unnorm ? 0.1 : 1.0, deriveSeed(seed, kK));
+  bool unnorm = family == GdnFamily::Unnorm || p.qkL2Norm;
+  std::vector<double> k =
+      normal(nqk, unnorm && !p.qkL2Norm ? 0.1 : 1.0, deriveSeed(seed, kK));
   if (!unnorm)
     normalizeRows(k, p.DK);
-  if (family == GdnFamily::BigKey)
+  if (family == GdnFamily::BigKey && !p.qkL2Norm)
     for (double &x : k)
       x *= std::sqrt(2.2);
   encodeHostArray(p.dtype, std::move(k), keepValues, out.k);

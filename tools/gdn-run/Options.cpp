@@ -105,7 +105,7 @@ const std::vector<std::string> &gdnOnlyOptions() {
       "--dtype",      "--family",      "--scale",     "--h0",
       "--cu-seqlens", "--determinism", "--load",      "--save",
       "--layout",     "--cp",          "--cp-chunks", "--block-v",
-      "--cp-theta"};
+      "--cp-theta",   "--qk-l2norm"};
   return names;
 }
 
@@ -164,6 +164,10 @@ Status parseCommandLine(const std::vector<std::string> &args,
     }
     if (name == "--h0") {
       GDN_RUN_TRY(flag(o.h0));
+      continue;
+    }
+    if (name == "--qk-l2norm") {
+      GDN_RUN_TRY(flag(o.qkL2Norm));
       continue;
     }
     bool isDim = false;
@@ -336,6 +340,11 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                                    contraction where beta > 0.91)
   --scale X            output scale (default DK^-1/2), passed as f32
   --h0                 random N(0,1) fp32 initial state
+  --qk-l2norm          q and k are L2-normalized over the head dim by the
+                       kernels' first stage (FLA's use_qk_l2norm_in_kernel:
+                       x / sqrt(sum x^2 + 1e-6)); generated q and k are then
+                       N(0,1), not normalized, and the fp64 reference
+                       normalizes them the same way
   --cu-seqlens LIST    packed varlen boundaries, e.g. 0,410,841,4096:
                        requires B = 1, starts at 0, ends at T
   --determinism N      rerun the sequence N more times on re-poisoned

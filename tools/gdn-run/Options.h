@@ -41,6 +41,7 @@ struct RunOptions {
   double scale = 0;              ///< --scale; 0: DK^-1/2
   double cpTheta = 14;           ///< --cp-theta; 0: exact CP summaries only
   bool h0 = false;               ///< --h0: random fp32 initial state
+  bool qkL2Norm = false;         ///< --qk-l2norm: the kernels normalize q, k
   std::vector<int64_t> cuSeqlens; ///< --cu-seqlens; empty: not varlen
   int determinism = 2;           ///< --determinism: extra bit-exact runs
   std::string loadDir, saveDir;  ///< --load, --save

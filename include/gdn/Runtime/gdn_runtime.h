@@ -111,6 +111,11 @@ typedef struct gdn_problem {
   gdn_path path;         /**< GDN_PATH_AUTO */
   int64_t block_v;       /**< 0: the cost model picks the variant */
   int64_t cp_chunks;     /**< 0: the cost model picks the segment size */
+  /** Nonzero: q and k are L2-normalized over the head dimension by a first
+   * kernel (y = x / sqrt(sum x^2 + 1e-6) in f32, rounded to dtype once, as
+   * FLA's use_qk_l2norm_in_kernel); the workspace holds the normalized
+   * copies. */
+  int use_qk_l2norm;
 } gdn_problem;
 
 /** What a plan runs and needs. */

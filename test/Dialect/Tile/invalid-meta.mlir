@@ -135,3 +135,11 @@ func.func @bad_ws_name() attributes {tile.kernel, tile.num_warps = 4 : i64,
     tile.meta = {op = "gemm", grid = "1,1,1", ws_2x = "1"}} {
   return
 }
+
+// -----
+
+// expected-error @below {{when = "l2": must be "qk_l2norm" (the only optional stage: q and k L2-normalized first)}}
+func.func @bad_when() attributes {tile.kernel, tile.num_warps = 4 : i64,
+    tile.meta = {op = "gdn_prefill", stage = "s", order = 0 : i64, grid = "1,1,1", when = "l2"}} {
+  return
+}

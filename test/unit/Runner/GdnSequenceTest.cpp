@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GdnLaunch.h"
+#include "GdnPlan.h"
 #include "GdnProblem.h"
 #include "GdnSequence.h"
 
@@ -175,6 +176,68 @@ TEST(GdnSequenceTest, BindsByNameInLaunchOrder) {
   EXPECT_EQ(seq.workspaces[0].elements, 2 * 1000 * 32);
   EXPECT_EQ(seq.workspaces[0].bytes(), 2u * 1000 * 32 * 4);
   EXPECT_EQ(seq.workspaces[1].elements, 2 * 1000 * 32 * 64);
+}
+
+std::string l2normManifest(const std::string &when = "qk_l2norm",
+                           const std::string &params =
+                               "param = q_l2:ptr<f16>\nparam = k_l2:ptr<f16>\n") {
+  return header("gdn_l2") +
+         "param = q:ptr<f16>\n"
+         "param = k:ptr<f16>\n" +
+         params +
+         "meta.stage = qk_l2norm\n"
+         "meta.when = " + when + "\n"
+         "meta.order = 5\n"
+         "meta.grid = cdiv(B*T*H, 64), 2, 1\n"
+         "meta.ws_q_l2 = B*T*H*128\n"
+         "meta.ws_k_l2 = B*T*H*128\n";
+}
+
+// The optional stage (meta.when = qk_l2norm): every later stage's q and k
+// read its workspaces q_l2 and k_l2; it reads the caller's q and k.
+TEST(GdnSequenceTest, QkL2NormStageRebindsLaterStages) {
+  Fixture f;
+  Status s = f.build(
+      {fwdManifest(), cumsumManifest(), solveManifest(), l2normManifest()});
+  ASSERT_TRUE(s.ok()) << s.message();
+  const GdnSequence &seq = f.seq;
+  ASSERT_EQ(seq.stages.size(), 4u);
+  EXPECT_EQ(seq.stages[0].name, "qk_l2norm");
+  ASSERT_EQ(seq.workspaces.size(), 4u);
+  EXPECT_EQ(seq.workspaces[0].name, "q_l2");
+  EXPECT_EQ(seq.workspaces[1].name, "k_l2");
+  const GdnStage &l2 = seq.stages[0];
+  EXPECT_EQ(l2.args[0].kind, GdnArg::Tensor);
+  EXPECT_EQ(l2.args[0].index, static_cast<int>(GdnTensorId::Q));
+  EXPECT_EQ(l2.args[1].kind, GdnArg::Tensor);
+  EXPECT_EQ(l2.args[1].index, static_cast<int>(GdnTensorId::K));
+  EXPECT_EQ(l2.args[2].kind, GdnArg::Workspace);
+  const GdnStage &solve = seq.stages[2];
+  EXPECT_EQ(solve.args[0].kind, GdnArg::Workspace); // k
+  EXPECT_EQ(solve.args[0].index, 1);
+  const GdnStage &fwd = seq.stages[3];
+  EXPECT_EQ(fwd.args[0].kind, GdnArg::Workspace); // q
+  EXPECT_EQ(fwd.args[0].index, 0);
+  EXPECT_EQ(fwd.args[1].kind, GdnArg::Workspace); // k
+  EXPECT_EQ(fwd.args[1].index, 1);
+  EXPECT_EQ(fwd.args[2].kind, GdnArg::Tensor); // v stays
+  EXPECT_TRUE(seq.uses(GdnTensorId::Q));
+  s = evaluateGdnSequence(scalars(2, 1000, 32), f.seq);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(seq.stages[0].grid.x, 500u); // cdiv(2 * 1000 * 16, 64)
+  EXPECT_EQ(seq.stages[0].grid.y, 2u);
+  EXPECT_EQ(seq.workspaces[0].elements, 2 * 1000 * 16 * 128);
+  EXPECT_EQ(seq.workspaces[0].elemSize, 2u);
+
+  EXPECT_CONTAINS(buildError({fwdManifest(), cumsumManifest(),
+                              solveManifest(), l2normManifest("qk_norm")}),
+                  "meta.when = qk_norm: the only optional stage is "
+                  "'qk_l2norm'");
+  EXPECT_CONTAINS(
+      buildError({fwdManifest(), cumsumManifest(), solveManifest(),
+                  l2normManifest("qk_l2norm", "param = q_l2:ptr<f16>\n")}),
+      "meta.when = qk_l2norm: the stage must take k and write the workspace "
+      "k_l2");
 }
 
 TEST(GdnSequenceTest, TypesFollowTheManifests) {
@@ -964,4 +1027,36 @@ TEST(GdnSequenceTest, SplitsBuildsAndBoundsThe32BitOne) {
   EXPECT_FALSE(gdnFitsIndex32({narrow[1]}, scalars(1, 1 << 19, 64)));
   EXPECT_TRUE(gdnFitsIndex32({narrow[1]}, scalars(1, 1 << 18, 64)));
   EXPECT_TRUE(gdnFitsIndex32(wide, scalars(1, 1 << 23, 64)));
+}
+
+// The optional stage is chosen only when the problem asks for it, and a
+// problem that asks for it needs a kernel that provides it.
+TEST(GdnSequenceTest, OptionalStageFollowsTheProblem) {
+  std::vector<std::unique_ptr<Manifest>> owned;
+  std::vector<const Manifest *> all;
+  ASSERT_TRUE(test::parseManifestTexts({cumsumManifest(), solveManifest(),
+                                        fwdManifest(), l2normManifest()},
+                                       owned, all)
+                  .ok());
+  GdnProblem p;
+  p.B = 2;
+  p.T = 1000;
+  p.H = 16;
+  p.HV = 32;
+  GdnPathRequest request;
+  GdnPathChoice choice;
+  std::vector<const Manifest *> selected;
+  Status s = chooseGdnPathAndBuild(all, request, 132, p, choice, selected);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(selected.size(), 3u);
+  for (const Manifest *m : selected)
+    EXPECT_EQ(m->findMeta("when"), nullptr);
+  p.qkL2Norm = true;
+  s = chooseGdnPathAndBuild(all, request, 132, p, choice, selected);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(selected.size(), 4u);
+  all.pop_back();
+  s = chooseGdnPathAndBuild(all, request, 132, p, choice, selected);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(), "no kernel has meta.when = qk_l2norm");
 }

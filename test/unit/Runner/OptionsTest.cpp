@@ -94,10 +94,11 @@ TEST(OptionsTest, GdnPrefillOptions) {
                     "--HV", "8", "--dtype", "bf16", "--family", "strong",
                     "--scale", "0.125", "--h0", "--cu-seqlens", "0, 410,841",
                     "--determinism", "5", "--load", "in", "--save=out",
-                    "--layout", "bhtd", "a.manifest"},
+                    "--layout", "bhtd", "--qk-l2norm", "a.manifest"},
                    o);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(o.op, "gdn_prefill");
+  EXPECT_TRUE(o.qkL2Norm);
   EXPECT_EQ(o.dim("B", 0), 2);
   EXPECT_EQ(o.dim("T", 0), 1000);
   EXPECT_EQ(o.dim("H", 0), 4);
@@ -136,6 +137,7 @@ TEST(OptionsTest, GdnPrefillOptions) {
   EXPECT_CONTAINS(parseError({"--determinism", "-1"}),
                   "--determinism -1 is out of range");
   EXPECT_CONTAINS(parseError({"--h0=1"}), "--h0 takes no value");
+  EXPECT_CONTAINS(parseError({"--qk-l2norm=1"}), "--qk-l2norm takes no value");
   EXPECT_CONTAINS(parseError({"--load="}), "--load needs a non-empty value");
   EXPECT_CONTAINS(parseError({"--HV"}), "--HV needs a value");
   for (const std::string &name : gdnOnlyOptions())

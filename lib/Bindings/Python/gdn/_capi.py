@@ -40,6 +40,7 @@ class Problem(ctypes.Structure):
         ("scale", ctypes.c_double),
         ("path", ctypes.c_int),
         ("block_v", ctypes.c_int64), ("cp_chunks", ctypes.c_int64),
+        ("use_qk_l2norm", ctypes.c_int),
     ]
 
 
@@ -129,7 +130,8 @@ class Runtime:
         self.device = device
 
     def plan(self, B, T, H, HV, dtype, has_initial_state=False, scale=0.0,
-             cu_seqlens=None, path=GDN_PATH_AUTO, block_v=0, cp_chunks=0):
+             cu_seqlens=None, path=GDN_PATH_AUTO, block_v=0, cp_chunks=0,
+             qk_l2norm=False):
         """(plan handle, PlanInfo) of a problem; cached by the library."""
         lib = library()
         p = Problem()
@@ -139,6 +141,7 @@ class Runtime:
         p.has_initial_state = 1 if has_initial_state else 0
         p.scale = scale
         p.path, p.block_v, p.cp_chunks = path, block_v, cp_chunks
+        p.use_qk_l2norm = 1 if qk_l2norm else 0
         if cu_seqlens is not None:
             arr = (ctypes.c_int64 * len(cu_seqlens))(*cu_seqlens)
             p.cu_seqlens = arr
