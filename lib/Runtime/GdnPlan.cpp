@@ -2,6 +2,8 @@
 
 #include "GdnPlan.h"
 
+#include <algorithm>
+
 #include <cstdio>
 
 namespace gdn::run {
@@ -154,10 +156,12 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
   return Status::success();
 }
 
-Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &all,
-                             const GdnPathRequest &request, int64_t numSMs,
-                             GdnProblem &problem, GdnPathChoice &out,
-                             std::vector<const Manifest *> &selected) {
+namespace {
+
+Status chooseAmongBuilds(const std::vector<const Manifest *> &all,
+                         const GdnPathRequest &request, int64_t numSMs,
+                         GdnProblem &problem, GdnPathChoice &out,
+                         std::vector<const Manifest *> &selected) {
   // Optional stages (meta.when) run only when the problem asks for them.
   std::vector<const Manifest *> manifests;
   bool haveL2 = false;
@@ -187,6 +191,27 @@ Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &all,
   if (second.ok())
     second = chooseGdnPath(paths, request, numSMs, problem, out, selected);
   return second.ok() || first.ok() ? second : first;
+}
+
+} // namespace
+
+Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &all,
+                             const GdnPathRequest &request, int64_t numSMs,
+                             GdnProblem &problem, GdnPathChoice &out,
+                             std::vector<const Manifest *> &selected) {
+  GDN_RUN_TRY(chooseAmongBuilds(all, request, numSMs, problem, out, selected));
+  // The build chosen must hold the optional stage the problem asked for.
+  if (problem.qkL2Norm &&
+      std::none_of(selected.begin(), selected.end(), [](const Manifest *m) {
+        const MetaEntry *when = m->findMeta("when");
+        return when && when->value == kGdnWhenQkL2Norm;
+      }))
+    return Status::badInput(
+        "gdn_prefill: the problem asks for the L2 normalization of q and k, "
+        "but the chosen kernels (" +
+        std::string(selected.empty() ? "none" : selected.front()->path) +
+        ", ...) have no stage with meta.when = qk_l2norm");
+  return Status::success();
 }
 
 const GdnVariantEstimate *GdnPathChoice::chosen() const {

@@ -538,6 +538,14 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
                      "meta.when = qk_l2norm: the stage must take " +
                          std::string(name) + " and write the workspace " +
                          out + " (declared by meta.ws_" + out + ")");
+      for (size_t j = 0; j < i; ++j)
+        for (const GdnArg &a : seq.stages[j].args)
+          if (a.kind == GdnArg::Tensor && a.param->name == name)
+            return error(*seq.stages[j].manifest, a.param->line,
+                         "stage '" + seq.stages[j].name + "' reads " + name +
+                             " before the qk_l2norm stage '" +
+                             seq.stages[i].name +
+                             "' normalizes it (meta.order)");
       for (size_t j = i + 1; j < seq.stages.size(); ++j)
         for (GdnArg &a : seq.stages[j].args)
           if (a.kind == GdnArg::Tensor && a.param->name == name) {

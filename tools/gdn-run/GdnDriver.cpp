@@ -87,6 +87,11 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   if (!parseGdnFamily(options.family, family_))
     return usage("--family: unknown input family '" + options.family +
                  "' (known: " + gdnFamilyList() + ")");
+  if (options.qkL2Norm &&
+      (family_ == GdnFamily::Unnorm || family_ == GdnFamily::BigKey))
+    return usage("--family " + options.family + " sets the key norms, which "
+                 "--qk-l2norm normalizes away (q and k are then generated "
+                 "N(0,1) and normalized by the kernels)");
   if (load_ && options.has("--family"))
     return usage("--family generates inputs; it cannot be combined with "
                  "--load");
@@ -132,8 +137,10 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
     p.H = options.dim("H", 16);
     p.HV = options.dim("HV", p.H);
     p.hasH0 = options.h0;
-    p.qkL2Norm = options.qkL2Norm;
   }
+  // Loaded or generated, q and k are then the raw inputs the first stage
+  // normalizes (and the fp64 reference the same way).
+  p.qkL2Norm = options.qkL2Norm;
   // The kernels receive scale as f32; the oracle uses the same value.
   double scale = options.scale > 0 ? options.scale
                                    : 1.0 / std::sqrt(double(kGdnHeadDim));

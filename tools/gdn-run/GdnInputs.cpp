@@ -236,12 +236,11 @@ void generateGdnInputs(const GdnProblem &p, GdnFamily family, uint64_t seed,
     normalizeRows(q, p.DK);
   encodeHostArray(p.dtype, std::move(q), keepValues, out.q);
 
-  bool unnorm = family == GdnFamily::Unnorm || p.qkL2Norm;
-  std::vector<double> k =
-      normal(nqk, unnorm && !p.qkL2Norm ? 0.1 : 1.0, deriveSeed(seed, kK));
-  if (!unnorm)
+  bool unnorm = family == GdnFamily::Unnorm;
+  std::vector<double> k = normal(nqk, unnorm ? 0.1 : 1.0, deriveSeed(seed, kK));
+  if (!unnorm && !p.qkL2Norm)
     normalizeRows(k, p.DK);
-  if (family == GdnFamily::BigKey && !p.qkL2Norm)
+  if (family == GdnFamily::BigKey)
     for (double &x : k)
       x *= std::sqrt(2.2);
   encodeHostArray(p.dtype, std::move(k), keepValues, out.k);

@@ -684,6 +684,9 @@ TEST(GdnDriverTest, PrepareRejections) {
   EXPECT_CONTAINS(prepareError({"--load", "/nonexistent", "--family", "weak"}),
                   "--family generates inputs; it cannot be combined with "
                   "--load");
+  EXPECT_CONTAINS(prepareError({"--qk-l2norm", "--family", "bigkey"}),
+                  "--family bigkey sets the key norms, which --qk-l2norm "
+                  "normalizes away");
   EXPECT_CONTAINS(prepareError({"--load", "/nonexistent", "--h0"}),
                   "--h0 generates an initial state");
   EXPECT_CONTAINS(prepareError({"--load", "/nonexistent"}),

@@ -238,6 +238,13 @@ TEST(GdnSequenceTest, QkL2NormStageRebindsLaterStages) {
                   l2normManifest("qk_l2norm", "param = q_l2:ptr<f16>\n")}),
       "meta.when = qk_l2norm: the stage must take k and write the workspace "
       "k_l2");
+  // A stage that reads k before it is normalized.
+  std::string late = l2normManifest();
+  late.replace(late.find("meta.order = 5"), 14, "meta.order = 25");
+  EXPECT_CONTAINS(
+      buildError({fwdManifest(), cumsumManifest(), solveManifest(), late}),
+      "stage 'solve' reads k before the qk_l2norm stage 'qk_l2norm' "
+      "normalizes it");
 }
 
 TEST(GdnSequenceTest, TypesFollowTheManifests) {

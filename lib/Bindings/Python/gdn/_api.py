@@ -8,7 +8,8 @@ transforms are done here, on the torch side, before or after the kernels
 (fusing them into the prep kernel is future work):
 
   use_qk_l2norm_in_kernel   q and k are L2-normalized over the head dim in
-                            f32 and rounded to the input dtype
+                            f32 (FLA's x / sqrt(sum x^2 + 1e-6)) and
+                            rounded to the input dtype
   use_beta_sigmoid_in_kernel  beta = sigmoid(beta) in f32, rounded to the
                             kernels' beta dtype
   allow_neg_eigval          beta = 2 * beta (exact)
@@ -37,6 +38,12 @@ _DTYPES_16 = ("float16", "bfloat16")
 _KWARGS = {"use_gate_in_kernel": False, "A_log": None, "dt_bias": None,
            "safe_gate": False, "lower_bound": None, "chunk_size": 64,
            "head_first": False}
+
+
+def _l2norm(x, dtype):
+    import torch
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.square().sum(dim=-1, keepdim=True) + 1e-6)).to(dtype)
 
 
 def _dtype(t):
@@ -243,8 +250,9 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
     # plan(qk_l2norm=True), about 6x less memory traffic than this; it is
     # taken here once test/GPU has checked it on the H200.)
     if use_qk_l2norm_in_kernel:
-        q = F.normalize(q.float(), p=2.0, dim=-1, eps=1e-6).to(dtype)
-        k = F.normalize(k.float(), p=2.0, dim=-1, eps=1e-6).to(dtype)
+        # FLA's l2norm: x / sqrt(sum x^2 + 1e-6) in f32, rounded once.
+        q = _l2norm(q, dtype)
+        k = _l2norm(k, dtype)
     if opts["use_gate_in_kernel"]:
         g = -torch.exp(opts["A_log"].float()) * F.softplus(g.float() + opts["dt_bias"].float())
     beta_dtype = torch.float32 if info.beta_dtype == _capi.GDN_DTYPE_F32 else dtype

@@ -125,8 +125,9 @@ class GpuTest(unittest.TestCase):
             q, k, v, g, logits, scale=0.05, initial_state=h0, output_final_state=True,
             use_qk_l2norm_in_kernel=True, use_beta_sigmoid_in_kernel=True,
             allow_neg_eigval=True, state_v_first=True)
-        qn = F.normalize(q.float(), dim=-1, eps=1e-6).half()
-        kn = F.normalize(k.float(), dim=-1, eps=1e-6).half()
+        # FLA's l2norm: x / sqrt(sum x^2 + 1e-6).
+        qn = (q.float() * torch.rsqrt(q.float().square().sum(-1, keepdim=True) + 1e-6)).half()
+        kn = (k.float() * torch.rsqrt(k.float().square().sum(-1, keepdim=True) + 1e-6)).half()
         b = (torch.sigmoid(logits.float()) * 2).half()
         ro, rh = reference(qn[0], kn[0], v[0], g[0], b[0], 0.05,
                            h0.transpose(-1, -2), [0, T])

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Divisibility.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
 #include "gdn/Dialect/Tile/Utils/LayoutUtils.h"
@@ -29,44 +30,6 @@ int64_t chooseVector(int64_t inner, int64_t elemBytes) {
   while (v > 1 && inner % v != 0)
     v /= 2;
   return v;
-}
-
-/// The largest power of two (at most 2^20) that provably divides the index
-/// value `v`: constants, products, sums and differences, min/max/select,
-/// integer casts and loop induction variables (their lower bound and step).
-int64_t knownMultiple(Value v, int depth = 0) {
-  constexpr int64_t kMax = int64_t(1) << 20;
-  if (depth > 32)
-    return 1;
-  if (std::optional<int64_t> c = getConstantIntValue(v)) {
-    if (*c == 0)
-      return kMax;
-    uint64_t bits = static_cast<uint64_t>(*c);
-    return std::min<int64_t>(static_cast<int64_t>(bits & (~bits + 1)), kMax);
-  }
-  auto rec = [&](Value x) { return knownMultiple(x, depth + 1); };
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    Operation *owner = arg.getOwner()->getParentOp();
-    if (auto loop = dyn_cast_or_null<ForOp>(owner))
-      if (arg == loop.getInductionVar())
-        return std::min(rec(loop.getLowerBound()), rec(loop.getStep()));
-    if (auto loop = dyn_cast_or_null<scf::ForOp>(owner))
-      if (arg == loop.getInductionVar())
-        return std::min(rec(loop.getLowerBound()), rec(loop.getStep()));
-    return 1;
-  }
-  Operation *def = v.getDefiningOp();
-  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-          arith::ExtUIOp, arith::TruncIOp>(def))
-    return rec(def->getOperand(0));
-  if (isa<arith::MulIOp>(def))
-    return std::min(kMax, rec(def->getOperand(0)) * rec(def->getOperand(1)));
-  if (isa<arith::AddIOp, arith::SubIOp, arith::MinSIOp, arith::MaxSIOp,
-          arith::MinUIOp, arith::MaxUIOp>(def))
-    return std::min(rec(def->getOperand(0)), rec(def->getOperand(1)));
-  if (isa<arith::SelectOp>(def))
-    return std::min(rec(def->getOperand(1)), rec(def->getOperand(2)));
-  return 1;
 }
 
 /// The manifest name of the kernel's integer argument that `v` is (through

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Divisibility.h"
 #include "gdn/Dialect/Tile/IR/TileLimits.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
@@ -125,58 +126,6 @@ std::optional<std::string> hostExpr(Value v, func::FuncOp kernel,
   if (ceil)
     return "cdiv(" + *lhs + ", " + *rhs + ")";
   return "(" + *lhs + ")" + sym + "(" + *rhs + ")";
-}
-
-/// The largest power of two (up to 2^30) that provably divides the index
-/// `v`: from constants and the arithmetic that keeps divisibility (+, -, *,
-/// <<, & with a mask, min/max/select, casts, and loop induction variables
-/// through their lower bound and step); 1 when nothing is known.
-int64_t knownPow2Divisor(Value v, int depth = 0) {
-  constexpr int64_t kCap = int64_t(1) << 30;
-  if (depth > 24)
-    return 1;
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c))) {
-    int64_t x = c.getSExtValue();
-    if (x == 0)
-      return kCap;
-    return std::min<int64_t>(kCap, x & -x);
-  }
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    Operation *owner = arg.getOwner()->getParentOp();
-    if (auto f = dyn_cast_or_null<ForOp>(owner);
-        f && arg == f.getInductionVar())
-      return std::min(knownPow2Divisor(f.getLowerBound(), depth + 1),
-                      knownPow2Divisor(f.getStep(), depth + 1));
-    if (auto f = dyn_cast_or_null<scf::ForOp>(owner);
-        f && arg == f.getInductionVar())
-      return std::min(knownPow2Divisor(f.getLowerBound(), depth + 1),
-                      knownPow2Divisor(f.getStep(), depth + 1));
-    return 1;
-  }
-  Operation *def = v.getDefiningOp();
-  auto operand = [&](unsigned i) {
-    return knownPow2Divisor(def->getOperand(i), depth + 1);
-  };
-  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-          arith::ExtUIOp>(def))
-    return operand(0);
-  if (isa<arith::AddIOp, arith::SubIOp, arith::MinSIOp, arith::MinUIOp,
-          arith::MaxSIOp, arith::MaxUIOp>(def))
-    return std::min(operand(0), operand(1));
-  if (isa<arith::SelectOp>(def))
-    return std::min(operand(1), operand(2));
-  if (isa<arith::MulIOp>(def))
-    return std::min<int64_t>(kCap, operand(0) * operand(1));
-  if (isa<arith::AndIOp>(def))
-    return std::max(operand(0), operand(1));
-  if (isa<arith::ShLIOp>(def)) {
-    APInt k;
-    if (matchPattern(def->getOperand(1), m_ConstantInt(&k)) &&
-        k.getZExtValue() < 30)
-      return std::min<int64_t>(kCap, operand(0) << k.getZExtValue());
-  }
-  return 1;
 }
 
 /// How one global->shared copy loads with TMA: the kernel's pointer
@@ -344,10 +293,10 @@ FailureOr<TmaPlan> planTma(CopyOp copy, func::FuncOp kernel,
     auto offsets = copy.getSourceOffsets();
     int64_t at = plan.coordSource[rank - 1];
     int64_t div = at < static_cast<int64_t>(offsets.size())
-                      ? knownPow2Divisor(offsets[at])
-                      : int64_t(1) << 30;
+                      ? knownMultiple(offsets[at])
+                      : kMaxKnownMultiple;
     for (Value start : plan.coordAdd[rank - 1])
-      div = std::min(div, knownPow2Divisor(start));
+      div = std::min(div, knownMultiple(start));
     if (div % need != 0) {
       why = "the innermost coordinate is not provably a multiple of " +
             std::to_string(need) + " elements (16 bytes)";
