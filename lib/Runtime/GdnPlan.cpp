@@ -164,17 +164,24 @@ Status chooseAmongBuilds(const std::vector<const Manifest *> &all,
                          std::vector<const Manifest *> &selected) {
   // Optional stages (meta.when) run only when the problem asks for them.
   std::vector<const Manifest *> manifests;
-  bool haveL2 = false;
+  bool haveL2 = false, haveGateBeta = false;
   for (const Manifest *m : all) {
     const MetaEntry *when = m->findMeta("when");
-    haveL2 |= when && when->value == kGdnWhenQkL2Norm;
-    if (!when || (problem.qkL2Norm && when->value == kGdnWhenQkL2Norm))
+    bool l2 = when && when->value == kGdnWhenQkL2Norm;
+    bool gb = when && when->value == kGdnWhenGateBeta;
+    haveL2 |= l2;
+    haveGateBeta |= gb;
+    if (!when || (l2 && problem.qkL2Norm) || (gb && problem.gateBeta()))
       manifests.push_back(m);
   }
   if (problem.qkL2Norm && !haveL2)
     return Status::badInput(
         "gdn_prefill: the problem asks for the L2 normalization of q and k, "
         "but no kernel has meta.when = qk_l2norm (kernels built before it?)");
+  if (problem.gateBeta() && !haveGateBeta)
+    return Status::badInput(
+        "gdn_prefill: the problem asks for the gate or beta transform, but "
+        "no kernel has meta.when = gate_beta (kernels built before it?)");
   std::vector<const Manifest *> narrow, wide;
   splitGdnIndexWidth(manifests, narrow, wide);
   GdnPaths paths;
@@ -200,17 +207,24 @@ Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &all,
                              GdnProblem &problem, GdnPathChoice &out,
                              std::vector<const Manifest *> &selected) {
   GDN_RUN_TRY(chooseAmongBuilds(all, request, numSMs, problem, out, selected));
-  // The build chosen must hold the optional stage the problem asked for.
-  if (problem.qkL2Norm &&
-      std::none_of(selected.begin(), selected.end(), [](const Manifest *m) {
-        const MetaEntry *when = m->findMeta("when");
-        return when && when->value == kGdnWhenQkL2Norm;
-      }))
-    return Status::badInput(
-        "gdn_prefill: the problem asks for the L2 normalization of q and k, "
-        "but the chosen kernels (" +
-        std::string(selected.empty() ? "none" : selected.front()->path) +
-        ", ...) have no stage with meta.when = qk_l2norm");
+  // The build chosen must hold the optional stages the problem asked for.
+  for (const auto &[asked, value] :
+       {std::pair<bool, const char *>{problem.qkL2Norm, kGdnWhenQkL2Norm},
+        {problem.gateBeta(), kGdnWhenGateBeta}}) {
+    if (!asked)
+      continue;
+    const std::string want = value;
+    if (std::none_of(selected.begin(), selected.end(),
+                     [&](const Manifest *m) {
+                       const MetaEntry *when = m->findMeta("when");
+                       return when && when->value == want;
+                     }))
+      return Status::badInput(
+          "gdn_prefill: the chosen kernels (" +
+          std::string(selected.empty() ? "none" : selected.front()->path) +
+          ", ...) have no stage with meta.when = " + want +
+          ", which the problem asks for");
+  }
   return Status::success();
 }
 

@@ -43,7 +43,10 @@ ExprVariables GdnProblem::scalars() const {
           {"NT", totalChunks()},
           {"NS", cpSegments().numSegments()},
           {"has_h0", hasH0 ? 1 : 0},
-          {"varlen", varlen() ? 1 : 0}};
+          {"varlen", varlen() ? 1 : 0},
+          {"gate_in_kernel", gateInKernel ? 1 : 0},
+          {"beta_sigmoid", betaSigmoid ? 1 : 0},
+          {"neg_eigval", negEigval ? 1 : 0}};
 }
 
 std::string GdnProblem::shapeText() const {

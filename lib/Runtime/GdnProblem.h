@@ -40,6 +40,11 @@ struct GdnProblem {
   /// q and k are L2-normalized over the head dimension first (the optional
   /// stage with meta.when = qk_l2norm; GdnSequence.h).
   bool qkL2Norm = false;
+  /// Per-token transforms by the optional gate_beta stage (GdnSequence.h):
+  /// g = -exp(a_log[hv]) softplus(g + dt_bias[hv]); beta = sigmoid(beta);
+  /// beta = 2 beta (FLA's allow_neg_eigval).
+  bool gateInKernel = false, betaSigmoid = false, negEigval = false;
+  bool gateBeta() const { return gateInKernel || betaSigmoid || negEigval; }
   std::vector<int64_t> cuSeqlens; ///< packed varlen boundaries; empty: none
   double scale = 0;             ///< output scale, f32-representable
   /// CP summaries: the warm-up window's decay threshold (the shortcut is

@@ -13,7 +13,7 @@ const char *gdnTensorName(GdnTensorId id) {
   static const char *const names[kGdnTensorCount] = {
       "q",  "k",          "v",         "o",      "g",       "beta",        "h0",
       "ht", "cu_seqlens", "cp_bounds", "cp_seq", "cp_last", "cp_seg_start",
-      "chunk_map"};
+      "chunk_map", "a_log", "dt_bias"};
   return names[static_cast<int>(id)];
 }
 
@@ -50,7 +50,8 @@ bool gdnIsFloatScalar(GdnScalarId id) {
 const char *gdnScalarName(GdnScalarId id) {
   static const char *const names[kGdnScalarCount] = {
       "B", "T",  "H",  "HV",     "DK",     "DV",
-      "N", "NT", "NS", "has_h0", "varlen", "scale", "cp_theta"};
+      "N", "NT", "NS", "has_h0", "varlen", "scale", "cp_theta",
+      "gate_in_kernel", "beta_sigmoid", "neg_eigval"};
   return names[static_cast<int>(id)];
 }
 
@@ -117,6 +118,8 @@ Status checkTensorType(const Manifest &m, const Param &p, GdnTensorId id) {
     break;
   case GdnTensorId::H0:
   case GdnTensorId::Ht:
+  case GdnTensorId::ALog:
+  case GdnTensorId::DtBias:
     ok = ok && t.elem == DType::F32;
     expected = "ptr<f32>";
     break;
@@ -521,12 +524,17 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
     const MetaEntry *when = m.findMeta("when");
     if (!when)
       continue;
-    if (when->value != kGdnWhenQkL2Norm)
+    std::vector<std::pair<std::string, std::string>> rebound;
+    if (when->value == kGdnWhenQkL2Norm)
+      rebound = {{"q", "q_l2"}, {"k", "k_l2"}};
+    else if (when->value == kGdnWhenGateBeta)
+      rebound = {{"g", "g_act"}, {"beta", "beta_act"}};
+    else
       return error(m, when->line,
-                   "meta.when = " + when->value + ": the only optional "
-                   "stage is '" + kGdnWhenQkL2Norm + "'");
-    for (const char *name : {"q", "k"}) {
-      const std::string out = std::string(name) + "_l2";
+                   "meta.when = " + when->value + ": the optional stages "
+                   "are '" + kGdnWhenQkL2Norm + "' and '" + kGdnWhenGateBeta +
+                   "'");
+    for (const auto &[name, out] : rebound) {
       auto it = wsIndex.find(out);
       bool reads = false, writes = false;
       for (const GdnArg &a : seq.stages[i].args) {
@@ -535,17 +543,17 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
       }
       if (!reads || !writes || it == wsIndex.end())
         return error(m, when->line,
-                     "meta.when = qk_l2norm: the stage must take " +
-                         std::string(name) + " and write the workspace " +
-                         out + " (declared by meta.ws_" + out + ")");
+                     "meta.when = " + when->value + ": the stage must take " +
+                         name + " and write the workspace " + out +
+                         " (declared by meta.ws_" + out + ")");
       for (size_t j = 0; j < i; ++j)
         for (const GdnArg &a : seq.stages[j].args)
           if (a.kind == GdnArg::Tensor && a.param->name == name)
             return error(*seq.stages[j].manifest, a.param->line,
                          "stage '" + seq.stages[j].name + "' reads " + name +
-                             " before the qk_l2norm stage '" +
+                             " before the " + when->value + " stage '" +
                              seq.stages[i].name +
-                             "' normalizes it (meta.order)");
+                             "' transforms it (meta.order)");
       for (size_t j = i + 1; j < seq.stages.size(); ++j)
         for (GdnArg &a : seq.stages[j].args)
           if (a.kind == GdnArg::Tensor && a.param->name == name) {
@@ -638,6 +646,10 @@ int64_t gdnTensorElements(GdnTensorId id, const ExprVariables &scalars) {
   case GdnTensorId::G:
   case GdnTensorId::Beta:
     n = tokens * at("HV");
+    break;
+  case GdnTensorId::ALog:
+  case GdnTensorId::DtBias:
+    n = at("HV");
     break;
   case GdnTensorId::H0:
   case GdnTensorId::Ht:

@@ -40,6 +40,11 @@
 // it otherwise). It takes q and k and writes the workspaces q_l2 and k_l2
 // (declaring meta.ws_q_l2 and meta.ws_k_l2); every later stage's q and k
 // are then bound to those workspaces instead of the caller's tensors.
+// meta.when = gate_beta likewise for g and beta (workspaces g_act and
+// beta_act), when the problem asks for a per-token transform of them
+// (GdnProblem::gateInKernel, betaSigmoid, negEigval; the scalars
+// gate_in_kernel, beta_sigmoid and neg_eigval say which, the tensors
+// a_log and dt_bias [HV] f32 feed the gate and may be null without it).
 //
 // Parameters (`param = name:type`):
 //   q, k        ptr<f16|bf16>  [B,T,H,DK]    all 16-bit tensors share one
@@ -55,6 +60,8 @@
 //                                           = 1 for the last segment of a
 //                                           sequence; sequence n has segments
 //                                           cp_seg_start[n] .. [n+1]-1
+//   a_log       ptr<f32>       [HV]         the gate's parameters (gate_beta
+//   dt_bias     ptr<f32>       [HV]         stage, with gate_in_kernel)
 //   chunk_map   ptr<i32|i64>   [NT,2]       for each chunk of 64 tokens in
 //                                           packed order (chunks never span
 //                                           two sequences): its sequence and
@@ -62,6 +69,7 @@
 //                                           kernel with a block per chunk
 //                                           finds both with one load instead
 //                                           of a search of cu_seqlens
+//   gate_in_kernel beta_sigmoid neg_eigval   i32 or i64 flags (0 or 1)
 //   B T H HV DK DV N NT NS has_h0 varlen     i32 or i64 scalars (NS: number
 //                                           of CP segments; N on the direct
 //                                           path, one segment per sequence)
@@ -99,13 +107,15 @@ namespace gdn::run {
 constexpr const char *kGdnOpName = "gdn_prefill";
 /// The meta.when value of the optional q/k L2-normalization stage.
 constexpr const char *kGdnWhenQkL2Norm = "qk_l2norm";
+/// The meta.when value of the optional per-token gate/beta transform stage.
+constexpr const char *kGdnWhenGateBeta = "gate_beta";
 
 /// Tensors of the GDN kernel ABI.
 enum class GdnTensorId {
   Q, K, V, O, G, Beta, H0, Ht, CuSeqlens,
-  CpBounds, CpSeq, CpLast, CpSegStart, ChunkMap
+  CpBounds, CpSeq, CpLast, CpSegStart, ChunkMap, ALog, DtBias
 };
-constexpr int kGdnTensorCount = 14;
+constexpr int kGdnTensorCount = 16;
 /// True for the host-computed int tensors (cu_seqlens, cp_*, chunk_map).
 bool gdnIsIndexTensor(GdnTensorId id);
 /// The parameter name of `id` ("q", "cu_seqlens", ...).
@@ -118,9 +128,10 @@ std::vector<int64_t> gdnChunkMap(const std::vector<int64_t> &cu);
 
 /// Scalars of the GDN kernel ABI.
 enum class GdnScalarId {
-  B, T, H, HV, DK, DV, N, NT, NS, HasH0, Varlen, Scale, CpTheta
+  B, T, H, HV, DK, DV, N, NT, NS, HasH0, Varlen, Scale, CpTheta,
+  GateInKernel, BetaSigmoid, NegEigval
 };
-constexpr int kGdnScalarCount = 13;
+constexpr int kGdnScalarCount = 16;
 /// True for the f32 scalars (scale, cp_theta), bound from the problem's
 /// doubles; the others are integers of ExprVariables.
 bool gdnIsFloatScalar(GdnScalarId id);

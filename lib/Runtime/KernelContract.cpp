@@ -12,7 +12,9 @@ namespace gdn::run {
 
 const std::vector<std::string> &gdnExpressionNames() {
   static const std::vector<std::string> names = {
-      "B", "T", "H", "HV", "DK", "DV", "N", "NT", "NS", "has_h0", "varlen"};
+      "B",  "T",      "H",      "HV",           "DK",
+      "DV", "N",      "NT",     "NS",           "has_h0",
+      "varlen", "gate_in_kernel", "beta_sigmoid", "neg_eigval"};
   return names;
 }
 
@@ -135,9 +137,10 @@ std::string verifyKernelMeta(const std::vector<KernelMetaEntry> &entries) {
       if (e.isInt || (e.text != "direct" && e.text != "cp"))
         return quoted(e) + ": must be \"direct\" or \"cp\"";
     } else if (gdn && e.key == "when") {
-      if (e.isInt || e.text != "qk_l2norm")
-        return quoted(e) + ": must be \"qk_l2norm\" (the only optional "
-                           "stage: q and k L2-normalized first)";
+      if (e.isInt || (e.text != "qk_l2norm" && e.text != "gate_beta"))
+        return quoted(e) + ": must be \"qk_l2norm\" or \"gate_beta\" (the "
+                           "optional stages: q and k L2-normalized, the "
+                           "per-token gate and beta transforms)";
     } else if (gdn && e.key == "dtype") {
       if (e.isInt || (e.text != "f16" && e.text != "bf16"))
         return quoted(e) + ": must be \"f16\" or \"bf16\"";

@@ -320,6 +320,9 @@ std::string planKey(const gdn_problem &p) {
   add(p.layout);
   add(p.has_initial_state != 0);
   add(p.use_qk_l2norm != 0);
+  add(p.use_gate_in_kernel != 0);
+  add(p.use_beta_sigmoid != 0);
+  add(p.allow_neg_eigval != 0);
   double scale = p.scale;
   int64_t bits;
   std::memcpy(&bits, &scale, sizeof bits);
@@ -387,6 +390,9 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
   }
   p.hasH0 = in.has_initial_state != 0;
   p.qkL2Norm = in.use_qk_l2norm != 0;
+  p.gateInKernel = in.use_gate_in_kernel != 0;
+  p.betaSigmoid = in.use_beta_sigmoid != 0;
+  p.negEigval = in.allow_neg_eigval != 0;
   if (!(std::isfinite(in.scale)))
     return fail(GDN_ERROR_INVALID_ARGUMENT,
                 "gdn_plan_get: scale is not finite");
@@ -779,13 +785,22 @@ gdn_status gdn_run(const gdn_plan *plan, const gdn_tensors *tensors,
       {GdnTensorId::Ht, tensors->final_state},
       {GdnTensorId::H0, plan->problem.hasH0 ? tensors->initial_state
                                             : nullptr},
+      {GdnTensorId::ALog, tensors->A_log},
+      {GdnTensorId::DtBias, tensors->dt_bias},
   };
   static const char *names[] = {"q",    "k", "v",           "g",
-                                "beta", "o", "final_state", "initial_state"};
+                                "beta", "o", "final_state", "initial_state",
+                                "A_log", "dt_bias"};
   for (size_t i = 0; i < sizeof given / sizeof given[0]; ++i) {
     const auto &t = given[i];
     if (t.id == GdnTensorId::H0 && !plan->problem.hasH0) {
       ptrs[static_cast<int>(t.id)] = plan->dummyH0;
+      continue;
+    }
+    // The gate's parameters are read only with use_gate_in_kernel.
+    if ((t.id == GdnTensorId::ALog || t.id == GdnTensorId::DtBias) &&
+        !plan->problem.gateInKernel) {
+      ptrs[static_cast<int>(t.id)] = 0;
       continue;
     }
     if (!seq.uses(t.id) && t.ptr == nullptr)

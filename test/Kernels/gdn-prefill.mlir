@@ -115,7 +115,7 @@
 // PREP: param = scale:f32
 // PREP: meta.block_v = 16
 // PREP: meta.grid = NT,HV,1
-// PREP: meta.order = 1
+// PREP: meta.order = 2
 // PREP: meta.ws_Ag = B*T*HV*64
 // PREP: meta.ws_P = B*T*HV*64
 // The prep of the block_v 128 forward, which forms P itself: no q, no
@@ -134,7 +134,7 @@
 // FWD: param = h0:ptr<f32>
 // FWD: param = has_h0:i32
 // FWD: meta.grid = 8,HV,N
-// FWD: meta.order = 2
+// FWD: meta.order = 3
 // FWD: meta.path = direct
 // The block_v 64 variant: 8 warps, 2 blocks per head, 64-wide tiles.
 // FWD64: kernel = gdn_chunk_fwd_bv64_f16
@@ -158,7 +158,7 @@
 // SUMM: param = cp_M:ptr<bf16>
 // SUMM: param = NS:i32
 // SUMM: meta.grid = 16,HV,NS
-// SUMM: meta.order = 2
+// SUMM: meta.order = 3
 // SUMM: meta.path = cp
 // SUMM: meta.ws_cp_B = NS*HV*16384
 // SUMM: meta.ws_cp_M = 3*NS*HV*16384
@@ -168,7 +168,7 @@
 // SCAN: param = cp_h:ptr<f32>
 // SCAN-NOT: meta.block_v
 // SCAN: meta.grid = 8,HV,N
-// SCAN: meta.order = 3
+// SCAN: meta.order = 4
 // SCAN: meta.path = cp
 // SCAN: meta.ws_cp_h = NS*HV*16384
 // REPLAY: kernel = gdn_cp_replay_f16
@@ -177,7 +177,7 @@
 // REPLAY: param = o:ptr<f16>
 // REPLAY: param = ht:ptr<f32>
 // REPLAY: meta.grid = 8,HV,NS
-// REPLAY: meta.order = 4
+// REPLAY: meta.order = 5
 // REPLAY: meta.path = cp
 
 // PTX: .target sm_90a
@@ -228,7 +228,7 @@
 // REPLAYVM: kernel = gdn_cp_replay_vm128_f16
 // REPLAYVM-NOT: param = P:
 // REPLAYVM: meta.grid = 1,HV,NS
-// REPLAYVM: meta.order = 4
+// REPLAYVM: meta.order = 5
 // Shared-operand wgmma for P = Q K^T (m64n32 per warpgroup, both operands
 // by descriptor), register-A wgmma for K S, Q S (m64n64, K = 128), Ag W
 // and P V_new (m64n64, K = 64) and the state update (m64n128); no

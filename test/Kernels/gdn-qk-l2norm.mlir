@@ -35,7 +35,7 @@
 // MANIFEST-NEXT: param = q_l2:ptr<f16>
 // MANIFEST-NEXT: param = k_l2:ptr<f16>
 // MANIFEST: meta.grid = cdiv(B*T*H, 64),2,1
-// MANIFEST: meta.order = 0
+// MANIFEST: meta.order = 1
 // MANIFEST: meta.stage = qk_l2norm
 // MANIFEST: meta.when = qk_l2norm
 // MANIFEST: meta.ws_k_l2 = B*T*H*128

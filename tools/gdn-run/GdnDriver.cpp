@@ -92,6 +92,19 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
     return usage("--family " + options.family + " sets the key norms, which "
                  "--qk-l2norm normalizes away (q and k are then generated "
                  "N(0,1) and normalized by the kernels)");
+  if (options.gateInKernel && options.has("--family") &&
+      !(family_ == GdnFamily::Weak || family_ == GdnFamily::Beta0 ||
+        family_ == GdnFamily::Beta1))
+    return usage("--family " + options.family + " sets the decay g, which "
+                 "--gate-in-kernel computes (from a raw N(0,1) gate, a_log "
+                 "and dt_bias)");
+  if (options.betaSigmoid &&
+      (family_ == GdnFamily::Beta0 || family_ == GdnFamily::Beta1))
+    return usage("--family " + options.family + " sets beta, which "
+                 "--beta-sigmoid computes from a raw N(0,1) logit");
+  if (load_ && options.gateInKernel)
+    return usage("--gate-in-kernel needs a_log and dt_bias, which --load "
+                 "does not read");
   if (load_ && options.has("--family"))
     return usage("--family generates inputs; it cannot be combined with "
                  "--load");
@@ -141,6 +154,9 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   // Loaded or generated, q and k are then the raw inputs the first stage
   // normalizes (and the fp64 reference the same way).
   p.qkL2Norm = options.qkL2Norm;
+  p.gateInKernel = options.gateInKernel;
+  p.betaSigmoid = options.betaSigmoid;
+  p.negEigval = options.negEigval;
   // The kernels receive scale as f32; the oracle uses the same value.
   double scale = options.scale > 0 ? options.scale
                                    : 1.0 / std::sqrt(double(kGdnHeadDim));
@@ -419,6 +435,14 @@ Status GdnDriver::runChecked(CudaSession &session,
       else
         bytes = 16; // a valid dummy; has_h0 = 0
       break;
+    case GdnTensorId::ALog:
+    case GdnTensorId::DtBias:
+      if (p.gateInKernel)
+        host = id == GdnTensorId::ALog ? &inputs_.aLog.bytes
+                                       : &inputs_.dtBias.bytes;
+      else
+        bytes = 16; // not read without gate_in_kernel
+      break;
     case GdnTensorId::CuSeqlens:
     case GdnTensorId::CpBounds:
     case GdnTensorId::CpSeq:
@@ -652,6 +676,28 @@ Status GdnDriver::compare(const std::vector<unsigned char> &o,
       gdn::ref::l2NormalizeRows(a->values.data(),
                                 static_cast<int64_t>(a->values.size()) / p.DK,
                                 p.DK, 1e-6);
+  // The gate_beta stage's transforms in fp64; beta is then rounded to its
+  // type once, as the kernel stores it.
+  if (p.gateInKernel) {
+    std::vector<double> &g = inputs_.g.values;
+    for (size_t i = 0; i < g.size(); ++i) {
+      size_t hv = i % static_cast<size_t>(p.HV);
+      double x = g[i] + inputs_.dtBias.values[hv];
+      double sp = x > 20 ? x : std::log1p(std::exp(x));
+      g[i] = -std::exp(inputs_.aLog.values[hv]) * sp;
+    }
+  }
+  if (p.betaSigmoid || p.negEigval) {
+    std::vector<double> &b = inputs_.beta.values;
+    if (p.betaSigmoid)
+      gdn::ref::sigmoidInPlace(b.data(), b.size());
+    for (double &x : b) {
+      double y = p.negEigval ? 2 * x : x;
+      x = p.betaType == DType::F16    ? gdn::ref::roundToF16(y)
+          : p.betaType == DType::BF16 ? gdn::ref::roundToBF16(y)
+                                      : static_cast<double>(static_cast<float>(y));
+    }
+  }
   std::string err = gdn::ref::recurrentForward(
       shape, ro, inputs_.q.values.data(), inputs_.k.values.data(),
       inputs_.v.values.data(), inputs_.g.values.data(),

@@ -41,7 +41,7 @@ const struct {
 };
 
 /// Random streams of the tensors (see deriveSeed).
-enum Stream : uint64_t { kQ = 100, kK, kV, kG, kBeta, kH0, kDecayScale };
+enum Stream : uint64_t { kQ = 100, kK, kV, kG, kBeta, kH0, kDecayScale, kGateBias };
 
 constexpr size_t kBlock = size_t(1) << 16;
 
@@ -247,14 +247,36 @@ void generateGdnInputs(const GdnProblem &p, GdnFamily family, uint64_t seed,
 
   encodeHostArray(p.dtype, normal(nv, 1.0, deriveSeed(seed, kV)), keepValues,
                   out.v);
-  encodeHostArray(p.gType, generateG(p, family, seed), keepValues, out.g);
+  // With p.gateInKernel the kernels compute g from a raw gate z ~ N(0,1)
+  // and per value head a_log = log(U(1, 16)), dt_bias ~ U(-2, 1) (decays
+  // from ~e^-0.1 to ~e^-50 per token: weak to strong heads).
+  out.aLog = HostArray();
+  out.dtBias = HostArray();
+  if (p.gateInKernel) {
+    encodeHostArray(p.gType, normal(ng, 1.0, deriveSeed(seed, kG)),
+                    keepValues, out.g);
+    const size_t hv = static_cast<size_t>(p.HV);
+    std::vector<double> a(hv), d(hv);
+    gdn::ref::fillUniform(a.data(), hv, 1.0, 16.0,
+                          deriveSeed(seed, kDecayScale));
+    for (double &x : a)
+      x = std::log(x);
+    gdn::ref::fillUniform(d.data(), hv, -2.0, 1.0,
+                          deriveSeed(seed, kGateBias));
+    encodeHostArray(DType::F32, std::move(a), keepValues, out.aLog);
+    encodeHostArray(DType::F32, std::move(d), keepValues, out.dtBias);
+  } else {
+    encodeHostArray(p.gType, generateG(p, family, seed), keepValues, out.g);
+  }
 
+  // With p.betaSigmoid beta is the raw logit (the kernels take the sigmoid).
   std::vector<double> beta;
   if (family == GdnFamily::Beta0 || family == GdnFamily::Beta1) {
     beta.assign(ng, family == GdnFamily::Beta1 ? 1.0 : 0.0);
   } else {
     beta = normal(ng, 1.0, deriveSeed(seed, kBeta));
-    gdn::ref::sigmoidInPlace(beta.data(), ng);
+    if (!p.betaSigmoid)
+      gdn::ref::sigmoidInPlace(beta.data(), ng);
   }
   encodeHostArray(p.betaType, std::move(beta), keepValues, out.beta);
 

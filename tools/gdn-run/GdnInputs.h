@@ -66,6 +66,8 @@ struct HostArray {
 struct GdnInputs {
   HostArray q, k, v, g, beta;
   HostArray h0; ///< empty unless problem.hasH0
+  /// [HV] f32 each, only with problem.gateInKernel (g is then the raw gate).
+  HostArray aLog, dtBias;
 };
 
 /// Rounds `values` to `type` (F16, BF16 or F32; one rounding to nearest

@@ -105,7 +105,8 @@ const std::vector<std::string> &gdnOnlyOptions() {
       "--dtype",      "--family",      "--scale",     "--h0",
       "--cu-seqlens", "--determinism", "--load",      "--save",
       "--layout",     "--cp",          "--cp-chunks", "--block-v",
-      "--cp-theta",   "--qk-l2norm"};
+      "--cp-theta",   "--qk-l2norm",   "--gate-in-kernel", "--beta-sigmoid",
+      "--neg-eigval"};
   return names;
 }
 
@@ -168,6 +169,18 @@ Status parseCommandLine(const std::vector<std::string> &args,
     }
     if (name == "--qk-l2norm") {
       GDN_RUN_TRY(flag(o.qkL2Norm));
+      continue;
+    }
+    if (name == "--gate-in-kernel") {
+      GDN_RUN_TRY(flag(o.gateInKernel));
+      continue;
+    }
+    if (name == "--beta-sigmoid") {
+      GDN_RUN_TRY(flag(o.betaSigmoid));
+      continue;
+    }
+    if (name == "--neg-eigval") {
+      GDN_RUN_TRY(flag(o.negEigval));
       continue;
     }
     bool isDim = false;
@@ -345,6 +358,14 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                        x / sqrt(sum x^2 + 1e-6)); generated q and k are then
                        N(0,1), not normalized, and the fp64 reference
                        normalizes them the same way
+  --gate-in-kernel     g = -exp(a_log[hv]) softplus(g + dt_bias[hv]) by the
+                       kernels' first stage (FLA's use_gate_in_kernel);
+                       generated: raw g ~ N(0,1), a_log = log U(1,16),
+                       dt_bias ~ U(-2,1) per value head
+  --beta-sigmoid       beta = sigmoid(beta) by the first stage; generated
+                       beta is then the raw N(0,1) logit
+  --neg-eigval         beta = 2 beta by the first stage (FLA's
+                       allow_neg_eigval); beta is rounded to its type once
   --cu-seqlens LIST    packed varlen boundaries, e.g. 0,410,841,4096:
                        requires B = 1, starts at 0, ends at T
   --determinism N      rerun the sequence N more times on re-poisoned

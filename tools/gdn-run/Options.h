@@ -42,6 +42,9 @@ struct RunOptions {
   double cpTheta = 14;           ///< --cp-theta; 0: exact CP summaries only
   bool h0 = false;               ///< --h0: random fp32 initial state
   bool qkL2Norm = false;         ///< --qk-l2norm: the kernels normalize q, k
+  bool gateInKernel = false;     ///< --gate-in-kernel: g from a_log, dt_bias
+  bool betaSigmoid = false;      ///< --beta-sigmoid: beta = sigmoid(beta)
+  bool negEigval = false;        ///< --neg-eigval: beta = 2 beta
   std::vector<int64_t> cuSeqlens; ///< --cu-seqlens; empty: not varlen
   int determinism = 2;           ///< --determinism: extra bit-exact runs
   std::string loadDir, saveDir;  ///< --load, --save

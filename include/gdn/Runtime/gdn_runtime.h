@@ -116,6 +116,11 @@ typedef struct gdn_problem {
    * FLA's use_qk_l2norm_in_kernel); the workspace holds the normalized
    * copies. */
   int use_qk_l2norm;
+  /** Per-token transforms by a first kernel (FLA's keywords; fp32; beta
+   * rounded to dtype once): use_gate_in_kernel: g = -exp(A_log[hv]) *
+   * softplus(g + dt_bias[hv]) (gdn_tensors.A_log, .dt_bias, [HV] f32);
+   * use_beta_sigmoid: beta = sigmoid(beta); allow_neg_eigval: beta *= 2. */
+  int use_gate_in_kernel, use_beta_sigmoid, allow_neg_eigval;
 } gdn_problem;
 
 /** What a plan runs and needs. */
@@ -134,6 +139,9 @@ typedef struct gdn_tensors {
   const void *initial_state; /**< with has_initial_state, else ignored */
   void *o;
   void *final_state;
+  /** [HV] f32, with use_gate_in_kernel, else ignored (zero-initialize the
+   * struct: they were added after the fields above). */
+  const void *A_log, *dt_bias;
 } gdn_tensors;
 
 /** gdn_run flags. */

@@ -185,13 +185,35 @@ struct ExpLowering : ConvertOpToLLVMPattern<math::ExpOp> {
   }
 };
 
+/// math.log -> lg2.approx.ftz(x) * ln(2) (relative error ~2^-22 away from
+/// 1; NVPTX cannot select llvm.intr.log either).
+struct LogLowering : ConvertOpToLLVMPattern<math::LogOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(math::LogOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return rewriter.notifyMatchFailure(op, "only f32");
+    Location loc = op.getLoc();
+    Value l2 = rewriter.create<LLVM::CallIntrinsicOp>(
+                           loc, rewriter.getF32Type(),
+                           "llvm.nvvm.lg2.approx.ftz.f", adaptor.getOperand())
+                   .getResult(0);
+    Value ln2 = rewriter.create<LLVM::ConstantOp>(
+        loc, rewriter.getF32Type(),
+        rewriter.getF32FloatAttr(0.6931471805599453f));
+    rewriter.replaceOpWithNewOp<LLVM::FMulOp>(op, l2, ln2);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateElementwiseToNVVMPatterns(LLVMTypeConverter &converter,
                                        RewritePatternSet &patterns) {
   patterns.add<FillLowering, MapLowering, ReduceLowering>(converter);
   // Preferred over MathToLLVM's llvm.intr.exp, which NVPTX cannot select.
-  patterns.add<ExpLowering>(converter, /*benefit=*/2);
+  patterns.add<ExpLowering, LogLowering>(converter, /*benefit=*/2);
 }
 
 } // namespace mlir::gdn

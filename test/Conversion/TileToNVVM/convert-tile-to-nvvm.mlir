@@ -206,6 +206,28 @@ func.func @map_exp() attributes {tile.kernel, tile.num_warps = 4 : i64} {
 
 // -----
 
+// math.log becomes lg2.approx.ftz(x) * ln(2) (NVPTX has no log instruction
+// and cannot select llvm.intr.log).
+
+// CHECK-LABEL: llvm.func @map_log
+// CHECK:       %[[L2:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.ftz.f"(%{{.*}}) : (f32) -> f32
+// CHECK-NEXT:  %[[LN2:.*]] = llvm.mlir.constant(0.693147182 : f32) : f32
+// CHECK-NEXT:  %{{.*}} = llvm.fmul %[[L2]], %[[LN2]] : f32
+// CHECK-NOT:   math.log
+// CHECK-NOT:   llvm.intr.log
+// CHECK:       llvm.return
+func.func @map_log() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %f = tile.alloc : !tile.buffer<128xf32, fragment, #tile.blocked<vector = 1>>
+  tile.map ins(%f : !tile.buffer<128xf32, fragment, #tile.blocked<vector = 1>>) outs(%f : !tile.buffer<128xf32, fragment, #tile.blocked<vector = 1>>) {
+  ^bb0(%x: f32):
+    %e = math.log %x : f32
+    tile.yield %e : f32
+  }
+  return
+}
+
+// -----
+
 // Error: a kernel with shared buffers but no plan. The PIPE run plans it
 // first and lowers the whole 2-stage pipelined gemm: cp.async prologue, the
 // loop as LLVM control flow with wait/barrier/issue/commit, ldmatrix + mma

@@ -40,7 +40,7 @@ func.func @arity4() attributes {tile.kernel, tile.num_warps = 4 : i64,
 
 // -----
 
-// expected-error @below {{grid y: unknown name 'HVV' (gdn_prefill expressions use: B T H HV DK DV N NT NS has_h0 varlen)}}
+// expected-error @below {{grid y: unknown name 'HVV' (gdn_prefill expressions use: B T H HV DK DV N NT NS has_h0 varlen gate_in_kernel beta_sigmoid neg_eigval)}}
 func.func @unknown_name() attributes {tile.kernel, tile.num_warps = 4 : i64,
     tile.meta = {op = "gdn_prefill", stage = "s", order = 0 : i64, grid = "NT, HVV, 1"}} {
   return
@@ -138,7 +138,7 @@ func.func @bad_ws_name() attributes {tile.kernel, tile.num_warps = 4 : i64,
 
 // -----
 
-// expected-error @below {{when = "l2": must be "qk_l2norm" (the only optional stage: q and k L2-normalized first)}}
+// expected-error @below {{when = "l2": must be "qk_l2norm" or "gate_beta"}}
 func.func @bad_when() attributes {tile.kernel, tile.num_warps = 4 : i64,
     tile.meta = {op = "gdn_prefill", stage = "s", order = 0 : i64, grid = "1,1,1", when = "l2"}} {
   return

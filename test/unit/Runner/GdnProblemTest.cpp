@@ -96,7 +96,10 @@ TEST(GdnProblemTest, Scalars) {
   EXPECT_EQ(s.at("has_h0"), 1);
   EXPECT_EQ(s.at("varlen"), 0);
   EXPECT_EQ(s.at("NS"), 3); // direct path: one segment per sequence
-  EXPECT_EQ(s.size(), 11u);
+  EXPECT_EQ(s.at("gate_in_kernel"), 0);
+  EXPECT_EQ(s.at("beta_sigmoid"), 0);
+  EXPECT_EQ(s.at("neg_eigval"), 0);
+  EXPECT_EQ(s.size(), 14u);
   // CP: 16 chunks per sequence in segments of 5 chunks -> 4 each.
   p.cpChunks = 5;
   EXPECT_EQ(p.scalars().at("NS"), 12);
@@ -684,6 +687,14 @@ TEST(GdnDriverTest, PrepareRejections) {
   EXPECT_CONTAINS(prepareError({"--load", "/nonexistent", "--family", "weak"}),
                   "--family generates inputs; it cannot be combined with "
                   "--load");
+  EXPECT_CONTAINS(prepareError({"--gate-in-kernel", "--family", "strong"}),
+                  "--family strong sets the decay g, which --gate-in-kernel "
+                  "computes");
+  EXPECT_CONTAINS(prepareError({"--beta-sigmoid", "--family", "beta1"}),
+                  "--family beta1 sets beta, which --beta-sigmoid computes");
+  EXPECT_CONTAINS(prepareError({"--load", "/nonexistent", "--gate-in-kernel"}),
+                  "--gate-in-kernel needs a_log and dt_bias, which --load "
+                  "does not read");
   EXPECT_CONTAINS(prepareError({"--qk-l2norm", "--family", "bigkey"}),
                   "--family bigkey sets the key norms, which --qk-l2norm "
                   "normalizes away");

@@ -193,6 +193,63 @@ std::string l2normManifest(const std::string &when = "qk_l2norm",
          "meta.ws_k_l2 = B*T*H*128\n";
 }
 
+std::string gateBetaManifest() {
+  return header("gdn_gb") +
+         "param = g:ptr<f32>\n"
+         "param = beta:ptr<f16>\n"
+         "param = a_log:ptr<f32>\n"
+         "param = dt_bias:ptr<f32>\n"
+         "param = g_act:ptr<f32>\n"
+         "param = beta_act:ptr<f16>\n"
+         "param = gate_in_kernel:i32\n"
+         "param = beta_sigmoid:i32\n"
+         "param = neg_eigval:i32\n"
+         "meta.stage = gate_beta\n"
+         "meta.when = gate_beta\n"
+         "meta.order = 1\n"
+         "meta.grid = cdiv(B*T*HV, 256), 1, 1\n"
+         "meta.ws_g_act = B*T*HV\n"
+         "meta.ws_beta_act = B*T*HV\n";
+}
+
+// The gate/beta stage: later stages read g and beta from g_act, beta_act;
+// its flags are problem scalars, a_log and dt_bias tensors of [HV].
+TEST(GdnSequenceTest, GateBetaStageRebindsGAndBeta) {
+  Fixture f;
+  Status s = f.build({fwdManifest(), cumsumManifest(), solveManifest(),
+                      gateBetaManifest(), l2normManifest()});
+  ASSERT_TRUE(s.ok()) << s.message();
+  const GdnSequence &seq = f.seq;
+  ASSERT_EQ(seq.stages.size(), 5u);
+  EXPECT_EQ(seq.stages[0].name, "gate_beta");
+  EXPECT_EQ(seq.stages[1].name, "qk_l2norm");
+  const GdnStage &gb = seq.stages[0];
+  EXPECT_EQ(gb.args[2].kind, GdnArg::Tensor);
+  EXPECT_EQ(gb.args[2].index, static_cast<int>(GdnTensorId::ALog));
+  EXPECT_EQ(gb.args[3].index, static_cast<int>(GdnTensorId::DtBias));
+  EXPECT_EQ(gb.args[6].kind, GdnArg::Scalar);
+  EXPECT_EQ(gb.args[6].index, static_cast<int>(GdnScalarId::GateInKernel));
+  EXPECT_EQ(gb.args[8].index, static_cast<int>(GdnScalarId::NegEigval));
+  auto wsNamed = [&](const GdnArg &a) {
+    return a.kind == GdnArg::Workspace ? seq.workspaces[a.index].name
+                                       : std::string("(not a workspace)");
+  };
+  EXPECT_EQ(wsNamed(seq.stages[2].args[0]), "g_act");    // cumsum's g
+  EXPECT_EQ(wsNamed(seq.stages[3].args[0]), "k_l2");     // solve's k
+  EXPECT_EQ(wsNamed(seq.stages[3].args[1]), "beta_act"); // solve's beta
+  EXPECT_EQ(wsNamed(seq.stages[4].args[5]), "beta_act"); // fwd's beta
+  GdnProblem p;
+  p.B = 2;
+  p.T = 1000;
+  p.H = 16;
+  p.HV = 32;
+  p.betaSigmoid = true;
+  ASSERT_TRUE(evaluateGdnSequence(p.scalars(), f.seq).ok());
+  EXPECT_EQ(p.scalars().at("beta_sigmoid"), 1);
+  EXPECT_EQ(p.scalars().at("gate_in_kernel"), 0);
+  EXPECT_EQ(gdnTensorElements(GdnTensorId::ALog, p.scalars()), 32);
+}
+
 // The optional stage (meta.when = qk_l2norm): every later stage's q and k
 // read its workspaces q_l2 and k_l2; it reads the caller's q and k.
 TEST(GdnSequenceTest, QkL2NormStageRebindsLaterStages) {
@@ -231,8 +288,8 @@ TEST(GdnSequenceTest, QkL2NormStageRebindsLaterStages) {
 
   EXPECT_CONTAINS(buildError({fwdManifest(), cumsumManifest(),
                               solveManifest(), l2normManifest("qk_norm")}),
-                  "meta.when = qk_norm: the only optional stage is "
-                  "'qk_l2norm'");
+                  "meta.when = qk_norm: the optional stages are "
+                  "'qk_l2norm' and 'gate_beta'");
   EXPECT_CONTAINS(
       buildError({fwdManifest(), cumsumManifest(), solveManifest(),
                   l2normManifest("qk_l2norm", "param = q_l2:ptr<f16>\n")}),
@@ -244,7 +301,7 @@ TEST(GdnSequenceTest, QkL2NormStageRebindsLaterStages) {
   EXPECT_CONTAINS(
       buildError({fwdManifest(), cumsumManifest(), solveManifest(), late}),
       "stage 'solve' reads k before the qk_l2norm stage 'qk_l2norm' "
-      "normalizes it");
+      "transforms it");
 }
 
 TEST(GdnSequenceTest, TypesFollowTheManifests) {
@@ -301,7 +358,8 @@ TEST(GdnSequenceTest, RejectsBadParameters) {
                   fwdManifest("param = chunk:i32\n")}),
       "m2.manifest:23: error: unknown scalar parameter 'chunk' (gdn_prefill "
       "binds parameters by name; scalars: B, T, H, HV, DK, DV, N, NT, NS, "
-      "has_h0, varlen, scale, cp_theta)");
+      "has_h0, varlen, scale, cp_theta, gate_in_kernel, beta_sigmoid, "
+                  "neg_eigval)");
   EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(),
                               fwdManifest("param = NT:ptr<i32>\n")}),
                   "parameter NT is a scalar of the kernel ABI but is "
@@ -351,7 +409,8 @@ TEST(GdnSequenceTest, RejectsBadWorkspaces) {
                   "m0.manifest:9: error: parameter gamma of stage 'cumsum' is a "
                   "workspace (not one of the GDN tensors q, k, v, o, g, beta, "
                   "h0, ht, cu_seqlens, cp_bounds, cp_seq, cp_last, "
-                  "cp_seg_start, chunk_map), but no meta.ws_gamma (its element "
+                  "cp_seg_start, chunk_map, a_log, dt_bias), but no meta.ws_gamma "
+                  "(its element "
                   "count) is declared in this manifest or an earlier one");
   // Declared only by a later kernel.
   EXPECT_CONTAINS(buildError({noSize, solveManifest(),
@@ -1062,6 +1121,11 @@ TEST(GdnSequenceTest, OptionalStageFollowsTheProblem) {
   s = chooseGdnPathAndBuild(all, request, 132, p, choice, selected);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(selected.size(), 4u);
+  p.negEigval = true; // the gate_beta stage is not in this set
+  s = chooseGdnPathAndBuild(all, request, 132, p, choice, selected);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(), "no kernel has meta.when = gate_beta");
+  p.negEigval = false;
   all.pop_back();
   s = chooseGdnPathAndBuild(all, request, 132, p, choice, selected);
   EXPECT_EQ(s.code(), ExitCode::BadInput);

@@ -94,11 +94,15 @@ TEST(OptionsTest, GdnPrefillOptions) {
                     "--HV", "8", "--dtype", "bf16", "--family", "strong",
                     "--scale", "0.125", "--h0", "--cu-seqlens", "0, 410,841",
                     "--determinism", "5", "--load", "in", "--save=out",
-                    "--layout", "bhtd", "--qk-l2norm", "a.manifest"},
+                    "--layout", "bhtd", "--qk-l2norm", "--gate-in-kernel",
+                    "--beta-sigmoid", "--neg-eigval", "a.manifest"},
                    o);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(o.op, "gdn_prefill");
   EXPECT_TRUE(o.qkL2Norm);
+  EXPECT_TRUE(o.gateInKernel);
+  EXPECT_TRUE(o.betaSigmoid);
+  EXPECT_TRUE(o.negEigval);
   EXPECT_EQ(o.dim("B", 0), 2);
   EXPECT_EQ(o.dim("T", 0), 1000);
   EXPECT_EQ(o.dim("H", 0), 4);

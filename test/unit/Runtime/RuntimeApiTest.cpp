@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -139,6 +140,30 @@ TEST_F(RuntimeApiTest, QkL2NormStage) {
     const size_t qk = size_t(p.B) * p.T * p.H * 128 * 2;
     EXPECT_GE(b.workspace_bytes, a.workspace_bytes + 2 * qk);
     EXPECT_LE(b.workspace_bytes, a.workspace_bytes + 2 * qk + 2 * 256);
+  }
+}
+
+// Any of the per-token transforms adds the gate_beta stage (two [B, T, HV]
+// workspaces: g_act f32, beta_act 16-bit); each flag is part of the key.
+TEST_F(RuntimeApiTest, GateBetaStage) {
+  gdn_problem p = problem();
+  const gdn_plan *plain = nullptr;
+  ASSERT_EQ(gdn_plan_get(rt_, &p, &plain), GDN_SUCCESS) << lastError();
+  gdn_plan_info a;
+  ASSERT_EQ(gdn_plan_get_info(plain, &a), GDN_SUCCESS);
+  std::set<const gdn_plan *> seen = {plain};
+  for (int which = 0; which < 3; ++which) {
+    gdn_problem q = problem();
+    (which == 0 ? q.use_gate_in_kernel
+                : which == 1 ? q.use_beta_sigmoid : q.allow_neg_eigval) = 1;
+    const gdn_plan *plan = nullptr;
+    ASSERT_EQ(gdn_plan_get(rt_, &q, &plan), GDN_SUCCESS) << lastError();
+    EXPECT_TRUE(seen.insert(plan).second) << "flag " << which;
+    gdn_plan_info b;
+    ASSERT_EQ(gdn_plan_get_info(plan, &b), GDN_SUCCESS);
+    EXPECT_EQ(b.num_kernels, a.num_kernels + 1);
+    const size_t tokens = size_t(q.B) * q.T * q.HV;
+    EXPECT_GE(b.workspace_bytes, a.workspace_bytes + tokens * (4 + 2));
   }
 }
 

@@ -41,6 +41,8 @@ class Problem(ctypes.Structure):
         ("path", ctypes.c_int),
         ("block_v", ctypes.c_int64), ("cp_chunks", ctypes.c_int64),
         ("use_qk_l2norm", ctypes.c_int),
+        ("use_gate_in_kernel", ctypes.c_int), ("use_beta_sigmoid", ctypes.c_int),
+        ("allow_neg_eigval", ctypes.c_int),
     ]
 
 
@@ -56,7 +58,8 @@ class PlanInfo(ctypes.Structure):
 
 class Tensors(ctypes.Structure):
     _fields_ = [(n, ctypes.c_void_p) for n in
-                ("q", "k", "v", "g", "beta", "initial_state", "o", "final_state")]
+                ("q", "k", "v", "g", "beta", "initial_state", "o", "final_state",
+                 "A_log", "dt_bias")]
 
 
 def _library_path():
