@@ -102,9 +102,10 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
       (family_ == GdnFamily::Beta0 || family_ == GdnFamily::Beta1))
     return usage("--family " + options.family + " sets beta, which "
                  "--beta-sigmoid computes from a raw N(0,1) logit");
-  if (load_ && options.gateInKernel)
-    return usage("--gate-in-kernel needs a_log and dt_bias, which --load "
-                 "does not read");
+  if ((load_ || !options.saveDir.empty()) && options.gateInKernel)
+    return usage(std::string("--gate-in-kernel needs a_log and dt_bias, "
+                             "which ") +
+                 (load_ ? "--load does not read" : "--save does not write"));
   if (load_ && options.has("--family"))
     return usage("--family generates inputs; it cannot be combined with "
                  "--load");

@@ -695,6 +695,9 @@ TEST(GdnDriverTest, PrepareRejections) {
   EXPECT_CONTAINS(prepareError({"--load", "/nonexistent", "--gate-in-kernel"}),
                   "--gate-in-kernel needs a_log and dt_bias, which --load "
                   "does not read");
+  EXPECT_CONTAINS(prepareError({"--save", "/tmp/x", "--gate-in-kernel"}),
+                  "--gate-in-kernel needs a_log and dt_bias, which --save "
+                  "does not write");
   EXPECT_CONTAINS(prepareError({"--qk-l2norm", "--family", "bigkey"}),
                   "--family bigkey sets the key norms, which --qk-l2norm "
                   "normalizes away");
