@@ -5,7 +5,9 @@ chunk_gated_delta_rule (forward only). The kernels take q, k, v and o in
 f16 or bf16 ([B, T, H, 128] / [B, T, HV, 128]), g (log decay) in f32, beta
 in the input dtype, and a [N, HV, K, V] f32 state. FLA's in-kernel
 transforms are done here, on the torch side, before or after the kernels
-(fusing them into the prep kernel is future work):
+(with GDN_KERNEL_TRANSFORMS=1 the L2 norm, the gate, the beta sigmoid and
+allow_neg_eigval run instead in the runtime's first kernels, gdn_qk_l2norm
+and gdn_gate_beta, opt-in until they have passed on the H200):
 
   use_qk_l2norm_in_kernel   q and k are L2-normalized over the head dim in
                             f32 (FLA's x / sqrt(sum x^2 + 1e-6)) and
@@ -38,6 +40,13 @@ _DTYPES_16 = ("float16", "bfloat16")
 _KWARGS = {"use_gate_in_kernel": False, "A_log": None, "dt_bias": None,
            "safe_gate": False, "lower_bound": None, "chunk_size": 64,
            "head_first": False}
+
+
+def _kernel_transforms():
+    """GDN_KERNEL_TRANSFORMS=1: FLA's in-kernel transforms by the runtime's
+    first kernels instead of torch steps (opt-in until checked on the H200)."""
+    import os
+    return os.environ.get("GDN_KERNEL_TRANSFORMS", "0") == "1"
 
 
 def _l2norm(x, dtype):
@@ -233,32 +242,40 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
     cu = p["cu"]
     if cu_seqlens is not None and cu is None:
         cu = [int(x) for x in cu_seqlens.tolist()]  # synchronizes, as FLA does
+    opts = p["opts"]
+    # The transforms by the runtime's first kernels (gdn_qk_l2norm,
+    # gdn_gate_beta) with GDN_KERNEL_TRANSFORMS=1, else on the torch side
+    # (module doc) until those kernels have passed on the H200.
+    kt = _kernel_transforms()
+    flags = (kt and bool(use_qk_l2norm_in_kernel), kt and bool(opts["use_gate_in_kernel"]),
+             kt and bool(use_beta_sigmoid_in_kernel), kt and bool(allow_neg_eigval))
     key = (p["B"], p["T"], p["H"], p["HV"], p["dtype"], initial_state is not None,
-           p["scale"], tuple(cu) if cu is not None else None)
+           p["scale"], tuple(cu) if cu is not None else None, flags)
     cached = _plans.get((index, key))
     if cached is None:
         cached = rt.plan(p["B"], p["T"], p["H"], p["HV"],
                          _capi.GDN_DTYPE_F16 if p["dtype"] == "float16" else _capi.GDN_DTYPE_BF16,
                          has_initial_state=initial_state is not None,
-                         scale=p["scale"], cu_seqlens=cu)
+                         scale=p["scale"], cu_seqlens=cu, qk_l2norm=flags[0],
+                         gate_in_kernel=flags[1], beta_sigmoid=flags[2],
+                         neg_eigval=flags[3])
         _plans[(index, key)] = cached
     plan, info = cached
 
-    # The in-kernel transforms, on the torch side (module doc).
-    opts = p["opts"]
-    # (The runtime can run the L2 norm as its first kernel, _capi's
-    # plan(qk_l2norm=True), about 6x less memory traffic than this; it is
-    # taken here once test/GPU has checked it on the H200.)
-    if use_qk_l2norm_in_kernel:
+    if use_qk_l2norm_in_kernel and not flags[0]:
         # FLA's l2norm: x / sqrt(sum x^2 + 1e-6) in f32, rounded once.
         q = _l2norm(q, dtype)
         k = _l2norm(k, dtype)
-    if opts["use_gate_in_kernel"]:
+    a_log = dt_bias = None
+    if flags[1]:
+        a_log = opts["A_log"].to(torch.float32).contiguous()
+        dt_bias = opts["dt_bias"].to(torch.float32).contiguous()
+    elif opts["use_gate_in_kernel"]:
         g = -torch.exp(opts["A_log"].float()) * F.softplus(g.float() + opts["dt_bias"].float())
     beta_dtype = torch.float32 if info.beta_dtype == _capi.GDN_DTYPE_F32 else dtype
-    if use_beta_sigmoid_in_kernel:
+    if use_beta_sigmoid_in_kernel and not flags[2]:
         beta = torch.sigmoid(beta.float())
-    if allow_neg_eigval:
+    if allow_neg_eigval and not flags[3]:
         beta = beta * 2
     g = g.to(torch.float32).contiguous()
     beta = beta.to(beta_dtype).contiguous()
@@ -272,7 +289,9 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
           if info.workspace_bytes else None)
     t = _capi.Tensors(q.data_ptr(), k.data_ptr(), v.data_ptr(), g.data_ptr(),
                       beta.data_ptr(), h0.data_ptr() if h0 is not None else None,
-                      o.data_ptr(), ht.data_ptr())
+                      o.data_ptr(), ht.data_ptr(),
+                      a_log.data_ptr() if a_log is not None else None,
+                      dt_bias.data_ptr() if dt_bias is not None else None)
     stream = torch.cuda.current_stream(device).cuda_stream
     lib = _capi.library()
     _capi.check(lib.gdn_run(plan, t, ws.data_ptr() if ws is not None else None,

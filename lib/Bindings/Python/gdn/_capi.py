@@ -134,7 +134,8 @@ class Runtime:
 
     def plan(self, B, T, H, HV, dtype, has_initial_state=False, scale=0.0,
              cu_seqlens=None, path=GDN_PATH_AUTO, block_v=0, cp_chunks=0,
-             qk_l2norm=False):
+             qk_l2norm=False, gate_in_kernel=False, beta_sigmoid=False,
+             neg_eigval=False):
         """(plan handle, PlanInfo) of a problem; cached by the library."""
         lib = library()
         p = Problem()
@@ -145,6 +146,9 @@ class Runtime:
         p.scale = scale
         p.path, p.block_v, p.cp_chunks = path, block_v, cp_chunks
         p.use_qk_l2norm = 1 if qk_l2norm else 0
+        p.use_gate_in_kernel = 1 if gate_in_kernel else 0
+        p.use_beta_sigmoid = 1 if beta_sigmoid else 0
+        p.allow_neg_eigval = 1 if neg_eigval else 0
         if cu_seqlens is not None:
             arr = (ctypes.c_int64 * len(cu_seqlens))(*cu_seqlens)
             p.cu_seqlens = arr
