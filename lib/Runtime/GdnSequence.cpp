@@ -517,8 +517,9 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
       stage.args.push_back(arg);
     }
   }
-  // A stage with meta.when = qk_l2norm normalizes q and k into the
-  // workspaces q_l2 and k_l2: every later stage reads those instead.
+  // Optional stages (meta.when) transform inputs into workspaces that every
+  // later stage reads instead: qk_l2norm q and k into q_l2 and k_l2,
+  // gate_beta g and beta into g_act and beta_act.
   for (size_t i = 0; i < seq.stages.size(); ++i) {
     const Manifest &m = *seq.stages[i].manifest;
     const MetaEntry *when = m.findMeta("when");
