@@ -144,8 +144,10 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(tile::createTilePlanSharedMemory());
   fpm.addPass(tile::createTileInsertBarriers());
-  if (options.asyncGemm)
-    fpm.addPass(tile::createTileAsyncGemm());
+  // Kernels with tile.async_gemm, or all of them with async-gemm=1.
+  tile::TileAsyncGemmOptions asyncOptions;
+  asyncOptions.all = options.asyncGemm;
+  fpm.addPass(tile::createTileAsyncGemm(asyncOptions));
   fpm.addPass(tile::createTileWarpSpecialize());
   fpm.addPass(arith::createArithExpandOpsPass());
   // scf lowers inside convert-tile-to-nvvm (its patterns include

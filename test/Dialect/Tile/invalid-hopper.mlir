@@ -250,6 +250,16 @@ func.func @ws_dict() attributes {tile.warp_specialize = 1 : i64} { return }
 
 // -----
 
+// expected-error @below {{'tile.async_gemm' must be a unit attribute}}
+func.func @async_value() attributes {tile.kernel, tile.async_gemm = 1 : i64} { return }
+
+// -----
+
+// expected-error @below {{'tile.async_gemm' is only valid on a tile.kernel function}}
+func.func @async_not_kernel() attributes {tile.async_gemm} { return }
+
+// -----
+
 // expected-error @below {{'tile.producer_warps' must be a positive multiple of 4}}
 func.func @pwarps() attributes {tile.producer_warps = 3 : i64} { return }
 

@@ -105,9 +105,12 @@ bool isCandidate(GemmOp gemm) {
 }
 
 struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
+  using TileAsyncGemmBase::TileAsyncGemmBase;
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
+      return;
+    if (!all && !func->hasAttr(TileDialect::getAsyncGemmAttrName()))
       return;
     // tile-pipeline's own async gemms keep their schedule.
     WalkResult existing = func.walk([](Operation *op) {

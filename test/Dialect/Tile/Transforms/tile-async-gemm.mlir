@@ -1,4 +1,5 @@
-// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-async-gemm))' | FileCheck %s
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-async-gemm{all=true}))' | FileCheck %s
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-async-gemm))' | FileCheck %s --check-prefix=REQUEST
 
 // Two products of one register operand (K S and Q S of the GDN step): both
 // asynchronous, one wait before the first use of an accumulator; the
@@ -269,6 +270,32 @@ func.func @already_async()
   %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   tile.gemm %a, %a, %c {async} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   tile.gemm_wait {pending = 1 : i64}
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
+
+// -----
+
+// Without `all`, only kernels that carry tile.async_gemm are scheduled.
+// REQUEST-LABEL: func.func @requested
+// REQUEST:       tile.gemm {{.*}} {async}
+// REQUEST-LABEL: func.func @not_requested
+// REQUEST-NOT:   async
+// REQUEST-NOT:   tile.gemm_wait
+// CHECK-LABEL:   func.func @requested
+// CHECK-LABEL:   func.func @not_requested
+// CHECK:         tile.gemm {{.*}} {async}
+func.func @requested()
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.async_gemm} {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
+func.func @not_requested()
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   return
 }

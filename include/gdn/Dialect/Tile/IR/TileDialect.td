@@ -88,6 +88,11 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getWarpSpecializeAttrName() {
       return ::llvm::StringLiteral("tile.warp_specialize");
     }
+    /// Request for tile-async-gemm (a unit attribute): overlap this
+    /// kernel's independent wgmma gemms.
+    static constexpr ::llvm::StringLiteral getAsyncGemmAttrName() {
+      return ::llvm::StringLiteral("tile.async_gemm");
+    }
     /// Warps of the producer warpgroup, added to tile.num_warps (the
     /// compute warps) by tile-warp-specialize.
     static constexpr ::llvm::StringLiteral getProducerWarpsAttrName() {

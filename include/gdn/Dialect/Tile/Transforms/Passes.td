@@ -327,7 +327,9 @@ def TileAsyncGemm : Pass<"tile-async-gemm", "::mlir::func::FuncOp"> {
     are scanned on their own, with a wait at the end of each body, as
     before every function return; other region ops are checked as a whole.
     Runs after `tile-insert-barriers` (so that no barrier lands between a
-    gemm and its wait); kernels whose gemms `tile-pipeline` already made
+    gemm and its wait) on the kernels that carry the unit attribute
+    `tile.async_gemm`, or on every kernel with `all` (gdn-lower-to-ptx's
+    `async-gemm=1`); kernels whose gemms `tile-pipeline` already made
     asynchronous are left alone (a kernel that requests warp
     specialization is scheduled like any other: the waits stay with its
     gemms in the consumer warpgroups, and a TMA ring's release of a stage,
@@ -349,6 +351,10 @@ def TileAsyncGemm : Pass<"tile-async-gemm", "::mlir::func::FuncOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
+  let options = [
+    Option<"all", "all", "bool", /*default=*/"false",
+           "schedule every kernel, not only those with tile.async_gemm">
+  ];
   let statistics = [
     Statistic<"numAsync", "async-gemms", "Gemms made asynchronous">,
     Statistic<"numWaits", "gemm-waits", "tile.gemm_wait ops inserted">
