@@ -167,42 +167,61 @@ struct ReduceLowering : TilePattern<ReduceOp> {
   }
 };
 
-/// math.exp -> ex2.approx.ftz(x * log2(e)), the fast path FLA also takes.
-struct ExpLowering : ConvertOpToLLVMPattern<math::ExpOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(math::ExpOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!op.getType().isF32())
-      return rewriter.notifyMatchFailure(op, "only f32");
-    Location loc = op.getLoc();
-    Value log2e = rewriter.create<LLVM::ConstantOp>(
-        loc, rewriter.getF32Type(), rewriter.getF32FloatAttr(1.4426950408889634f));
-    Value x = rewriter.create<LLVM::FMulOp>(loc, adaptor.getOperand(), log2e);
-    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
-        op, rewriter.getF32Type(), "llvm.nvvm.ex2.approx.ftz.f", ValueRange{x});
-    return success();
-  }
-};
+Value f32Constant(OpBuilder &b, Location loc, float v) {
+  return b.create<LLVM::ConstantOp>(loc, b.getF32Type(), b.getF32FloatAttr(v));
+}
 
-/// math.log -> lg2.approx.ftz(x) * ln(2) (relative error ~2^-22 away from
-/// 1; NVPTX cannot select llvm.intr.log either).
-struct LogLowering : ConvertOpToLLVMPattern<math::LogOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+/// e^x = ex2.approx.ftz(x * log2(e)), the fast path FLA also takes.
+Value emitExp(OpBuilder &b, Location loc, Value x) {
+  Value log2e = f32Constant(b, loc, 1.4426950408889634f);
+  Value y = b.create<LLVM::FMulOp>(loc, x, log2e);
+  return b.create<LLVM::CallIntrinsicOp>(loc, b.getF32Type(),
+                                         "llvm.nvvm.ex2.approx.ftz.f",
+                                         ValueRange{y})
+      .getResult(0);
+}
+
+/// log(x) = lg2.approx.ftz(x) * ln(2): relative error ~2^-22 away from 1,
+/// but only absolutely accurate near 1 (see emitLog1p).
+Value emitLog(OpBuilder &b, Location loc, Value x) {
+  Value l2 = b.create<LLVM::CallIntrinsicOp>(loc, b.getF32Type(),
+                                             "llvm.nvvm.lg2.approx.ftz.f",
+                                             ValueRange{x})
+                 .getResult(0);
+  return b.create<LLVM::FMulOp>(loc, l2, f32Constant(b, loc, 0.6931471805599453f));
+}
+
+/// log(1 + t): for |t| < 1/4 its series to t^8 in Horner form (1 + t
+/// would drop t's low bits, and lg2.approx is only absolutely accurate
+/// near 1), else emitLog(1 + t); relative error < 2e-6 everywhere (checked
+/// against log1p in an f32 emulation, docs/gdn-prefill.md).
+Value emitLog1p(OpBuilder &b, Location loc, Value t) {
+  Value one = f32Constant(b, loc, 1.0f);
+  Value lg = emitLog(b, loc, b.create<LLVM::FAddOp>(loc, t, one));
+  // t (1 - t (1/2 - t (1/3 - ... - t / 8))).
+  Value acc = b.create<LLVM::FMulOp>(loc, t, f32Constant(b, loc, 0.125f));
+  for (float c : {1.0f / 7, 1.0f / 6, 1.0f / 5, 1.0f / 4, 1.0f / 3, 1.0f / 2,
+                  1.0f}) {
+    Value d = b.create<LLVM::FSubOp>(loc, f32Constant(b, loc, c), acc);
+    acc = b.create<LLVM::FMulOp>(loc, t, d);
+  }
+  Value mag = b.create<LLVM::FAbsOp>(loc, t);
+  Value small = b.create<LLVM::FCmpOp>(loc, LLVM::FCmpPredicate::olt, mag,
+                                       f32Constant(b, loc, 0.25f));
+  return b.create<LLVM::SelectOp>(loc, small, acc, lg);
+}
+
+/// An f32 math op by one of the emitters above (NVPTX cannot select
+/// llvm.intr.exp / log / log1p, which MathToLLVM would produce).
+template <typename OpTy, Value (*Emit)(OpBuilder &, Location, Value)>
+struct F32MathLowering : ConvertOpToLLVMPattern<OpTy> {
+  using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(math::LogOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (!op.getType().isF32())
       return rewriter.notifyMatchFailure(op, "only f32");
-    Location loc = op.getLoc();
-    Value l2 = rewriter.create<LLVM::CallIntrinsicOp>(
-                           loc, rewriter.getF32Type(),
-                           "llvm.nvvm.lg2.approx.ftz.f", adaptor.getOperand())
-                   .getResult(0);
-    Value ln2 = rewriter.create<LLVM::ConstantOp>(
-        loc, rewriter.getF32Type(),
-        rewriter.getF32FloatAttr(0.6931471805599453f));
-    rewriter.replaceOpWithNewOp<LLVM::FMulOp>(op, l2, ln2);
+    rewriter.replaceOp(op, Emit(rewriter, op.getLoc(), adaptor.getOperand()));
     return success();
   }
 };
@@ -212,8 +231,11 @@ struct LogLowering : ConvertOpToLLVMPattern<math::LogOp> {
 void populateElementwiseToNVVMPatterns(LLVMTypeConverter &converter,
                                        RewritePatternSet &patterns) {
   patterns.add<FillLowering, MapLowering, ReduceLowering>(converter);
-  // Preferred over MathToLLVM's llvm.intr.exp, which NVPTX cannot select.
-  patterns.add<ExpLowering, LogLowering>(converter, /*benefit=*/2);
+  // Preferred over MathToLLVM's intrinsics, which NVPTX cannot select.
+  patterns.add<F32MathLowering<math::ExpOp, emitExp>,
+               F32MathLowering<math::LogOp, emitLog>,
+               F32MathLowering<math::Log1pOp, emitLog1p>>(converter,
+                                                          /*benefit=*/2);
 }
 
 } // namespace mlir::gdn

@@ -228,6 +228,39 @@ func.func @map_log() attributes {tile.kernel, tile.num_warps = 4 : i64} {
 
 // -----
 
+// math.log1p: the log of 1 + t (lg2.approx), or for |t| < 1/4 the series
+// t (1 - t (1/2 - ... - t / 8)) in Horner form, whose digits 1 + t and
+// lg2.approx near 1 would lose.
+
+// CHECK-LABEL: llvm.func @map_log1p
+// CHECK:       %[[ONE:.*]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
+// CHECK-NEXT:  %[[U:.*]] = llvm.fadd %[[T:.*]], %[[ONE]] : f32
+// CHECK-NEXT:  %[[L2:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.ftz.f"(%[[U]]) : (f32) -> f32
+// CHECK-NEXT:  %[[LN2:.*]] = llvm.mlir.constant(0.693147182 : f32) : f32
+// CHECK-NEXT:  %[[LG:.*]] = llvm.fmul %[[L2]], %[[LN2]] : f32
+// CHECK-NEXT:  %[[C8:.*]] = llvm.mlir.constant(1.250000e-01 : f32) : f32
+// CHECK-NEXT:  llvm.fmul %[[T]], %[[C8]] : f32
+// CHECK-COUNT-7: llvm.fsub
+// CHECK:       %[[SER:.*]] = llvm.fmul %[[T]], %{{.*}} : f32
+// CHECK-NEXT:  %[[MAG:.*]] = llvm.intr.fabs(%[[T]]) : (f32) -> f32
+// CHECK-NEXT:  %[[Q:.*]] = llvm.mlir.constant(2.500000e-01 : f32) : f32
+// CHECK-NEXT:  %[[SMALL:.*]] = llvm.fcmp "olt" %[[MAG]], %[[Q]] : f32
+// CHECK-NEXT:  llvm.select %[[SMALL]], %[[SER]], %[[LG]] : i1, f32
+// CHECK-NOT:   math.log1p
+// CHECK-NOT:   llvm.intr.log1p
+// CHECK:       llvm.return
+func.func @map_log1p() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %f = tile.alloc : !tile.buffer<128xf32, fragment, #tile.blocked<vector = 1>>
+  tile.map ins(%f : !tile.buffer<128xf32, fragment, #tile.blocked<vector = 1>>) outs(%f : !tile.buffer<128xf32, fragment, #tile.blocked<vector = 1>>) {
+  ^bb0(%x: f32):
+    %e = math.log1p %x : f32
+    tile.yield %e : f32
+  }
+  return
+}
+
+// -----
+
 // Error: a kernel with shared buffers but no plan. The PIPE run plans it
 // first and lowers the whole 2-stage pipelined gemm: cp.async prologue, the
 // loop as LLVM control flow with wait/barrier/issue/commit, ldmatrix + mma
