@@ -158,30 +158,47 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
 
 namespace {
 
+/// The optional stages (meta.when) and whether `problem` asks for each.
+struct OptionalStage {
+  const char *when;
+  bool asked;
+  const char *what; ///< for messages: "the problem asks for ..."
+};
+std::vector<OptionalStage> optionalStages(const GdnProblem &problem) {
+  return {{kGdnWhenQkL2Norm, problem.qkL2Norm,
+           "the L2 normalization of q and k"},
+          {kGdnWhenGateBeta, problem.gateBeta(), "the gate or beta transform"}};
+}
+
+bool hasStage(const std::vector<const Manifest *> &manifests,
+              const std::string &when) {
+  return std::any_of(manifests.begin(), manifests.end(),
+                     [&](const Manifest *m) {
+                       const MetaEntry *e = m->findMeta("when");
+                       return e && e->value == when;
+                     });
+}
+
 Status chooseAmongBuilds(const std::vector<const Manifest *> &all,
                          const GdnPathRequest &request, int64_t numSMs,
                          GdnProblem &problem, GdnPathChoice &out,
                          std::vector<const Manifest *> &selected) {
   // Optional stages (meta.when) run only when the problem asks for them.
   std::vector<const Manifest *> manifests;
-  bool haveL2 = false, haveGateBeta = false;
   for (const Manifest *m : all) {
     const MetaEntry *when = m->findMeta("when");
-    bool l2 = when && when->value == kGdnWhenQkL2Norm;
-    bool gb = when && when->value == kGdnWhenGateBeta;
-    haveL2 |= l2;
-    haveGateBeta |= gb;
-    if (!when || (l2 && problem.qkL2Norm) || (gb && problem.gateBeta()))
+    bool keep = !when;
+    for (const OptionalStage &o : optionalStages(problem))
+      keep |= when && o.asked && when->value == o.when;
+    if (keep)
       manifests.push_back(m);
   }
-  if (problem.qkL2Norm && !haveL2)
-    return Status::badInput(
-        "gdn_prefill: the problem asks for the L2 normalization of q and k, "
-        "but no kernel has meta.when = qk_l2norm (kernels built before it?)");
-  if (problem.gateBeta() && !haveGateBeta)
-    return Status::badInput(
-        "gdn_prefill: the problem asks for the gate or beta transform, but "
-        "no kernel has meta.when = gate_beta (kernels built before it?)");
+  for (const OptionalStage &o : optionalStages(problem))
+    if (o.asked && !hasStage(all, o.when))
+      return Status::badInput(std::string("gdn_prefill: the problem asks "
+                                          "for ") +
+                              o.what + ", but no kernel has meta.when = " +
+                              o.when + " (kernels built before it?)");
   std::vector<const Manifest *> narrow, wide;
   splitGdnIndexWidth(manifests, narrow, wide);
   GdnPaths paths;
@@ -208,23 +225,13 @@ Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &all,
                              std::vector<const Manifest *> &selected) {
   GDN_RUN_TRY(chooseAmongBuilds(all, request, numSMs, problem, out, selected));
   // The build chosen must hold the optional stages the problem asked for.
-  for (const auto &[asked, value] :
-       {std::pair<bool, const char *>{problem.qkL2Norm, kGdnWhenQkL2Norm},
-        {problem.gateBeta(), kGdnWhenGateBeta}}) {
-    if (!asked)
-      continue;
-    const std::string want = value;
-    if (std::none_of(selected.begin(), selected.end(),
-                     [&](const Manifest *m) {
-                       const MetaEntry *when = m->findMeta("when");
-                       return when && when->value == want;
-                     }))
+  for (const OptionalStage &o : optionalStages(problem))
+    if (o.asked && !hasStage(selected, o.when))
       return Status::badInput(
           "gdn_prefill: the chosen kernels (" +
           std::string(selected.empty() ? "none" : selected.front()->path) +
-          ", ...) have no stage with meta.when = " + want +
+          ", ...) have no stage with meta.when = " + o.when +
           ", which the problem asks for");
-  }
   return Status::success();
 }
 
