@@ -112,6 +112,10 @@
 // PREP: kernel = gdn_chunk_prep_f16
 // PREP: shared_bytes = 36992
 // PREP: param = q:ptr<f16>
+// Each block finds its sequence and chunk in the host-computed chunk_map
+// ({sequence, chunk} per chunk; no search over cu_seqlens).
+// PREP: param = cu_seqlens:ptr<i32>
+// PREP: param = chunk_map:ptr<i32>
 // PREP: param = scale:f32
 // PREP: meta.block_v = 16
 // PREP: meta.grid = NT,HV,1
@@ -124,6 +128,7 @@
 // PREPK: shared_bytes = 33152
 // PREPK-NOT: param = q:
 // PREPK: param = k:ptr<f16>
+// PREPK: param = chunk_map:ptr<i32>
 // PREPK-NOT: param = scale
 // PREPK-NOT: param = P:
 // PREPK: meta.block_v = 128

@@ -32,6 +32,19 @@ struct SquareAccess {
   void store(Idx &ix, Value base, Value r, Value c, Value v) const {
     ix.b.create<LLVM::StoreOp>(ix.loc, v, ptr(ix, base, r, c));
   }
+  /// Element (r + dr, c + dc) for compile-time dr, dc, given `at` =
+  /// ptr(base, r, c): an unswizzled (row-major) buffer is linear, so the
+  /// step is a constant byte offset that the NVPTX back end folds into the
+  /// load's [reg + imm] address (offset(r + dr, ...) computed anew is an
+  /// or/shl chain per element: disjoint bits turn the adds into ors, which
+  /// it does not fold). Swizzled buffers recompute the address.
+  Value step(Idx &ix, Value at, Value base, Value r, Value c, int64_t dr,
+             int64_t dc) const {
+    if (type.getLayout())
+      return ptr(ix, base, ix.add(r, dr), ix.add(c, dc));
+    int64_t bytes = (dr * type.getShape()[1] + dc) * type.getElementBytes();
+    return ix.gep(at, ix.b.getI8Type(), ix.c(bytes));
+  }
 };
 
 /// Forward substitution, one column per thread: t = e_j - L t over the rows
@@ -157,6 +170,11 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
         Idx bx(b, loc);
         Value base = bx.mul(run.coord[0], 16);
         Value c = run.coord[1];
+        Value col = bx.add(base, c);
+        // The block's corner in L and this thread's column of T: every
+        // element below is a constant step from one of them.
+        Value lCorner = acc.ptr(bx, src, base, base);
+        Value tColumn = op.getPacked() ? Value() : acc.ptr(bx, dst, base, col);
         SmallVector<Value> x(16);
         for (int64_t i = 0; i < 16; ++i) {
           Value isDiag = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
@@ -164,14 +182,18 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
           Value sum = zero;
           for (int64_t k = 0; k < i; ++k)
             sum = b.create<LLVM::FMAOp>(
-                loc, acc.load(bx, src, bx.add(base, i), bx.add(base, k)),
+                loc,
+                b.create<LLVM::LoadOp>(
+                    loc, b.getF32Type(),
+                    acc.step(bx, lCorner, src, base, base, i, k)),
                 x[k], sum);
           Value delta = b.create<LLVM::SelectOp>(loc, isDiag, one, zero);
           x[i] = b.create<LLVM::FSubOp>(loc, delta, sum);
         }
         for (int64_t i = 0; i < 16; ++i) {
           if (!op.getPacked()) {
-            acc.store(bx, dst, bx.add(base, i), bx.add(base, c), x[i]);
+            b.create<LLVM::StoreOp>(
+                loc, x[i], acc.step(bx, tColumn, dst, base, col, i, 0));
             continue;
           }
           // Packed: T_bb^T into the block's upper triangle (with the
@@ -349,6 +371,23 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
             v.push_back(acc.load(bx, base, bx.add(r, e), c));
           return v;
         };
+        // The same, at a constant step (dr, dc) from element (r, c), whose
+        // address is `at` (SquareAccess::step: [reg + imm] when linear).
+        auto loadRow4At = [&](Value at, Value base, Value r, Value c,
+                              int64_t dr, int64_t dc) {
+          return b.create<LLVM::LoadOp>(
+                     loc, vec4, acc.step(bx, at, base, r, c, dr, dc),
+                     /*alignment=*/16)
+              .getResult();
+        };
+        auto loadCol4At = [&](Value at, Value base, Value r, Value c,
+                              int64_t dr) {
+          SmallVector<Value, 4> v;
+          for (int64_t e = 0; e < 4; ++e)
+            v.push_back(b.create<LLVM::LoadOp>(
+                loc, f32, acc.step(bx, at, base, r, c, dr + e, 0)));
+          return v;
+        };
         bool packed = op.getPacked();
         // Packed: T[r][c] is stored at [c][r]; `masked` reads the entries of
         // a diagonal block above its diagonal (there: L) as zeros.
@@ -391,6 +430,8 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
               }
             return;
           }
+          Value sRow = bx.add(rowI, g), sCol = bx.add(col, t2);
+          Value at = acc.ptr(bx, dst, sRow, sCol);
           for (int64_t h = 0; h < 2; ++h) {
             Value v = b.create<LLVM::UndefOp>(loc, vec2);
             for (int64_t e = 0; e < 2; ++e) {
@@ -400,9 +441,7 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
               v = b.create<LLVM::InsertElementOp>(loc, v, x, bx.c32(e));
             }
             b.create<LLVM::StoreOp>(
-                loc, v,
-                acc.ptr(bx, dst, bx.add(bx.add(rowI, g), 8 * h),
-                        bx.add(col, t2)),
+                loc, v, acc.step(bx, at, dst, sRow, sCol, 8 * h, 0),
                 /*alignment=*/8);
           }
         };
@@ -410,19 +449,27 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
         SmallVector<Value> y(4, zero), ySmall(4, zero);
         SmallVector<Value> r(4, zero), rSmall(4, zero);
         if (!packed) {
-          for (int64_t q = 0; q < d; ++q) {
-            Value k0 = bx.add(bx.add(j16, 16 * q), t4);
-            mma.product(y, ySmall, loadRow4(src, bx.add(rowI, g), k0),
-                        loadRow4(src, bx.add(bx.add(rowI, g), 8), k0),
-                        loadCol4(dst, k0, bx.add(col, g)));
-          }
+          // Every operand of the level is a constant step from three
+          // elements: L (rowI + g, j16 + t4), T (j16 + t4, col + g) and
+          // T (rowI + g, rowI + t4) / T (rowI + t4, col + g) after the sync.
+          Value aRow = bx.add(rowI, g), aCol = bx.add(j16, t4);
+          Value bCol = bx.add(col, g);
+          Value aAt = acc.ptr(bx, src, aRow, aCol);
+          Value bAt = acc.ptr(bx, dst, aCol, bCol);
+          for (int64_t q = 0; q < d; ++q)
+            mma.product(y, ySmall,
+                        loadRow4At(aAt, src, aRow, aCol, 0, 16 * q),
+                        loadRow4At(aAt, src, aRow, aCol, 8, 16 * q),
+                        loadCol4At(bAt, dst, aCol, bCol, 16 * q));
           storeStrip(mma.finish(y, ySmall), /*negate=*/false);
           b.create<NVVM::SyncWarpOp>(loc, fullMask);
           // -T_ii Y, with Y read back from the strip.
           Value k0 = bx.add(rowI, t4);
-          mma.product(r, rSmall, loadRow4(dst, bx.add(rowI, g), k0),
-                      loadRow4(dst, bx.add(bx.add(rowI, g), 8), k0),
-                      loadCol4(dst, k0, bx.add(col, g)));
+          Value tAt = acc.ptr(bx, dst, aRow, k0);
+          Value yAt = acc.ptr(bx, dst, k0, bCol);
+          mma.product(r, rSmall, loadRow4At(tAt, dst, aRow, k0, 0, 0),
+                      loadRow4At(tAt, dst, aRow, k0, 8, 0),
+                      loadCol4At(yAt, dst, k0, bCol, 0));
         } else {
           for (int64_t q = 0; q < d; ++q) {
             Value k0 = bx.add(bx.add(j16, 16 * q), t4);

@@ -413,6 +413,44 @@ func.func @tril_phases() attributes {tile.kernel, tile.num_warps = 4 : i64, tile
 
 // -----
 
+// On a row-major (unswizzled) buffer every shared access of the inverse is a
+// constant byte step from a few per-thread pointers, which NVPTX folds into
+// [reg + imm] addresses: the diagonal's L(i, k) at (i * 64 + k) * 4 bytes
+// from the block's corner (the diagonal), a level's two A rows 8 rows
+// (2048 bytes) apart (the level).
+// CHECK-LABEL: llvm.func @tril_steps
+// CHECK:       %[[S1:.*]] = llvm.mlir.constant(256 : i64) : i64
+// CHECK-NEXT:  %[[P1:.*]] = llvm.getelementptr %[[CORNER:[0-9]+]][%[[S1]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  llvm.load %[[P1]] : !llvm.ptr<3> -> f32
+// CHECK:       %[[S2:.*]] = llvm.mlir.constant(516 : i64) : i64
+// CHECK-NEXT:  llvm.getelementptr %[[CORNER]][%[[S2]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK:       llvm.return
+func.func @tril_steps() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_diag %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: llvm.func @tril_steps_level
+// CHECK:       %[[S8:.*]] = llvm.mlir.constant(2048 : i64) : i64
+// CHECK-NEXT:  %[[P8:.*]] = llvm.getelementptr %[[A:[0-9]+]][%[[S8]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  llvm.load %[[P8]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-NEXT:  %[[S0:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT:  %[[P0:.*]] = llvm.getelementptr %[[A]][%[[S0]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  llvm.load %[[P0]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK:       llvm.return
+func.func @tril_steps_level() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_level %l, %t {level = 1 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
 // The whole blocked inverse through the tile passes (PIPE): 4 phases (the
 // diagonal, then 3 levels), and the 3 barriers between them all come from
 // tile-insert-barriers; each level's code has two warp syncs per round of

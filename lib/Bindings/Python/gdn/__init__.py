@@ -6,7 +6,7 @@ time by gdn-opt and run by libgdn_runtime (shipped inside this package).
                                                 output_final_state=True)
 
 FLA 0.6.0's entry (fla.ops.gated_delta_rule.chunk_gated_delta_rule), forward
-only; see gdn._api for layouts, dtypes and what runs on the torch side.
+only; see gdn._api for layouts, dtypes and the in-kernel transforms.
 Importing gdn needs neither torch nor a GPU.
 """
 

@@ -4,10 +4,9 @@ Same names, order and defaults as fla.ops.gated_delta_rule.
 chunk_gated_delta_rule (forward only). The kernels take q, k, v and o in
 f16 or bf16 ([B, T, H, 128] / [B, T, HV, 128]), g (log decay) in f32, beta
 in the input dtype, and a [N, HV, K, V] f32 state. FLA's in-kernel
-transforms are done here, on the torch side, before or after the kernels
-(with GDN_KERNEL_TRANSFORMS=1 the L2 norm, the gate, the beta sigmoid and
-allow_neg_eigval run instead in the runtime's first kernels, gdn_qk_l2norm
-and gdn_gate_beta, opt-in until they have passed on the H200):
+transforms run in the runtime's optional first kernels (gdn_qk_l2norm,
+gdn_gate_beta), on the raw inputs, in the same launch sequence as the
+prefill; only the value-first state layout is a torch step:
 
   use_qk_l2norm_in_kernel   q and k are L2-normalized over the head dim in
                             f32 (FLA's x / sqrt(sum x^2 + 1e-6)) and
@@ -40,19 +39,6 @@ _DTYPES_16 = ("float16", "bfloat16")
 _KWARGS = {"use_gate_in_kernel": False, "A_log": None, "dt_bias": None,
            "safe_gate": False, "lower_bound": None, "chunk_size": 64,
            "head_first": False}
-
-
-def _kernel_transforms():
-    """GDN_KERNEL_TRANSFORMS=1: FLA's in-kernel transforms by the runtime's
-    first kernels instead of torch steps (opt-in until checked on the H200)."""
-    import os
-    return os.environ.get("GDN_KERNEL_TRANSFORMS", "0") == "1"
-
-
-def _l2norm(x, dtype):
-    import torch
-    xf = x.float()
-    return (xf * torch.rsqrt(xf.square().sum(dim=-1, keepdim=True) + 1e-6)).to(dtype)
 
 
 def _dtype(t):
@@ -226,14 +212,13 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
                            **kwargs):
     """o, final_state = chunk_gated_delta_rule(q, k, v, g, beta, ...): the
     exact GDN prefill forward (FLA 0.6.0's signature; see the module doc
-    for the layouts, dtypes and what runs on the torch side). final_state
+    for the layouts, dtypes and the in-kernel transforms). final_state
     is None unless output_final_state."""
     p = validate(q, k, v, g, beta, scale, initial_state, output_final_state,
                  use_qk_l2norm_in_kernel, use_beta_sigmoid_in_kernel,
                  allow_neg_eigval, state_v_first, cu_seqlens, cu_seqlens_cpu,
                  **kwargs)
     import torch  # lazily: importing gdn needs no torch
-    import torch.nn.functional as F
 
     dtype = q.dtype
     device = q.device
@@ -243,12 +228,10 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
     if cu_seqlens is not None and cu is None:
         cu = [int(x) for x in cu_seqlens.tolist()]  # synchronizes, as FLA does
     opts = p["opts"]
-    # The transforms by the runtime's first kernels (gdn_qk_l2norm,
-    # gdn_gate_beta) with GDN_KERNEL_TRANSFORMS=1, else on the torch side
-    # (module doc) until those kernels have passed on the H200.
-    kt = _kernel_transforms()
-    flags = (kt and bool(use_qk_l2norm_in_kernel), kt and bool(opts["use_gate_in_kernel"]),
-             kt and bool(use_beta_sigmoid_in_kernel), kt and bool(allow_neg_eigval))
+    # FLA's in-kernel transforms: the runtime's first kernels (gdn_qk_l2norm,
+    # gdn_gate_beta) when asked, on the raw q, k, g, beta.
+    flags = (bool(use_qk_l2norm_in_kernel), bool(opts["use_gate_in_kernel"]),
+             bool(use_beta_sigmoid_in_kernel), bool(allow_neg_eigval))
     key = (p["B"], p["T"], p["H"], p["HV"], p["dtype"], initial_state is not None,
            p["scale"], tuple(cu) if cu is not None else None, flags)
     cached = _plans.get((index, key))
@@ -262,21 +245,11 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
         _plans[(index, key)] = cached
     plan, info = cached
 
-    if use_qk_l2norm_in_kernel and not flags[0]:
-        # FLA's l2norm: x / sqrt(sum x^2 + 1e-6) in f32, rounded once.
-        q = _l2norm(q, dtype)
-        k = _l2norm(k, dtype)
     a_log = dt_bias = None
     if flags[1]:
         a_log = opts["A_log"].to(torch.float32).contiguous()
         dt_bias = opts["dt_bias"].to(torch.float32).contiguous()
-    elif opts["use_gate_in_kernel"]:
-        g = -torch.exp(opts["A_log"].float()) * F.softplus(g.float() + opts["dt_bias"].float())
     beta_dtype = torch.float32 if info.beta_dtype == _capi.GDN_DTYPE_F32 else dtype
-    if use_beta_sigmoid_in_kernel and not flags[2]:
-        beta = torch.sigmoid(beta.float())
-    if allow_neg_eigval and not flags[3]:
-        beta = beta * 2
     g = g.to(torch.float32).contiguous()
     beta = beta.to(beta_dtype).contiguous()
     h0 = initial_state

@@ -166,6 +166,14 @@ class GpuTest(unittest.TestCase):
                rel_l2(fht, rh)))
         self.assertLessEqual(ours, TOL["float16"])
         self.assertLessEqual(rel_l2(o, fo.double().cpu()), 2 * TOL["float16"])
+        # vLLM's Qwen3-Next call: raw q/k, L2-normalized in the kernels.
+        q3, k3 = q * 3, k * 3
+        o, _ = gdn.chunk_gated_delta_rule(q3, k3, v, g, beta, initial_state=h0,
+                                          use_qk_l2norm_in_kernel=True)
+        fo, _ = fla_chunk(q3, k3, v, g, beta, initial_state=h0, use_qk_l2norm_in_kernel=True)
+        GpuTest.report.append("FLA side by side, use_qk_l2norm_in_kernel: gdn vs FLA %.3g"
+                              % rel_l2(o, fo.double().cpu()))
+        self.assertLessEqual(rel_l2(o, fo.double().cpu()), 2 * TOL["float16"])
 
     def test_cuda_graph_and_stream(self):
         T, H, HV = 4096, 4, 4
