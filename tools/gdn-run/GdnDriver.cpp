@@ -632,6 +632,25 @@ Status GdnDriver::runChecked(CudaSession &session,
         result.stageMedianMs.push_back(
             {stages[i].name, one.empty() ? 0.0 : double(one[one.size() / 2])});
       }
+      // The host's cost of enqueueing the sequence (the driver's launches
+      // of pre-bound kernels, nothing of ours): batches of 20 between
+      // synchronizations, so the launch queue never fills; the median
+      // batch. gdn_run's own overhead is what tools/bench-coldstart.py
+      // measures beyond this.
+      std::vector<double> perCall;
+      for (int batch = 0; batch < 11; ++batch) {
+        constexpr int kBatch = 20;
+        auto t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < kBatch; ++r)
+          GDN_RUN_TRY(launchAll());
+        auto t1 = std::chrono::steady_clock::now();
+        GDN_RUN_TRY(session.synchronize(what));
+        perCall.push_back(
+            std::chrono::duration<double, std::micro>(t1 - t0).count() /
+            kBatch);
+      }
+      std::sort(perCall.begin(), perCall.end());
+      result.hostLaunchUs = perCall[perCall.size() / 2];
     }
   }
 
@@ -905,6 +924,14 @@ std::vector<std::string> gdnDetailLines(const GdnResult &r) {
     for (const auto &[name, ms] : r.stageMedianMs) {
       std::snprintf(buf, sizeof buf, "  stage %-12s median %.4f ms alone",
                     name.c_str(), ms);
+      lines.push_back(buf);
+    }
+    if (r.hostLaunchUs > 0) {
+      std::snprintf(buf, sizeof buf,
+                    "host: %.2f us per call to launch the %zu kernels "
+                    "(driver launches of bound kernels, median of 11 "
+                    "batches of 20)",
+                    r.hostLaunchUs, r.stageMedianMs.size());
       lines.push_back(buf);
     }
   }

@@ -429,7 +429,9 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
 output: a table with one row per check and a last line "N passed, M failed".
   gemm: kernel, shape, check, rel_l2, max_abs, median_ms, min_ms, TFLOP/s.
   gdn_prefill: per-output lines (rel_l2, max_abs, non-finite count),
-  determinism and timing lines, then one row: op, shape (BxTxH/HV), dtype,
+  determinism and timing lines (the sequence's median, each kernel alone,
+  and the host microseconds per call the driver takes to launch the
+  sequence), then one row: op, shape (BxTxH/HV), dtype,
   family, check, o_rel, ht_rel, median_ms, TFLOP/s (B*T*HV*180224 FLOP),
   GB/s and xfloor = median / floor, floor = max(bytes / 4.213 TB/s,
   FLOP / 747 TFLOP/s) with the bytes of docs/gdn-math.md §5.2 (q, k at H heads,

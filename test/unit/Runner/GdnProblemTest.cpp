@@ -1257,4 +1257,11 @@ TEST(GdnDriverTest, ReportRow) {
   EXPECT_CONTAINS(lines[0], "non-finite 1 of 1");
   EXPECT_CONTAINS(lines[2], "time: median 1.0000 ms, min 0.9000 ms over 30 "
                             "runs; floor 0.5130 ms");
+  // With the host's launch cost measured (and two stages timed alone).
+  r.stageMedianMs = {{"prep", 0.4}, {"forward", 0.6}};
+  r.hostLaunchUs = 7.25;
+  lines = gdnDetailLines(r);
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_CONTAINS(lines[3], "stage prep");
+  EXPECT_CONTAINS(lines[5], "host: 7.25 us per call to launch the 2 kernels");
 }
