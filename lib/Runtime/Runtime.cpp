@@ -857,9 +857,6 @@ gdn_status gdn_run(const gdn_plan *plan, const gdn_tensors *tensors,
       }
     }
   }
-  std::vector<CUdeviceptr> wsPtrs(plan->wsOffsets.size());
-  for (size_t i = 0; i < wsPtrs.size(); ++i)
-    wsPtrs[i] = ws + plan->wsOffsets[i];
   gdn_status result = GDN_SUCCESS;
   for (size_t i = 0; i < seq.stages.size() && result == GDN_SUCCESS; ++i) {
     const GdnStage &stage = seq.stages[i];
@@ -882,7 +879,7 @@ gdn_status gdn_run(const gdn_plan *plan, const gdn_tensors *tensors,
         if (arg.kind == GdnArg::Tensor)
           slots[j] = ptrs[arg.index];
         else if (arg.kind == GdnArg::Workspace)
-          slots[j] = wsPtrs[arg.index];
+          slots[j] = ws + plan->wsOffsets[arg.index];
       }
       Status s = Status::success();
       for (size_t k = 0; k < decls.size() && s.ok(); ++k) {
@@ -901,6 +898,10 @@ gdn_status gdn_run(const gdn_plan *plan, const gdn_tensors *tensors,
             GDN_ERROR_LIMIT);
       continue;
     }
+    // Slow path (more parameters or maps than the fast path holds).
+    std::vector<CUdeviceptr> wsPtrs(plan->wsOffsets.size());
+    for (size_t w = 0; w < wsPtrs.size(); ++w)
+      wsPtrs[w] = ws + plan->wsOffsets[w];
     KernelArgs args(*stage.manifest);
     Status s = bindGdnStage(rt.driver, stage, plan->scalars,
                             plan->problem.scale, plan->problem.cpTheta, ptrs,
