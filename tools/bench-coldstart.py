@@ -19,7 +19,8 @@ GDN_RUNTIME_LIBRARY=build/lib/libgdn_runtime.so.
    Python call (checks, torch allocations, run). Budget: 5 us per call for
    gdn_run.
 3. --check (default on): small problems against an fp64 torch recurrence
-   (GQA, initial state, varlen, the in-kernel transforms) -- o and the
+   (GQA, initial state, varlen, the in-kernel transforms, the value-first
+   state) -- o and the
    final state within rel_l2 2e-3 (f16) / 8e-3 (bf16).
 
 Exit status 0 when every budget and check holds, 1 otherwise.

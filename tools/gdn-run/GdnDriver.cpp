@@ -20,6 +20,11 @@
 
 namespace gdn::run {
 
+namespace {
+/// The host launch-cost measurement: batches, and sequences per batch.
+constexpr int kHostBatches = 11, kHostBatch = 20;
+} // namespace
+
 double GdnResult::tflops() const {
   return medianMs > 0 ? cost.flop / (medianMs * 1e-3) / 1e12 : 0.0;
 }
@@ -633,13 +638,14 @@ Status GdnDriver::runChecked(CudaSession &session,
             {stages[i].name, one.empty() ? 0.0 : double(one[one.size() / 2])});
       }
       // The host's cost of enqueueing the sequence (the driver's launches
-      // of pre-bound kernels, nothing of ours): batches of 20 between
-      // synchronizations, so the launch queue never fills; the median
-      // batch. gdn_run's own overhead is what tools/bench-coldstart.py
-      // measures beyond this.
+      // of pre-bound kernels, nothing of ours): kHostBatches batches of
+      // kHostBatch between synchronizations, so the launch queue never
+      // fills; the median batch. gdn_run's own overhead is what
+      // tools/bench-coldstart.py measures beyond this. Only when timing in
+      // earnest (--iters >= 10): it runs the sequence 220 more times.
       std::vector<double> perCall;
-      for (int batch = 0; batch < 11; ++batch) {
-        constexpr int kBatch = 20;
+      for (int batch = 0; opts.iters >= 10 && batch < kHostBatches; ++batch) {
+        constexpr int kBatch = kHostBatch;
         auto t0 = std::chrono::steady_clock::now();
         for (int r = 0; r < kBatch; ++r)
           GDN_RUN_TRY(launchAll());
@@ -650,7 +656,8 @@ Status GdnDriver::runChecked(CudaSession &session,
             kBatch);
       }
       std::sort(perCall.begin(), perCall.end());
-      result.hostLaunchUs = perCall[perCall.size() / 2];
+      if (!perCall.empty())
+        result.hostLaunchUs = perCall[perCall.size() / 2];
     }
   }
 
@@ -929,9 +936,10 @@ std::vector<std::string> gdnDetailLines(const GdnResult &r) {
     if (r.hostLaunchUs > 0) {
       std::snprintf(buf, sizeof buf,
                     "host: %.2f us per call to launch the %zu kernels "
-                    "(driver launches of bound kernels, median of 11 "
-                    "batches of 20)",
-                    r.hostLaunchUs, r.stageMedianMs.size());
+                    "(driver launches of bound kernels, median of %d "
+                    "batches of %d)",
+                    r.hostLaunchUs, r.stageMedianMs.size(), kHostBatches,
+                    kHostBatch);
       lines.push_back(buf);
     }
   }

@@ -456,20 +456,23 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
           Value bCol = bx.add(col, g);
           Value aAt = acc.ptr(bx, src, aRow, aCol);
           Value bAt = acc.ptr(bx, dst, aCol, bCol);
-          for (int64_t q = 0; q < d; ++q)
-            mma.product(y, ySmall,
-                        loadRow4At(aAt, src, aRow, aCol, 0, 16 * q),
-                        loadRow4At(aAt, src, aRow, aCol, 8, 16 * q),
-                        loadCol4At(bAt, dst, aCol, bCol, 16 * q));
+          // (The loads in a fixed order: B's column, A's row + 8, A's row.)
+          for (int64_t q = 0; q < d; ++q) {
+            SmallVector<Value, 4> bq = loadCol4At(bAt, dst, aCol, bCol, 16 * q);
+            Value a8 = loadRow4At(aAt, src, aRow, aCol, 8, 16 * q);
+            Value a0 = loadRow4At(aAt, src, aRow, aCol, 0, 16 * q);
+            mma.product(y, ySmall, a0, a8, bq);
+          }
           storeStrip(mma.finish(y, ySmall), /*negate=*/false);
           b.create<NVVM::SyncWarpOp>(loc, fullMask);
           // -T_ii Y, with Y read back from the strip.
           Value k0 = bx.add(rowI, t4);
           Value tAt = acc.ptr(bx, dst, aRow, k0);
           Value yAt = acc.ptr(bx, dst, k0, bCol);
-          mma.product(r, rSmall, loadRow4At(tAt, dst, aRow, k0, 0, 0),
-                      loadRow4At(tAt, dst, aRow, k0, 8, 0),
-                      loadCol4At(yAt, dst, k0, bCol, 0));
+          SmallVector<Value, 4> yk = loadCol4At(yAt, dst, k0, bCol, 0);
+          Value t8 = loadRow4At(tAt, dst, aRow, k0, 8, 0);
+          Value t0 = loadRow4At(tAt, dst, aRow, k0, 0, 0);
+          mma.product(r, rSmall, t0, t8, yk);
         } else {
           for (int64_t q = 0; q < d; ++q) {
             Value k0 = bx.add(bx.add(j16, 16 * q), t4);

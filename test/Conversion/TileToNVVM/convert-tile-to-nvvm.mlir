@@ -434,6 +434,7 @@ func.func @tril_steps() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.
 
 // -----
 
+// (The lowering issues B's column, then A's row + 8, then A's row.)
 // CHECK-LABEL: llvm.func @tril_steps_level
 // CHECK:       %[[S8:.*]] = llvm.mlir.constant(2048 : i64) : i64
 // CHECK-NEXT:  %[[P8:.*]] = llvm.getelementptr %[[A:[0-9]+]][%[[S8]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8

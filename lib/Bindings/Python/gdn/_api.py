@@ -12,7 +12,9 @@ prefill; only the value-first state layout is a torch step:
                             f32 (FLA's x / sqrt(sum x^2 + 1e-6)) and
                             rounded to the input dtype
   use_beta_sigmoid_in_kernel  beta = sigmoid(beta) in f32, rounded to the
-                            kernels' beta dtype
+                            kernels' beta dtype (the logits reach the
+                            kernel in that dtype too, as in FLA: an f32
+                            beta is rounded before the sigmoid)
   allow_neg_eigval          beta = 2 * beta (exact)
   use_gate_in_kernel=True   g = -exp(A_log) * softplus(g + dt_bias) in f32
   (kwarg, with A_log [HV]   (per value head)
@@ -154,6 +156,9 @@ def validate(q, k, v, g, beta, scale=None, initial_state=None,
                 raise TypeError("gdn.chunk_gated_delta_rule: use_gate_in_kernel=True "
                                 "needs %s (a [HV] tensor)" % name)
             _require_tensor(name, t)
+            if t.device != device:
+                raise TypeError("gdn.chunk_gated_delta_rule: %s is on %s but q is on %s"
+                                % (name, t.device, device))
             if tuple(int(x) for x in t.shape) != (HV,):
                 raise _shape_error(name, t, "[HV] = [%d] (one per value head)" % HV)
     elif opts["A_log"] is not None or opts["dt_bias"] is not None:

@@ -176,6 +176,9 @@ class ValidationTest(unittest.TestCase):
         self.check(NotImplementedError, "head_first", head_first=True)
         self.check(TypeError, "needs A_log", use_gate_in_kernel=True)
         self.check(TypeError, "use_gate_in_kernel is False", A_log=Tensor((4,), "float32"))
+        self.check(TypeError, "dt_bias is on cuda:1 but q is on cuda:0", use_gate_in_kernel=True,
+                   A_log=Tensor((4,), "float32"),
+                   dt_bias=Tensor((4,), "float32", device=Device("cuda", 1)))
         self.check(ValueError, "dt_bias has shape (2,)", use_gate_in_kernel=True,
                    A_log=Tensor((4,), "float32"), dt_bias=Tensor((2,), "float32"))
         self.check(TypeError, "output_final_state must be a bool", output_final_state=1)
