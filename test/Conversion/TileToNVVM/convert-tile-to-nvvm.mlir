@@ -452,6 +452,26 @@ func.func @tril_steps_level() attributes {tile.kernel, tile.num_warps = 4 : i64,
 
 // -----
 
+// On swizzled buffers no element is a constant step from another: every
+// vector load of a level recomputes its swizzled offset (the 16-byte
+// chunk index XOR the row's) from the buffer's base, so no 8-row step
+// (2048 bytes, as in @tril_steps_level) appears.
+// CHECK-LABEL: llvm.func @tril_steps_swizzled
+// CHECK-NOT:   llvm.mlir.constant(2048 : i64)
+// CHECK:       llvm.xor
+// CHECK-NOT:   llvm.mlir.constant(2048 : i64)
+// CHECK:       llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-NOT:   llvm.mlir.constant(2048 : i64)
+// CHECK:       llvm.return
+func.func @tril_steps_swizzled() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared, #tile.swizzle<128>>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared, #tile.swizzle<128>>
+  tile.tril_inverse_level %l, %t {level = 1 : i64} : !tile.buffer<64x64xf32, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, shared, #tile.swizzle<128>>
+  return
+}
+
+// -----
+
 // The whole blocked inverse through the tile passes (PIPE): 4 phases (the
 // diagonal, then 3 levels), and the 3 barriers between them all come from
 // tile-insert-barriers; each level's code has two warp syncs per round of
