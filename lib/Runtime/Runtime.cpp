@@ -785,10 +785,8 @@ gdn_status gdn_run(const gdn_plan *plan, const gdn_tensors *tensors,
       {GdnTensorId::Ht, tensors->final_state},
       {GdnTensorId::H0, plan->problem.hasH0 ? tensors->initial_state
                                             : nullptr},
-      {GdnTensorId::ALog,
-       plan->problem.gateInKernel ? tensors->A_log : nullptr},
-      {GdnTensorId::DtBias,
-       plan->problem.gateInKernel ? tensors->dt_bias : nullptr},
+      {GdnTensorId::ALog, tensors->A_log},
+      {GdnTensorId::DtBias, tensors->dt_bias},
   };
   static const char *names[] = {"q",    "k", "v",           "g",
                                 "beta", "o", "final_state", "initial_state",

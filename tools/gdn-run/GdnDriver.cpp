@@ -645,15 +645,14 @@ Status GdnDriver::runChecked(CudaSession &session,
       // earnest (--iters >= 10): it runs the sequence 220 more times.
       std::vector<double> perCall;
       for (int batch = 0; opts.iters >= 10 && batch < kHostBatches; ++batch) {
-        constexpr int kBatch = kHostBatch;
         auto t0 = std::chrono::steady_clock::now();
-        for (int r = 0; r < kBatch; ++r)
+        for (int r = 0; r < kHostBatch; ++r)
           GDN_RUN_TRY(launchAll());
         auto t1 = std::chrono::steady_clock::now();
         GDN_RUN_TRY(session.synchronize(what));
         perCall.push_back(
             std::chrono::duration<double, std::micro>(t1 - t0).count() /
-            kBatch);
+            kHostBatch);
       }
       std::sort(perCall.begin(), perCall.end());
       if (!perCall.empty())
@@ -718,12 +717,8 @@ Status GdnDriver::compare(const std::vector<unsigned char> &o,
     std::vector<double> &b = inputs_.beta.values;
     if (p.betaSigmoid)
       gdn::ref::sigmoidInPlace(b.data(), b.size());
-    for (double &x : b) {
-      double y = p.negEigval ? 2 * x : x;
-      x = p.betaType == DType::F16    ? gdn::ref::roundToF16(y)
-          : p.betaType == DType::BF16 ? gdn::ref::roundToBF16(y)
-                                      : static_cast<double>(static_cast<float>(y));
-    }
+    for (double &x : b)
+      x = roundDoubleToType(p.betaType, p.negEigval ? 2 * x : x);
   }
   std::string err = gdn::ref::recurrentForward(
       shape, ro, inputs_.q.values.data(), inputs_.k.values.data(),

@@ -123,6 +123,12 @@ uint16_t roundDoubleTo16(DType type, double x) {
   return roundTo16(type, f);
 }
 
+double roundDoubleToType(DType type, double x) {
+  if (type == DType::F32)
+    return static_cast<float>(x);
+  return decodeTable16(type)[roundDoubleTo16(type, x)];
+}
+
 size_t encodeHostArray(DType type, std::vector<double> &&values,
                        bool keepValues, HostArray &out) {
   const size_t n = values.size();

@@ -82,6 +82,9 @@ size_t encodeHostArray(DType type, std::vector<double> &&values,
 /// equal to gdn::ref::f16BitsFromDouble / bf16BitsFromDouble).
 uint16_t roundDoubleTo16(DType type, double x);
 
+/// x rounded once to a float type (F16, BF16 or F32), as a double.
+double roundDoubleToType(DType type, double x);
+
 /// Exact double value of element i of a 16-bit or f32 byte array.
 double hostElement(DType type, const unsigned char *bytes, size_t i);
 

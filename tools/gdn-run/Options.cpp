@@ -151,36 +151,21 @@ Status parseCommandLine(const std::vector<std::string> &args,
     };
 
     o.given.insert(name);
-    if (name == "-h" || name == "--help") {
-      GDN_RUN_TRY(flag(o.help));
-      continue;
-    }
-    if (name == "--probe") {
-      GDN_RUN_TRY(flag(o.probe));
-      continue;
-    }
-    if (name == "-v" || name == "--verbose") {
-      GDN_RUN_TRY(flag(o.verbose));
-      continue;
-    }
-    if (name == "--h0") {
-      GDN_RUN_TRY(flag(o.h0));
-      continue;
-    }
-    if (name == "--qk-l2norm") {
-      GDN_RUN_TRY(flag(o.qkL2Norm));
-      continue;
-    }
-    if (name == "--gate-in-kernel") {
-      GDN_RUN_TRY(flag(o.gateInKernel));
-      continue;
-    }
-    if (name == "--beta-sigmoid") {
-      GDN_RUN_TRY(flag(o.betaSigmoid));
-      continue;
-    }
-    if (name == "--neg-eigval") {
-      GDN_RUN_TRY(flag(o.negEigval));
+    // Options without a value.
+    const std::pair<const char *, bool *> flags[] = {
+        {"-h", &o.help},           {"--help", &o.help},
+        {"--probe", &o.probe},     {"-v", &o.verbose},
+        {"--verbose", &o.verbose}, {"--h0", &o.h0},
+        {"--qk-l2norm", &o.qkL2Norm},
+        {"--gate-in-kernel", &o.gateInKernel},
+        {"--beta-sigmoid", &o.betaSigmoid},
+        {"--neg-eigval", &o.negEigval}};
+    bool *target = nullptr;
+    for (const auto &[spelling, field] : flags)
+      if (name == spelling)
+        target = field;
+    if (target) {
+      GDN_RUN_TRY(flag(*target));
       continue;
     }
     bool isDim = false;
