@@ -874,3 +874,30 @@ func.func @tril_packed_swizzled() attributes {tile.kernel, tile.num_warps = 4 : 
   tile.tril_inverse_level %lt, %lt {level = 1 : i64, packed} : !tile.buffer<64x64xf32, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, shared, #tile.swizzle<128>>
   return
 }
+
+// -----
+
+// A row reduction's padded scratch (tile-assign-layouts gives rows of a
+// multiple of 32 words 4 more): every scratch address steps rows by the
+// padded stride, 36 words, in the stores and in the serial reads after the
+// barrier, which combine a row in column order.
+// CHECK-LABEL: llvm.func @reduce_padded
+// CHECK:       %[[W1:.*]] = llvm.mlir.constant(36 : i64) : i64
+// CHECK-NEXT:  llvm.mul %{{.*}}, %[[W1]] overflow<nsw> : i64
+// CHECK:       llvm.store {{.*}} : f32, !llvm.ptr<3>
+// CHECK:       nvvm.barrier0
+// CHECK:       %[[W2:.*]] = llvm.mlir.constant(36 : i64) : i64
+// CHECK-NEXT:  %[[R0:.*]] = llvm.mul %[[ROW:.*]], %[[W2]] overflow<nsw> : i64
+// CHECK:       %[[A:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK:       %[[W3:.*]] = llvm.mlir.constant(36 : i64) : i64
+// CHECK-NEXT:  %[[R1:.*]] = llvm.mul %[[ROW]], %[[W3]] overflow<nsw> : i64
+// CHECK-NEXT:  llvm.add %[[R1]], %{{.*}} overflow<nsw> : i64
+// CHECK:       %[[B:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NEXT:  llvm.fadd %[[A]], %[[B]] : f32
+func.func @reduce_padded() attributes {tile.kernel, tile.num_warps = 2 : i64, tile.shared_memory_bytes = 9216 : i64} {
+  %src = tile.alloc : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>>
+  %dst = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x36xf32, shared>
+  tile.reduce add %src, %dst scratch(%s : !tile.buffer<64x36xf32, shared>) {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
+  return
+}

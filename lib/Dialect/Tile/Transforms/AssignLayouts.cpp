@@ -451,14 +451,25 @@ void AssignLayoutsPass::runOnOperation() {
                   DictionaryAttr::get(ctx, entries));
   }
 
-  // Reductions go through a shared scratch tile.
+  // Reductions go through a shared scratch tile. A row reduction (dim 1)
+  // has each thread read one row of it serially, 16 bytes at a time where
+  // the rows allow, while the threads of a warp take consecutive rows
+  // (a quarter warp per 128-byte wavefront). Rows of a multiple of 32 words
+  // all start on bank 0: the 8 rows of a wavefront hit the same four banks,
+  // an 8-way conflict on every load. Such rows get 4 words of padding (a
+  // stride of 4 x odd words: 8 consecutive rows on 32 distinct banks, and
+  // still 16-byte aligned). Shorter rows conflict at most 4-way, which
+  // costs less than the padding's shared memory and addressing.
   func.walk([&](ReduceOp reduce) {
     if (reduce.getScratch())
       return;
     auto src = cast<BufferType>(reduce.getSource().getType());
     OpBuilder b(reduce);
-    auto scratchType = BufferType::get(src.getShape(), b.getF32Type(),
-                                       MemorySpace::Shared);
+    SmallVector<int64_t> shape(src.getShape());
+    if (reduce.getDim() == 1 && shape[1] % 32 == 0)
+      shape[1] += 4;
+    auto scratchType =
+        BufferType::get(shape, b.getF32Type(), MemorySpace::Shared);
     Value scratch = b.create<AllocOp>(reduce.getLoc(), scratchType, nullptr);
     reduce.getScratchMutable().assign(scratch);
   });

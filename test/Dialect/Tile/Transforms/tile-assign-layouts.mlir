@@ -191,14 +191,16 @@ func.func @no_swizzle_without_gemm(%ph: !tile.ptr<f16>, %n: i32)
 // -----
 
 // Each tile.reduce gets an unswizzled f32 shared scratch of its source's
-// shape, allocated right before it.
+// shape, allocated right before it; a row reduction's rows of a multiple
+// of 32 words get 4 words of padding (the threads that read consecutive
+// rows 16 bytes at a time then hit distinct banks), shorter rows none.
 
 // CHECK-LABEL: func.func @reduce_scratch
 // CHECK:      %[[SRC:.*]] = tile.alloc : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>>
 // CHECK:      %[[DST:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
 // CHECK:      %[[COL:.*]] = tile.alloc : !tile.buffer<32xf32, fragment, #tile.blocked<vector = 1>>
-// CHECK:      %[[S1:.*]] = tile.alloc : !tile.buffer<64x32xf32, shared>{{$}}
-// CHECK-NEXT: tile.reduce max %[[SRC]], %[[DST]] scratch(%[[S1]] : !tile.buffer<64x32xf32, shared>) {dim = 1 : i64}
+// CHECK:      %[[S1:.*]] = tile.alloc : !tile.buffer<64x36xf32, shared>{{$}}
+// CHECK-NEXT: tile.reduce max %[[SRC]], %[[DST]] scratch(%[[S1]] : !tile.buffer<64x36xf32, shared>) {dim = 1 : i64}
 // CHECK-NEXT: %[[S2:.*]] = tile.alloc : !tile.buffer<64x32xf32, shared>{{$}}
 // CHECK-NEXT: tile.reduce add %[[SRC]], %[[COL]] scratch(%[[S2]] : !tile.buffer<64x32xf32, shared>) {dim = 0 : i64}
 func.func @reduce_scratch() attributes {tile.kernel, tile.num_warps = 4 : i64} {
@@ -207,6 +209,18 @@ func.func @reduce_scratch() attributes {tile.kernel, tile.num_warps = 4 : i64} {
   %col = tile.alloc : !tile.buffer<32xf32, fragment>
   tile.reduce max %src, %dst {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<64xf32, fragment>
   tile.reduce add %src, %col {dim = 0 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<32xf32, fragment>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reduce_scratch_short
+// CHECK:      tile.alloc : !tile.buffer<16x16xf32, shared>{{$}}
+// CHECK-NEXT: tile.reduce add
+func.func @reduce_scratch_short() attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %src = tile.alloc : !tile.buffer<16x16xf32, fragment>
+  %dst = tile.alloc : !tile.buffer<16xf32, fragment>
+  tile.reduce add %src, %dst {dim = 1 : i64} : !tile.buffer<16x16xf32, fragment> -> !tile.buffer<16xf32, fragment>
   return
 }
 
