@@ -36,7 +36,7 @@
 // is an info line, not a warning.
 // PREP: Compiling entry function 'gdn_cp_scan_{{b?f16}}' for 'sm_90a'
 // The prep kernels are capped at 80 registers (tile.max_registers: six
-// blocks per SM with their 33,152 / 36,992 bytes of shared memory) without
+// blocks per SM with their 35,200 / 36,992 bytes of shared memory) without
 // spilling.
 // PREP: Compiling entry function 'gdn_chunk_prep_k_{{b?f16}}' for 'sm_90a'
 // PREP-NEXT: Function properties

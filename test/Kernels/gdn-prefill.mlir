@@ -125,7 +125,7 @@
 // The prep of the block_v 128 forward, which forms P itself: no q, no
 // scale, no P workspace, less shared memory (no Q tile).
 // PREPK: kernel = gdn_chunk_prep_k_f16
-// PREPK: shared_bytes = 33152
+// PREPK: shared_bytes = 35200
 // PREPK-NOT: param = q:
 // PREPK: param = k:ptr<f16>
 // PREPK: param = chunk_map:ptr<i32>

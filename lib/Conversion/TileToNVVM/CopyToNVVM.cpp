@@ -92,7 +92,7 @@ LogicalResult lowerMemToMemCopy(Operation *op, BufferType src, Value srcVal,
   int64_t swz = 0;
   if (auto s = dyn_cast_or_null<SwizzleAttr>(sType.getLayout()))
     swz = s.getBytes();
-  int64_t rowBytes = swz ? swz : cols * eb;
+  int64_t rowBytes = swz ? swz : (cols + sType.getRowPadding()) * eb;
   // Every hardware swizzle repeats every 8 box rows (its XOR takes the
   // bits from 128 bytes up: rows % 8, rows / 2 % 4, rows / 4 % 2).
   bool uniformRows = shape.size() == 2 && rowsPerSlot > 0 &&

@@ -156,7 +156,10 @@ struct SliceLowering : TilePattern<SliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto res = cast<BufferType>(op.getType());
     Idx ix(rewriter, op.getLoc());
-    int64_t bytes = res.getNumElements() * res.getElementBytes();
+    // One leading index steps over a whole (padded) result buffer.
+    int64_t bytes = res.getElementBytes();
+    for (int64_t d : res.getStorageShape())
+      bytes *= d;
     rewriter.replaceOp(op, ix.gep(adaptor.getSource(), rewriter.getI8Type(),
                                   ix.mul(adaptor.getIndex(), bytes)));
     return success();

@@ -243,7 +243,8 @@ Value sharedByteOffset(Idx &ix, BufferType type, ArrayRef<Value> coord) {
   auto swz = dyn_cast_or_null<SwizzleAttr>(type.getLayout());
   return layout::sharedOffset<IdxVal>(c, type.getShape(),
                                       type.getElementBytes(),
-                                      swz ? swz.getBytes() : 0);
+                                      swz ? swz.getBytes() : 0,
+                                      type.getRowPadding());
 }
 
 //===----------------------------------------------------------------------===//

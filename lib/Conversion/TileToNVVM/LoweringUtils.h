@@ -177,7 +177,7 @@ SmallVector<Run> fragmentRuns(Idx &ix, tile::BufferType type,
                               int64_t numThreads, Value tid);
 
 /// Byte offset of `coord` in a shared buffer (layout::sharedOffset with the
-/// buffer's swizzle).
+/// buffer's swizzle or row padding).
 Value sharedByteOffset(Idx &ix, tile::BufferType type, ArrayRef<Value> coord);
 
 //===----------------------------------------------------------------------===//

@@ -33,16 +33,18 @@ struct SquareAccess {
     ix.b.create<LLVM::StoreOp>(ix.loc, v, ptr(ix, base, r, c));
   }
   /// Element (r + dr, c + dc) for compile-time dr, dc, given `at` =
-  /// ptr(base, r, c): an unswizzled (row-major) buffer is linear, so the
-  /// step is a constant byte offset that the NVPTX back end folds into the
-  /// load's [reg + imm] address (offset(r + dr, ...) computed anew is an
-  /// or/shl chain per element: disjoint bits turn the adds into ors, which
-  /// it does not fold). Swizzled buffers recompute the address.
+  /// ptr(base, r, c): an unswizzled (row-major, maybe padded) buffer is
+  /// linear, so the step is a constant byte offset that the NVPTX back end
+  /// folds into the load's [reg + imm] address (offset(r + dr, ...)
+  /// computed anew is an or/shl chain per element: disjoint bits turn the
+  /// adds into ors, which it does not fold). Swizzled buffers recompute the
+  /// address.
   Value step(Idx &ix, Value at, Value base, Value r, Value c, int64_t dr,
              int64_t dc) const {
-    if (type.getLayout())
+    if (isa_and_nonnull<SwizzleAttr>(type.getLayout()))
       return ptr(ix, base, ix.add(r, dr), ix.add(c, dc));
-    int64_t bytes = (dr * type.getShape()[1] + dc) * type.getElementBytes();
+    int64_t rowElems = type.getShape()[1] + type.getRowPadding();
+    int64_t bytes = (dr * rowElems + dc) * type.getElementBytes();
     return ix.gep(at, ix.b.getI8Type(), ix.c(bytes));
   }
 };

@@ -452,6 +452,69 @@ func.func @tril_steps_level() attributes {tile.kernel, tile.num_warps = 4 : i64,
 
 // -----
 
+// Padded rows (#tile.padded<4>: a 272-byte row stride) keep the buffer
+// linear: the same constant steps, with the padded stride (L(1, 0) at 272
+// bytes from the corner, L(2, 1) at 548; a level's rows 8 apart at 2176).
+// CHECK-LABEL: llvm.func @tril_steps_padded
+// CHECK:       %[[S1:.*]] = llvm.mlir.constant(272 : i64) : i64
+// CHECK-NEXT:  %[[P1:.*]] = llvm.getelementptr %[[CORNER:[0-9]+]][%[[S1]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  llvm.load %[[P1]] : !llvm.ptr<3> -> f32
+// CHECK:       %[[S2:.*]] = llvm.mlir.constant(548 : i64) : i64
+// CHECK-NEXT:  llvm.getelementptr %[[CORNER]][%[[S2]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK:       llvm.return
+func.func @tril_steps_padded() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 34816 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  %t = tile.alloc {offset = 17408 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  tile.tril_inverse_diag %l, %t : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: llvm.func @tril_steps_level_padded
+// CHECK:       %[[S8:.*]] = llvm.mlir.constant(2176 : i64) : i64
+// CHECK-NEXT:  %[[P8:.*]] = llvm.getelementptr %[[A:[0-9]+]][%[[S8]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  llvm.load %[[P8]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-NEXT:  %[[S0:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT:  %[[P0:.*]] = llvm.getelementptr %[[A]][%[[S0]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  llvm.load %[[P0]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK:       llvm.return
+func.func @tril_steps_level_padded() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 34816 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  %t = tile.alloc {offset = 17408 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  tile.tril_inverse_level %l, %t {level = 1 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  return
+}
+
+// -----
+
+// tile.load and an mma fragment's store address a padded buffer by its
+// padded row stride: row * 68 words.
+// CHECK-LABEL: llvm.func @padded_access
+// CHECK:       llvm.mlir.constant(68 : i{{32|64}})
+// CHECK:       llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK:       llvm.return
+func.func @padded_access(%i: index, %j: index) attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 17408 : i64} {
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  %v = tile.load %s[%i, %j] : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: llvm.func @padded_store
+// CHECK:       llvm.mlir.constant(68 : i64)
+// CHECK:       llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK:       llvm.return
+func.func @padded_store() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 17408 : i64} {
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  tile.copy %f to %s : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>> to !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  return
+}
+
+// -----
+
 // On swizzled buffers no element is a constant step from another: every
 // vector load of a level recomputes its swizzled offset (the 16-byte
 // chunk index XOR the row's) from the buffer's base, so no 8-row step

@@ -102,6 +102,16 @@ func.func @inner_multiple(%m: !tile.tensormap<64x64xf16, swizzle = 0>, %i: index
 
 // -----
 
+func.func @padded_dest(%m: !tile.tensormap<64x64xf16, swizzle = 0>, %i: index) {
+  %bar = tile.alloc : !tile.buffer<1xi64, shared>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.padded<8>>
+  // expected-error @below {{has padded rows, which TMA cannot address}}
+  tile.tma_load %m[%i, %i] to %s, %bar[%i] : !tile.tensormap<64x64xf16, swizzle = 0>, !tile.buffer<64x64xf16, shared, #tile.padded<8>>, !tile.buffer<1xi64, shared>
+  return
+}
+
+// -----
+
 func.func @swizzle_mismatch(%m: !tile.tensormap<64x64xf16, swizzle = 0>, %i: index) {
   %bar = tile.alloc : !tile.buffer<1xi64, shared>
   %s = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>

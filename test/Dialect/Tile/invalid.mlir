@@ -30,8 +30,35 @@ func.func @bad_swizzle(%b: !tile.buffer<64x64xf16, shared, #tile.swizzle<96>>) {
 
 // -----
 
-// expected-error @below {{shared buffers take a #tile.swizzle layout}}
+// expected-error @below {{shared buffers take a #tile.swizzle or #tile.padded layout}}
 func.func @shared_mma(%b: !tile.buffer<64x64xf16, shared, #tile.mma<warps = [2, 2]>>) { return }
+
+// -----
+
+// expected-error @below {{row padding must be positive, got 0}}
+func.func @pad_zero(%b: !tile.buffer<64x64xf32, shared, #tile.padded<0>>) { return }
+
+// -----
+
+// expected-error @below {{row padding must be a multiple of 16 bytes, got 2 x 'f32'}}
+func.func @pad_unaligned(%b: !tile.buffer<64x64xf32, shared, #tile.padded<2>>) { return }
+
+// -----
+
+// expected-error @below {{a padded shared buffer must have rank >= 2}}
+func.func @pad_rank(%b: !tile.buffer<64xf32, shared, #tile.padded<4>>) { return }
+
+// -----
+
+// expected-error @below {{fragments take a #tile.mma or #tile.blocked layout}}
+func.func @pad_fragment(%b: !tile.buffer<64x64xf32, fragment, #tile.padded<4>>) { return }
+
+// -----
+
+// The padding counts against a block's shared memory: 256 x 224 f32 is
+// 229,376 bytes, 4 more per row 233,472 (> 232,448).
+// expected-error @below {{needs 233472 bytes}}
+func.func @pad_too_big(%b: !tile.buffer<256x224xf32, shared, #tile.padded<4>>) { return }
 
 // -----
 
@@ -641,7 +668,7 @@ func.func @load_rank(%s: !tile.buffer<64x64xf32, shared>, %i: index) -> f32 {
 // -----
 
 func.func @tril_shape(%a: !tile.buffer<64x32xf32, shared>) {
-  // expected-error @below {{operands must be square f32 shared buffers (unswizzled or #tile.swizzle)}}
+  // expected-error @below {{operands must be square f32 shared buffers (row-major, #tile.swizzle or #tile.padded)}}
   tile.tril_inverse %a, %a : !tile.buffer<64x32xf32, shared>, !tile.buffer<64x32xf32, shared>
   return
 }
@@ -649,7 +676,7 @@ func.func @tril_shape(%a: !tile.buffer<64x32xf32, shared>) {
 // -----
 
 func.func @tril_type(%a: !tile.buffer<64x64xf16, shared>) {
-  // expected-error @below {{operands must be square f32 shared buffers (unswizzled or #tile.swizzle)}}
+  // expected-error @below {{operands must be square f32 shared buffers (row-major, #tile.swizzle or #tile.padded)}}
   tile.tril_inverse %a, %a : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>
   return
 }
@@ -664,6 +691,15 @@ func.func @tril_same(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<32x32
 
 // -----
 
+// Both operands are addressed with one layout.
+func.func @tril_same_layout(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<64x64xf32, shared, #tile.padded<4>>) {
+  // expected-error @below {{operands must have the same shape and layout}}
+  tile.tril_inverse %a, %b : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  return
+}
+
+// -----
+
 func.func @tril_diag_multiple(%a: !tile.buffer<24x24xf32, shared>) {
   // expected-error @below {{'tile.tril_inverse_diag' op size 24 is not a multiple of 16}}
   tile.tril_inverse_diag %a, %a : !tile.buffer<24x24xf32, shared>, !tile.buffer<24x24xf32, shared>
@@ -673,7 +709,7 @@ func.func @tril_diag_multiple(%a: !tile.buffer<24x24xf32, shared>) {
 // -----
 
 func.func @tril_diag_type(%a: !tile.buffer<32x32xf16, shared>) {
-  // expected-error @below {{'tile.tril_inverse_diag' op operands must be square f32 shared buffers (unswizzled or #tile.swizzle)}}
+  // expected-error @below {{'tile.tril_inverse_diag' op operands must be square f32 shared buffers (row-major, #tile.swizzle or #tile.padded)}}
   tile.tril_inverse_diag %a, %a : !tile.buffer<32x32xf16, shared>, !tile.buffer<32x32xf16, shared>
   return
 }
@@ -753,7 +789,7 @@ func.func @tril_level_zero(%a: !tile.buffer<32x32xf32, shared>) {
 // -----
 
 func.func @tril_level_f16(%a: !tile.buffer<32x32xf16, shared>) {
-  // expected-error @below {{'tile.tril_inverse_level' op operands must be square f32 shared buffers (unswizzled or #tile.swizzle)}}
+  // expected-error @below {{'tile.tril_inverse_level' op operands must be square f32 shared buffers (row-major, #tile.swizzle or #tile.padded)}}
   tile.tril_inverse_level %a, %a {level = 1 : i64} : !tile.buffer<32x32xf16, shared>, !tile.buffer<32x32xf16, shared>
   return
 }

@@ -142,6 +142,30 @@ TEST(Swizzle, SharedOffsetLinearizesLeadingDimensions) {
   }
 }
 
+TEST(Padded, RowStrideIncludesThePadding) {
+  // #tile.padded<4> on [2, 64, 64] f32: rows of 68 words over both leading
+  // indices, and the 8 rows of a quarter warp's 16-byte accesses (or of an
+  // mma fragment's row groups) start on 8 distinct 4-bank groups, where
+  // unpadded 256-byte rows all start on bank 0.
+  std::vector<int64_t> shape{2, 64, 64};
+  for (int64_t a = 0; a < 2; ++a)
+    for (int64_t r = 0; r < 64; ++r)
+      for (int64_t c = 0; c < 64; ++c) {
+        std::vector<int64_t> coord{a, r, c};
+        EXPECT_EQ(layout::sharedOffset<int64_t>(coord, shape, 4, 0, 4),
+                  ((a * 64 + r) * 68 + c) * 4);
+      }
+  for (int64_t pad : {0, 4}) {
+    std::set<int64_t> groups;
+    for (int64_t r = 0; r < 8; ++r) {
+      std::vector<int64_t> coord{0, r, 0};
+      groups.insert(
+          (layout::sharedOffset<int64_t>(coord, shape, 4, 0, pad) / 16) % 8);
+    }
+    EXPECT_EQ(groups.size(), pad ? 8u : 1u);
+  }
+}
+
 TEST(Swizzle, UnswizzledIsRowMajor) {
   for (int64_t r = 0; r < 12; ++r)
     for (int64_t c = 0; c < 12; ++c)

@@ -75,6 +75,9 @@ static LogicalResult verifyTmaBox(Operation *op, TensorMapType map,
     return op->emitOpError(what)
            << " innermost dimension " << buf.getShape().back()
            << " is not a multiple of the box's " << fullBox.back();
+  if (buf.getRowPadding())
+    return op->emitOpError(what)
+           << " " << buf << " has padded rows, which TMA cannot address";
   int64_t swizzle = 0;
   if (auto swz = dyn_cast_or_null<SwizzleAttr>(buf.getLayout()))
     swizzle = swz.getBytes();

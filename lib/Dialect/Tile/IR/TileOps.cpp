@@ -139,7 +139,7 @@ LogicalResult AllocOp::verify() {
     if (!offset || *offset < 0)
       return emitOpError("offset must be non-negative");
     std::optional<int64_t> bytes =
-        checkedSizeInBytes(type.getShape(), type.getElementBytes());
+        checkedSizeInBytes(type.getStorageShape(), type.getElementBytes());
     std::optional<int64_t> end = bytes ? checkedAdd(*offset, *bytes) : bytes;
     if (!end || *end > kMaxSharedBytesPerBlock)
       return emitOpError("offset ")
@@ -684,13 +684,13 @@ LogicalResult TrilInverseOp::verify() {
     auto t = cast<BufferType>(v.getType());
     if (!t.isShared() || t.getRank() != 2 ||
         t.getShape()[0] != t.getShape()[1] || !t.getElementType().isF32() ||
-        (t.getLayout() && !isa<SwizzleAttr>(t.getLayout())))
+        (t.getLayout() && !isa<SwizzleAttr, PaddedAttr>(t.getLayout())))
       return emitOpError("operands must be square f32 shared buffers "
-                         "(unswizzled or #tile.swizzle)");
+                         "(row-major, #tile.swizzle or #tile.padded)");
   }
-  if (cast<BufferType>(getSource().getType()).getShape() !=
-      cast<BufferType>(getDest().getType()).getShape())
-    return emitOpError("operands must have the same shape");
+  // The lowering addresses both operands with the source's layout.
+  if (getSource().getType() != getDest().getType())
+    return emitOpError("operands must have the same shape and layout");
   return verifyTrilDistinct(*this, getSource(), getDest(), getPacked());
 }
 
@@ -706,11 +706,12 @@ static LogicalResult verifyTrilSquares(Operation *op, ArrayRef<Value> squares,
     auto t = cast<BufferType>(v.getType());
     if (!t.isShared() || t.getRank() != 2 ||
         t.getShape()[0] != t.getShape()[1] || !t.getElementType().isF32() ||
-        (t.getLayout() && !isa<SwizzleAttr>(t.getLayout())))
+        (t.getLayout() && !isa<SwizzleAttr, PaddedAttr>(t.getLayout())))
       return op->emitOpError("operands must be square f32 shared buffers "
-                             "(unswizzled or #tile.swizzle)");
-    if (t.getShape() != cast<BufferType>(squares[0].getType()).getShape())
-      return op->emitOpError("operands must have the same shape");
+                             "(row-major, #tile.swizzle or #tile.padded)");
+    // The lowering addresses every operand with the first one's layout.
+    if (t != squares[0].getType())
+      return op->emitOpError("operands must have the same shape and layout");
   }
   int64_t n = cast<BufferType>(squares[0].getType()).getShape()[0];
   if (n % 16 != 0)

@@ -81,9 +81,29 @@ LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+LogicalResult PaddedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 int64_t elements) {
+  if (elements <= 0)
+    return emitError() << "row padding must be positive, got " << elements;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // BufferType
 //===----------------------------------------------------------------------===//
+
+int64_t BufferType::getRowPadding() const {
+  if (auto pad = llvm::dyn_cast_or_null<PaddedAttr>(getLayout()))
+    return pad.getElements();
+  return 0;
+}
+
+SmallVector<int64_t> BufferType::getStorageShape() const {
+  SmallVector<int64_t> shape(getShape());
+  if (!shape.empty() && !ShapedType::isDynamic(shape.back()))
+    shape.back() += getRowPadding();
+  return shape;
+}
 
 int64_t BufferType::getNumElements() const {
   // Verified static shapes cannot overflow (BufferType::verify).
@@ -173,6 +193,10 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
   for (int64_t d : shape)
     if (!ShapedType::isDynamic(d))
       staticDims.push_back(d);
+  // Padded rows (#tile.padded, checked below) count with their padding.
+  if (auto pad = llvm::dyn_cast_or_null<PaddedAttr>(layout);
+      pad && !staticDims.empty() && !ShapedType::isDynamic(shape.back()))
+    staticDims.back() += pad.getElements();
   std::optional<int64_t> bytes = checkedSizeInBytes(staticDims, elemBytes);
   if (!bytes)
     return emitError() << "tile buffer " << formatShape(shape, elementType)
@@ -189,9 +213,19 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
   case MemorySpace::Global:
     return emitError() << "global buffers take no layout";
   case MemorySpace::Shared: {
+    if (auto pad = llvm::dyn_cast<PaddedAttr>(layout)) {
+      if (shape.size() < 2)
+        return emitError() << "a padded shared buffer must have rank >= 2";
+      if (elemBits % 8 != 0 || (pad.getElements() * elemBytes) % 16 != 0)
+        return emitError() << "row padding must be a multiple of 16 bytes, "
+                              "got "
+                           << pad.getElements() << " x " << elementType;
+      return success();
+    }
     auto swz = llvm::dyn_cast<SwizzleAttr>(layout);
     if (!swz)
-      return emitError() << "shared buffers take a #tile.swizzle layout, got "
+      return emitError() << "shared buffers take a #tile.swizzle or "
+                            "#tile.padded layout, got "
                          << layout;
     if (shape.size() < 2)
       return emitError() << "a swizzled shared buffer must have rank >= 2";

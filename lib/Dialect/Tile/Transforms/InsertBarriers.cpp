@@ -86,7 +86,7 @@ std::optional<Range> rangeOf(Value v, const OrderedAllocs &mbarrierOrdered) {
     return everything;
   int64_t begin = static_cast<int64_t>(*alloc.getOffset());
   std::optional<int64_t> size =
-      checkedSizeInBytes(type.getShape(), type.getElementBytes());
+      checkedSizeInBytes(type.getStorageShape(), type.getElementBytes());
   std::optional<int64_t> end = size ? checkedAdd(begin, *size) : size;
   if (begin < 0 || !end) // not a plan tile-plan-shared-memory makes
     return everything;

@@ -161,6 +161,11 @@ FailureOr<TmaPlan> planTma(CopyOp copy, func::FuncOp kernel,
     why = "element type is not f16, bf16 or f32";
     return failure();
   }
+  if (dst.getRowPadding()) {
+    why = "the destination's rows are padded (#tile.padded), which a TMA "
+          "box cannot write";
+    return failure();
+  }
   TmaPlan plan;
   // The view, through tile.take ops (each fixes some dimensions) and
   // tile.narrow ops (each offsets one dimension's coordinate).
@@ -539,7 +544,7 @@ PipelinePass::allocStages(ForOp loop, MutableArrayRef<Producer> producers) {
   for (Producer &p : producers) {
     auto type = cast<BufferType>(p.buffer.getType());
     std::optional<int64_t> bytes =
-        checkedSizeInBytes(type.getShape(), type.getElementBytes());
+        checkedSizeInBytes(type.getStorageShape(), type.getElementBytes());
     std::optional<int64_t> stagedBytes =
         bytes ? checkedMul(*bytes, numStages) : bytes;
     if (!stagedBytes || *stagedBytes > kMaxSharedBytesPerBlock)

@@ -85,7 +85,7 @@ void PlanSharedMemoryPass::runOnOperation() {
     // Passes build types without the type verifier (tile-pipeline's stage
     // buffers): the size is checked here; the plan's total below.
     std::optional<int64_t> size =
-        checkedSizeInBytes(type.getShape(), type.getElementBytes());
+        checkedSizeInBytes(type.getStorageShape(), type.getElementBytes());
     if (!size) {
       alloc.emitOpError("shared buffer ")
           << formatShape(type.getShape(), type.getElementType())
@@ -93,7 +93,7 @@ void PlanSharedMemoryPass::runOnOperation() {
       return WalkResult::interrupt();
     }
     iv.size = *size;
-    if (type.getLayout())
+    if (isa_and_nonnull<SwizzleAttr>(type.getLayout()))
       iv.align = 1024;
     // Uses, through slices; a use inside a loop that does not contain the
     // allocation keeps the buffer live to the end of that loop.

@@ -26,6 +26,27 @@ func.func @narrowed_columns(%pq: !tile.ptr<f16>, %T: i32, %c0s: index, %w: index
 
 // -----
 
+// A destination with padded rows: a TMA box lands densely, so cp.async
+// (which keeps the padding: its stage buffers are padded too).
+
+func.func @padded_destination(%pq: !tile.ptr<f16>, %T: i32)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %q = tile.view %pq[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.padded<8>>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  // expected-remark @below {{pipelined with cp.async instead of TMA: the destination's rows are padded (#tile.padded), which a TMA box cannot write}}
+  tile.for %i = %c0 to %t step %c64 stages 2 {
+    tile.copy %q[%i, %c0] to %s {masked, layout = #tile.blocked<vector = 8>} : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared, #tile.padded<8>>
+    tile.copy %s to %f : !tile.buffer<64x64xf16, shared, #tile.padded<8>> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}
+
+// -----
+
 // A narrowed dimension that a tile.take then fixes: not a TMA coordinate
 // the pass derives (cp.async, with a remark).
 

@@ -53,6 +53,34 @@ func.func @overlapping(%pa: !tile.ptr<f16>, %pf: !tile.ptr<f32>, %n: i32) attrib
 
 // -----
 
+// A padded buffer's bytes include the padding (32 x (32 + 4) words = 4,608
+// bytes), and it is aligned like a plain one (not to 1024 bytes), so the
+// third buffer starts right after it.
+
+// CHECK-LABEL: func.func @padded
+// CHECK-SAME:  tile.shared_memory_bytes = 13312 : i64
+// CHECK:      tile.alloc {offset = 8192 : i64} : !tile.buffer<32x32xf32, shared, #tile.padded<4>>
+// CHECK:      tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+// CHECK:      tile.alloc {offset = 12800 : i64} : !tile.buffer<4x32xf32, shared>
+func.func @padded(%pa: !tile.ptr<f16>, %pf: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %F = tile.view %pf[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %b = tile.alloc : !tile.buffer<32x32xf32, shared, #tile.padded<4>>
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %c = tile.alloc : !tile.buffer<4x32xf32, shared>
+  tile.copy %A[%c0, %c0] to %a : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  tile.copy %F[%c0, %c0] to %b : !tile.buffer<?x?xf32, global> to !tile.buffer<32x32xf32, shared, #tile.padded<4>>
+  tile.copy %F[%c0, %c0] to %c : !tile.buffer<?x?xf32, global> to !tile.buffer<4x32xf32, shared>
+  tile.copy %a to %A[%c0, %c0] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+  tile.copy %b to %F[%c0, %c0] : !tile.buffer<32x32xf32, shared, #tile.padded<4>> to !tile.buffer<?x?xf32, global>
+  tile.copy %c to %F[%c0, %c0] : !tile.buffer<4x32xf32, shared> to !tile.buffer<?x?xf32, global>
+  return
+}
+
+// -----
+
 // A buffer allocated before a loop and used inside it stays live to the end
 // of the loop (the next iteration reads it again), so a buffer allocated
 // later in the body cannot take its bytes, although the body uses it after

@@ -125,4 +125,26 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_PaddedAttr : Tile_Attr<"Padded", "padded"> {
+  let summary = "shared-memory layout: row-major with padded rows";
+  let description = [{
+    A shared tile `[..., R, C]` stored row-major with a row stride of
+    `C + elements` elements: `elements` unused elements follow every row
+    (of every leading index). Padding moves consecutive rows onto different
+    banks: rows of a multiple of 128 bytes all start on bank 0, so the 8
+    rows that a quarter warp's 16-byte accesses (or the 8 row groups of an
+    mma fragment) touch conflict 8-way; 16 bytes of padding put them on
+    distinct banks. Unlike `#tile.swizzle` the layout stays linear (an
+    element's neighbours lie at constant byte steps, which the lowering
+    folds into immediates), but TMA and wgmma cannot address it. The
+    padding is a multiple of 16 bytes, so rows keep the alignment they had.
+
+    Example: `!tile.buffer<64x64xf32, shared, #tile.padded<4>>` (a row
+    stride of 272 bytes).
+  }];
+  let parameters = (ins "int64_t":$elements);
+  let assemblyFormat = "`<` $elements `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // GDN_DIALECT_TILE_IR_TILEATTRS_TD

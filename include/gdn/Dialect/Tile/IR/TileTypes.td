@@ -32,7 +32,8 @@ def Tile_BufferType : Tile_Type<"Buffer", "buffer"> {
 
     * `global`: a view of device memory (from `tile.view`);
     * `shared`: a block's shared memory, placed by `tile-plan-shared-memory`;
-      its layout is a `#tile.swizzle` or none (plain row-major);
+      its layout is a `#tile.swizzle`, a `#tile.padded` (row-major with
+      padded rows) or none (plain row-major);
     * `fragment`: registers, distributed over the block's threads by a
       `#tile.mma` or `#tile.blocked` layout (assigned by
       `tile-assign-layouts`).
@@ -70,6 +71,10 @@ def Tile_BufferType : Tile_Type<"Buffer", "buffer"> {
     int64_t getElementBytes() const;
     /// The same buffer type with another layout.
     BufferType withLayout(::mlir::Attribute layout) const;
+    /// Elements of padding after each row (#tile.padded), else 0.
+    int64_t getRowPadding() const;
+    /// The shape as stored: the innermost dimension with its row padding.
+    ::llvm::SmallVector<int64_t> getStorageShape() const;
   }];
 }
 

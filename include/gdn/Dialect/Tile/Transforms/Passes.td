@@ -223,7 +223,8 @@ def TilePlanSharedMemory : Pass<"tile-plan-shared-memory", "::mlir::func::FuncOp
     disjoint byte ranges; others may share bytes. Buffers are placed
     largest first at the lowest offset that fits, aligned to 1024 bytes for
     swizzled buffers (the 128-byte swizzle pattern repeats every 1024 bytes,
-    and TMA/wgmma need that alignment) and to `alignment` bytes otherwise.
+    and TMA/wgmma need that alignment) and to `alignment` bytes otherwise;
+    a `#tile.padded` buffer takes its rows' padding too.
     A kernel over the `max-bytes` limit is rejected with an error.
     Buffers of a TMA ring (the N-stage destinations of `tile.tma_load` and
     the mbarrier arrays) stay live for the whole kernel: the producer
