@@ -544,3 +544,44 @@ func.func @preset_vector_misaligned(%p: !tile.ptr<f16>, %m: index)
   return
 }
 
+
+// -----
+
+// 32-bit shared tiles with rows of a multiple of 128 bytes that only
+// registers touch get padded rows (#tile.padded<4>): %l (an mma
+// accumulator's store, tile.load, the inverse) and %t (the inverse, a copy
+// into a fragment). %g is a copy destination from global memory (a TMA or
+// cp.async candidate), %n has 64-byte rows and %h 16-bit elements: they
+// keep their layout.
+
+// CHECK-LABEL: func.func @pad_register_tiles
+// CHECK-DAG:   tile.alloc : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+// CHECK-DAG:   tile.alloc : !tile.buffer<64x64xf32, shared>
+// CHECK-DAG:   tile.alloc : !tile.buffer<64x16xf32, shared>
+// CHECK-DAG:   tile.alloc : !tile.buffer<64x64xf16, shared>
+// CHECK-DAG:   tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+func.func @pad_register_tiles(%p: !tile.ptr<f32>, %i: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %G = tile.view %p[%c64] : !tile.ptr<f32> -> !tile.buffer<?x64xf32, global>
+  %sa = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.gemm %sa, %sa, %acc {transpose_b} : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  %l = tile.alloc : !tile.buffer<64x64xf32, shared>
+  tile.copy %acc to %l : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, shared>
+  %x = tile.load %l[%i, %i] : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.copy %t to %f : !tile.buffer<64x64xf32, shared> to !tile.buffer<64x64xf32, fragment>
+  %g = tile.alloc : !tile.buffer<64x64xf32, shared>
+  tile.copy %G[%c0, %c0] to %g : !tile.buffer<?x64xf32, global> to !tile.buffer<64x64xf32, shared>
+  %n = tile.alloc : !tile.buffer<64x16xf32, shared>
+  %fn = tile.alloc : !tile.buffer<64x16xf32, fragment>
+  tile.copy %fn to %n : !tile.buffer<64x16xf32, fragment> to !tile.buffer<64x16xf32, shared>
+  %h = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %fh = tile.alloc : !tile.buffer<64x64xf16, fragment>
+  tile.copy %fh to %h : !tile.buffer<64x64xf16, fragment> to !tile.buffer<64x64xf16, shared>
+  return
+}

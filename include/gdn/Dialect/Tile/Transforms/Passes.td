@@ -71,6 +71,12 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       copies into fragments, whose rows are a multiple of 128 bytes get
       `#tile.swizzle<128>` (conflict-free `ldmatrix` and 16-byte stores,
       TMA/wgmma compatible);
+    * other shared tiles of 32-bit elements whose rows are a multiple of
+      128 bytes and that only registers access (copies to and from
+      fragments, `tile.load`, the triangular inverse and its phases) get
+      `#tile.padded<4>`: 16 bytes after each row, so the 8 rows an mma
+      fragment's store or a row-strided access touches lie on different
+      banks;
     * copies between global and shared memory (also `tile.async_copy`
       written in a kernel) get a thread mapping
       (`layout = #tile.blocked<vector = v>`, 16-byte vectors when the tile's
@@ -86,7 +92,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       fragment's layout (mma: pairs; blocked: its vector): the same facts
       must hold for that width, as a requirement where a kernel argument
       decides, else the copy is an error;
-    * each `tile.reduce` gets a shared scratch buffer.
+    * each `tile.reduce` gets a shared scratch buffer (a row reduction's
+      rows of a multiple of 32 words padded by 4 words).
 
     Before:
     ```mlir
@@ -102,7 +109,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
   let statistics = [
     Statistic<"numMmaFragments", "mma-fragments", "Fragments given an mma layout">,
     Statistic<"numBlockedFragments", "blocked-fragments", "Fragments given a blocked layout">,
-    Statistic<"numSwizzled", "swizzled-buffers", "Shared buffers given a swizzle">
+    Statistic<"numSwizzled", "swizzled-buffers", "Shared buffers given a swizzle">,
+    Statistic<"numPadded", "padded-buffers", "Shared buffers given padded rows">
   ];
 }
 
