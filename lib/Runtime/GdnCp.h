@@ -128,20 +128,20 @@ struct GdnBlockVCost {
 ///     t_sum_lat 1.43 us: as one forward chunk step (same loop, no O).
 ///   block_v 128 (the value-major gdn_chunk_fwd_vm128_f16, grid 1,HV,N,
 ///   two warpgroups, P formed in the kernel, and its _vm128 summary and
-///   replay; bench medians of 2026-12-01, docs/perf-notes.md v13, less the
-///   prep kernel's ncu time):
-///     t_fwd 3.5 us: the direct forward at 8 x 4K, HV 16 (~228 us for 128
-///       blocks x 64 dependent chunk steps, one block per SM) and the CP
-///       replay at 128K HV16 in 8 segments (~0.89 ms for 256 steps);
-///     R 0.93: the replay at 128K HV16 in 16 segments (256 blocks, one per
-///       SM: ~0.94 ms);
+///   replay; ncu of the v15-v17 kernels, 2026-12-02, docs/perf-notes.md):
+///     t_fwd 3.0 us and R 0.93: the direct forward at 8 x 4K, HV 16 (205 us
+///       for 128 blocks x 64 dependent chunk steps, one block per SM: the
+///       model's 66.7 steps) and the CP replay at 128K HV16, 800 us both in
+///       8 segments (128 blocks x 256 steps) and in 16 (256 blocks x 128
+///       steps, two per SM): the model's 266.9 steps either way;
 ///     t_sum 3.0 us, t_win 4.2 us: block_v 64's per-column costs (v8, v10:
-///       1.50 and 2.1 us per 64-column tile; not re-measured);
+///       1.50 and 2.1 us per 64-column tile); the warm-up summaries at
+///       128K HV16 in 8 segments (79 us, ncu) match t_win;
 ///     t_sum_lat 2.6 us: as block_v 64's (each warpgroup walks the same
 ///       64 columns per step).
-///   t_prep (ncu, 128K HV16 / 8 x 4K HV16 on 132 SMs): 3.1 us for
-///     gdn_chunk_prep (762 / 201 us, before v13.1's cheaper tf32 split;
-///     not re-measured), 2.38 us for gdn_chunk_prep_k (585 / 152 us, v13.1).
+///   t_prep (ncu, 128K HV16 on 132 SMs): 3.1 us for gdn_chunk_prep (762
+///     us, before v13.1's cheaper tf32 split; not re-measured), 1.93 us
+///     for gdn_chunk_prep_k (479 us, v17's padded rows; 2.38 before).
 ///   block_v 16: t_win 0.9 us, scaled from v8's block_v 64 by t_sum (not
 ///     measured).
 /// (Before v13 the second variant was block_v 64, one warpgroup per block,
@@ -150,11 +150,11 @@ struct GdnBlockVCost {
 /// Measured forward times (ms) the model reproduces within 6 % (the tests
 /// allow 10 %) (GdnCpTest.CalibrationPoints): block_v 16: 128K HV16 3.04,
 /// 128K HV32 4.56, 32K HV16 0.77, 8 x 4K HV16 0.59; block_v 128: 8 x 4K
-/// HV16 0.228, the CP replays at 128K HV16 0.89 (8 segments) and 0.94
+/// HV16 0.205, the CP replays at 128K HV16 0.80 (8 segments) and 0.80
 /// (16 segments).
 constexpr GdnBlockVCost kGdnBlockVCosts[] = {
     {16, 1.43, 1.25, 0.68, 1.43, 0.9, 3.1},
-    {128, 3.5, 0.93, 3.0, 2.6, 4.2, 2.38},
+    {128, 3.0, 0.93, 3.0, 2.6, 4.2, 1.93},
 };
 
 /// The block_v the cost model assumes for a path without variants (no
