@@ -337,9 +337,9 @@ void AssignLayoutsPass::runOnOperation() {
   });
 
   // Pad the rows of 32-bit shared tiles whose rows are a multiple of 128
-  // bytes and that only registers touch: stores of mma fragments (8 rows
-  // per instruction), element loads and stores, and the triangular
-  // inverse's row-strided phases. Such rows all start on bank 0, so the 8
+  // bytes and that only registers touch: copies to and from fragments (an
+  // mma accumulator's stores write 8 rows per instruction), tile.load, and
+  // the triangular inverse's row-strided phases. Such rows all start on bank 0, so the 8
   // rows an instruction touches conflict up to 8-way; 16 bytes of padding
   // per row (#tile.padded<4>) put them on distinct banks and keep the
   // buffer linear. Tiles that global memory reaches directly (TMA or
