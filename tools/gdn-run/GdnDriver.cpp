@@ -23,6 +23,48 @@ namespace gdn::run {
 namespace {
 /// The host launch-cost measurement: batches, and sequences per batch.
 constexpr int kHostBatches = 11, kHostBatch = 20;
+
+/// The host microseconds of one cuLaunchKernel of an empty kernel (no
+/// parameters, one warp) on the session's stream, measured like the
+/// sequence's launches (median of kHostBatches batches of kHostBatch): the
+/// floor any launch pays on this host, beside which the `host:` line reads.
+/// 0 when the probe module does not load (the line then omits it).
+double emptyLaunchUs(CudaSession &session) {
+  static const char kPtx[] = ".version 7.0\n"
+                             ".target sm_70\n"
+                             ".address_size 64\n"
+                             ".visible .entry gdn_run_empty() { ret; }\n";
+  CudaDriver &d = session.driver();
+  CUmodule module = nullptr;
+  CUfunction fn = nullptr;
+  if (d.cuModuleLoadDataEx(&module, kPtx, 0, nullptr, nullptr) !=
+      CUDA_SUCCESS)
+    return 0;
+  std::vector<double> perLaunch;
+  if (d.cuModuleGetFunction(&fn, module, "gdn_run_empty") == CUDA_SUCCESS) {
+    for (int batch = 0; batch < kHostBatches; ++batch) {
+      bool ok = true;
+      auto t0 = std::chrono::steady_clock::now();
+      for (int r = 0; r < kHostBatch; ++r)
+        ok &= d.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, session.stream(),
+                               nullptr, nullptr) == CUDA_SUCCESS;
+      auto t1 = std::chrono::steady_clock::now();
+      ok &= d.cuStreamSynchronize(session.stream()) == CUDA_SUCCESS;
+      if (!ok) {
+        perLaunch.clear();
+        break;
+      }
+      perLaunch.push_back(
+          std::chrono::duration<double, std::micro>(t1 - t0).count() /
+          kHostBatch);
+    }
+  }
+  (void)d.cuModuleUnload(module);
+  if (perLaunch.empty())
+    return 0;
+  std::sort(perLaunch.begin(), perLaunch.end());
+  return perLaunch[perLaunch.size() / 2];
+}
 } // namespace
 
 double GdnResult::tflops() const {
@@ -655,8 +697,10 @@ Status GdnDriver::runChecked(CudaSession &session,
             kHostBatch);
       }
       std::sort(perCall.begin(), perCall.end());
-      if (!perCall.empty())
+      if (!perCall.empty()) {
         result.hostLaunchUs = perCall[perCall.size() / 2];
+        result.emptyLaunchUs = emptyLaunchUs(session);
+      }
     }
   }
 
@@ -936,6 +980,13 @@ std::vector<std::string> gdnDetailLines(const GdnResult &r) {
                     r.hostLaunchUs, r.stageMedianMs.size(), kHostBatches,
                     kHostBatch);
       lines.push_back(buf);
+      if (r.emptyLaunchUs > 0) {
+        std::snprintf(buf, sizeof buf,
+                      "host: %.2f us per launch of an empty kernel (this "
+                      "host's floor per kernel)",
+                      r.emptyLaunchUs);
+        lines.push_back(buf);
+      }
     }
   }
   return lines;

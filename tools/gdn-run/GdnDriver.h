@@ -78,6 +78,9 @@ struct GdnResult {
   /// Host microseconds per call to enqueue the whole sequence (the driver's
   /// launches of the bound kernels; no synchronization inside a batch).
   double hostLaunchUs = 0;
+  /// The same for one launch of an empty kernel (the driver's floor on
+  /// this host); 0 when not measured.
+  double emptyLaunchUs = 0;
   GdnCost cost;
 
   double tflops() const;
