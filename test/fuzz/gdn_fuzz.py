@@ -64,7 +64,8 @@ KEYWORDS = {
     "shared": ["global", "fragment"], "global": ["shared", "fragment"],
     "fragment": ["shared", "global"], "x": ["y", "z"], "y": ["x", "z"],
     "add": ["max", "min"], "max": ["add", "min"], "mma": ["blocked", "swizzle"],
-    "blocked": ["mma", "swizzle"], "swizzle": ["mma", "blocked"],
+    "blocked": ["mma", "swizzle"], "swizzle": ["mma", "blocked", "padded"],
+    "padded": ["swizzle", "blocked"],
     "masked": ["transpose_a", "transpose_b", "indexed"],
     "transpose_a": ["transpose_b", "masked"],
     "transpose_b": ["transpose_a", "masked"],
@@ -86,7 +87,9 @@ LAYOUTS = ["#tile.mma<warps = [4, 4]>", "#tile.mma<warps = [1, 1]>",
            "#tile.mma<warps = [1152921504606846976, 1]>",
            "#tile.mma<warps = [2, 2]>", "#tile.blocked<vector = 1024>",
            "#tile.blocked<vector = 4>", "#tile.swizzle<128>",
-           "#tile.swizzle<64>", "#tile.swizzle<0>"]
+           "#tile.swizzle<64>", "#tile.swizzle<0>", "#tile.padded<4>",
+           "#tile.padded<8>", "#tile.padded<3>",
+           "#tile.padded<9223372036854775807>"]
 
 INT_RE = re.compile(r"(?<![\w.%@#])-?\d+(?![\w.])")
 DIM_RE = re.compile(r"(?<=[<x])(\d+|\?)(?=x)")

@@ -45,6 +45,11 @@ func.func @pad_unaligned(%b: !tile.buffer<64x64xf32, shared, #tile.padded<2>>) {
 
 // -----
 
+// expected-error @below {{row padding of 9223372036854775807 elements exceeds a block's 232448 bytes of shared memory}}
+func.func @pad_huge(%b: !tile.buffer<64x64xf32, shared, #tile.padded<9223372036854775807>>) { return }
+
+// -----
+
 // expected-error @below {{a padded shared buffer must have rank >= 2}}
 func.func @pad_rank(%b: !tile.buffer<64xf32, shared, #tile.padded<4>>) { return }
 

@@ -85,6 +85,11 @@ LogicalResult PaddedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t elements) {
   if (elements <= 0)
     return emitError() << "row padding must be positive, got " << elements;
+  // Bounded so that the padded sizes below cannot overflow.
+  if (elements > kMaxSharedBytesPerBlock)
+    return emitError() << "row padding of " << elements
+                       << " elements exceeds a block's "
+                       << kMaxSharedBytesPerBlock << " bytes of shared memory";
   return success();
 }
 
@@ -195,8 +200,15 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
       staticDims.push_back(d);
   // Padded rows (#tile.padded, checked below) count with their padding.
   if (auto pad = llvm::dyn_cast_or_null<PaddedAttr>(layout);
-      pad && !staticDims.empty() && !ShapedType::isDynamic(shape.back()))
-    staticDims.back() += pad.getElements();
+      pad && !staticDims.empty() && !ShapedType::isDynamic(shape.back())) {
+    std::optional<int64_t> row =
+        checkedAdd(staticDims.back(), pad.getElements());
+    if (!row)
+      return emitError() << "tile buffer " << formatShape(shape, elementType)
+                         << " with its row padding has more elements than "
+                            "fit in int64";
+    staticDims.back() = *row;
+  }
   std::optional<int64_t> bytes = checkedSizeInBytes(staticDims, elemBytes);
   if (!bytes)
     return emitError() << "tile buffer " << formatShape(shape, elementType)
