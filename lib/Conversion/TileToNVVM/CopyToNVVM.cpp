@@ -462,13 +462,16 @@ struct CopyLowering : TilePattern<CopyOp> {
     // is a transposed tile (a run along the fragment's row is a column of
     // memory), whose coordinates are swapped into memory order.
     bool transpose = op.getTranspose();
-    if (transpose && load &&
+    // A sub-tile of a shared buffer (shared offsets): the generic path
+    // below, with the offsets added to every run's coordinates.
+    bool sharedSubTile = mem.isShared() && !memOffsets.empty();
+    if (transpose && load && !sharedSubTile &&
         succeeded(lowerTransposedAccumulatorLoad(op, frag, mem, memVal, regs,
                                                  rewriter))) {
       rewriter.eraseOp(op);
       return success();
     }
-    if (transpose && !load &&
+    if (transpose && !load && !sharedSubTile &&
         succeeded(lowerTransposedAccumulatorStore(op, frag, mem, memVal,
                                                   memOffsets, regs,
                                                   rewriter))) {
@@ -504,8 +507,11 @@ struct CopyLowering : TilePattern<CopyOp> {
         if (op.getMasked())
           valid = view->inBounds(ix, memOffsets, run.coord, run.len);
       } else {
+        SmallVector<Value> coord(run.coord);
+        for (auto [d, off] : llvm::enumerate(memOffsets))
+          coord[d] = ix.add(coord[d], off);
         ptr = ix.gep(memVal, rewriter.getI8Type(),
-                     sharedByteOffset(ix, mem, run.coord));
+                     sharedByteOffset(ix, mem, coord));
       }
       Type vt = vecType(memElem, run.len);
       int64_t align = run.len * eb;

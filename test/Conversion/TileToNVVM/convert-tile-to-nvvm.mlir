@@ -502,6 +502,32 @@ func.func @padded_access(%i: index, %j: index) attributes {tile.kernel, tile.num
 
 // -----
 
+// A sub-tile of a shared buffer: the fragment [16, 32] at rows 16.., columns
+// 32.. of [64, 64] f32. Each run's coordinates get the constant offsets
+// before the row-major offset (row * 64 + column) * 4; 16-byte vectors.
+// CHECK-LABEL: llvm.func @shared_subtile
+// CHECK-DAG:   %[[R16:.*]] = llvm.mlir.constant(16 : index) : i64
+// CHECK-DAG:   %[[C32:.*]] = llvm.mlir.constant(32 : index) : i64
+// CHECK:       %[[ROW:.*]] = llvm.add %{{.*}}, %[[R16]] overflow<nsw> : i64
+// CHECK-NEXT:  %[[COL:.*]] = llvm.add %{{.*}}, %[[C32]] overflow<nsw> : i64
+// CHECK:       %[[RB:.*]] = llvm.mul %[[ROW]], %{{.*}} overflow<nsw> : i64
+// CHECK-NEXT:  llvm.add %[[RB]], %[[COL]] overflow<nsw> : i64
+// CHECK:       llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK:       llvm.add %{{.*}}, %[[R16]] overflow<nsw> : i64
+// CHECK:       llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK:       llvm.return
+func.func @shared_subtile() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 16384 : i64} {
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %f = tile.alloc : !tile.buffer<16x32xf32, fragment, #tile.blocked<vector = 4>>
+  tile.copy %s[%c16, %c32] to %f : !tile.buffer<64x64xf32, shared> to !tile.buffer<16x32xf32, fragment, #tile.blocked<vector = 4>>
+  tile.copy %f to %s[%c16, %c32] : !tile.buffer<16x32xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: llvm.func @padded_store
 // CHECK:       llvm.mlir.constant(68 : i64)
 // CHECK:       llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>

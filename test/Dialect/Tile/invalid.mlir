@@ -198,8 +198,50 @@ func.func @copy_offsets(%a: !tile.buffer<?x?xf16, global>, %s: !tile.buffer<64x6
 
 // -----
 
+func.func @copy_subtile_dynamic(%s: !tile.buffer<64x64xf32, shared>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %f = tile.alloc : !tile.buffer<16x64xf32, fragment>
+  // expected-error @below {{offset #0 of the shared buffer must be a constant}}
+  tile.copy %s[%i, %c0] to %f : !tile.buffer<64x64xf32, shared> to !tile.buffer<16x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @copy_subtile_bounds(%s: !tile.buffer<64x64xf32, shared>) {
+  %c0 = arith.constant 0 : index
+  %c56 = arith.constant 56 : index
+  %f = tile.alloc : !tile.buffer<16x64xf32, fragment>
+  // expected-error @below {{offset #0 is 56: the 16-element tile does not fit in dimension 0 of size 64 of the shared buffer}}
+  tile.copy %f to %s[%c56, %c0] : !tile.buffer<16x64xf32, fragment> to !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @copy_subtile_unaligned(%s: !tile.buffer<64x64xf32, shared>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %f = tile.alloc : !tile.buffer<16x32xf32, fragment>
+  // expected-error @below {{the innermost offset into the shared buffer (2 elements) is not a multiple of 16 bytes}}
+  tile.copy %s[%c0, %c2] to %f : !tile.buffer<64x64xf32, shared> to !tile.buffer<16x32xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @copy_subtile_count(%s: !tile.buffer<64x64xf32, shared>) {
+  %c0 = arith.constant 0 : index
+  %f = tile.alloc : !tile.buffer<16x64xf32, fragment>
+  // expected-error @below {{the shared source takes 0 or 2 offsets, got 1}}
+  tile.copy %s[%c0] to %f : !tile.buffer<64x64xf32, shared> to !tile.buffer<16x64xf32, fragment>
+  return
+}
+
+// -----
+
 func.func @copy_tile_offsets(%a: !tile.buffer<?x?xf16, global>, %s: !tile.buffer<64x64xf16, shared>, %i: index) {
-  // expected-error @below {{only global operands take offsets, but the destination has 1}}
+  // expected-error @below {{only global operands (and shared operands of a copy to or from a fragment) take offsets, but the destination has 1}}
   tile.copy %a[%i, %i] to %s[%i] : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
   return
 }

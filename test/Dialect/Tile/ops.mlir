@@ -151,3 +151,18 @@ func.func @tril_packed(%lt: !tile.buffer<64x64xf32, shared>) {
   tile.tril_inverse_level %lt, %lt {level = 1 : i64, packed} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
   return
 }
+
+// -----
+
+// A fragment to or from a sub-tile of a shared buffer (constant offsets).
+// CHECK-LABEL: func.func @shared_subtile
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>> to !tile.buffer<16x128xf32, fragment>
+// CHECK: tile.copy %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] : !tile.buffer<16x128xf32, fragment> to !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+func.func @shared_subtile(%s: !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %f = tile.alloc : !tile.buffer<16x128xf32, fragment>
+  tile.copy %s[%c16, %c0] to %f : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>> to !tile.buffer<16x128xf32, fragment>
+  tile.copy %f to %s[%c16, %c0] : !tile.buffer<16x128xf32, fragment> to !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+  return
+}

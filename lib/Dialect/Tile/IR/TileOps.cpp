@@ -233,26 +233,60 @@ static LogicalResult verifyCopyEndpoints(Operation *op, BufferType src,
     return op->emitOpError("cannot copy global to global memory");
   if (src.isShared() && dst.isShared())
     return op->emitOpError("cannot copy shared to shared memory");
+  // A shared operand copied to or from a fragment may take offsets: the
+  // fragment is then a sub-tile of it.
+  bool withFragment = src.isFragment() || dst.isFragment();
   auto checkOffsets = [&](BufferType t, size_t n,
                           StringRef which) -> LogicalResult {
     if (t.isGlobal() && n != static_cast<size_t>(t.getRank()))
       return op->emitOpError("the global ")
              << which << " takes " << t.getRank() << " offsets, got " << n;
-    if (!t.isGlobal() && n != 0)
-      return op->emitOpError("only global operands take offsets, but the ")
+    if (t.isShared() && withFragment && n != 0 &&
+        n != static_cast<size_t>(t.getRank()))
+      return op->emitOpError("the shared ")
+             << which << " takes 0 or " << t.getRank() << " offsets, got "
+             << n;
+    if (!t.isGlobal() && n != 0 && !(t.isShared() && withFragment))
+      return op->emitOpError("only global operands (and shared operands of "
+                             "a copy to or from a fragment) take offsets, "
+                             "but the ")
              << which << " has " << n;
     return success();
   };
   if (failed(checkOffsets(src, numSrcOffsets, "source")) ||
       failed(checkOffsets(dst, numDstOffsets, "destination")))
     return failure();
-  BufferType tile = src.isGlobal() ? dst : src;
-  BufferType other = src.isGlobal() ? src : dst;
+  // The tile is the fragment, else the shared endpoint.
+  bool srcIsTile = src.isFragment() || (!dst.isFragment() && !src.isGlobal());
+  BufferType tile = srcIsTile ? src : dst;
+  BufferType other = srcIsTile ? dst : src;
+  size_t numOtherOffsets = srcIsTile ? numDstOffsets : numSrcOffsets;
   if (other.getRank() != tile.getRank())
     return op->emitOpError("rank mismatch: ")
            << tile.getRank() << "-D tile and " << other.getRank()
            << "-D buffer";
-  if (!other.isGlobal()) {
+  if (other.isShared() && numOtherOffsets != 0) {
+    // A sub-tile: constant offsets (checked here, not assumed), inside the
+    // buffer, the innermost one on 16 bytes (vector accesses stay aligned).
+    ValueRange offsets = op->getOperands().slice(
+        srcIsTile ? 2 + numSrcOffsets : 1, numOtherOffsets);
+    for (auto [i, v] : llvm::enumerate(offsets)) {
+      std::optional<int64_t> c = constantIndex(v);
+      if (!c)
+        return op->emitOpError("offset #")
+               << i << " of the shared buffer must be a constant";
+      int64_t d = other.getShape()[i];
+      if (*c < 0 || *c > d - tile.getShape()[i])
+        return op->emitOpError("offset #")
+               << i << " is " << *c << ": the " << tile.getShape()[i]
+               << "-element tile does not fit in dimension " << i
+               << " of size " << d << " of the shared buffer";
+      if (i + 1 == offsets.size() && (*c * other.getElementBytes()) % 16)
+        return op->emitOpError("the innermost offset into the shared "
+                               "buffer (")
+               << *c << " elements) is not a multiple of 16 bytes";
+    }
+  } else if (!other.isGlobal()) {
     if (other.getShape() != tile.getShape())
       return op->emitOpError("shape mismatch: ")
              << shapeStr(src.getShape()) << " vs " << shapeStr(dst.getShape());

@@ -268,12 +268,18 @@ def Tile_SliceOp : Tile_Op<"slice", [Pure]> {
 def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
   let summary = "copy a tile between memory spaces";
   let description = [{
-    Copies the tile shape of the non-global operand (both shapes must agree
-    when neither is global). A global operand takes one index offset per
-    dimension: the element coordinates of the tile's origin. Global to
-    shared, shared to fragment, fragment to shared, global to fragment and
-    fragment to global are supported; a fragment endpoint may convert
-    between float types (`f32` to `f16` on a store, say).
+    Copies the tile shape of the fragment operand, else of the shared one
+    (both shapes must agree when neither is global). A global operand takes
+    one index offset per dimension: the element coordinates of the tile's
+    origin. So may a shared operand copied to or from a fragment: the
+    fragment is then a sub-tile of the shared buffer (for example 16 rows of
+    a [64, 128] tile, so that a row-wise transform needs 16 rows of
+    registers and scratch at a time); its offsets must be constants that
+    keep the sub-tile inside the buffer, the innermost a multiple of 16
+    bytes (the verifier checks them). Global to shared, shared to fragment,
+    fragment to shared, global to fragment and fragment to global are
+    supported; a fragment endpoint may convert between float types (`f32` to
+    `f16` on a store, say).
 
     With `masked`, elements outside the global view's bounds read as zero
     and are not written (at the granularity of one vector of the copy's
@@ -297,6 +303,7 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     ```mlir
     tile.copy %A[%m0, %k0] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<128x64xf16, shared>
     tile.copy %acc to %C[%m0, %n0] {masked} : !tile.buffer<128x128xf32, fragment> to !tile.buffer<?x?xf32, global>
+    tile.copy %sK[%c16, %c0] to %rows : !tile.buffer<64x128xf16, shared> to !tile.buffer<16x128xf32, fragment>
     ```
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
