@@ -21,7 +21,9 @@ with a timeout. A run fails the fuzzer when gdn-opt
     with a safe key and value (an injection).
 
 Crashes inside upstream MLIR that gdn cannot fix (KNOWN_UPSTREAM, matched on
-the stack trace) are listed with their reproducers but do not fail the run.
+the stack trace, or for the scf parser's use-after-free on the forward
+reference it needs) are listed with their reproducers but do not fail the
+run.
 
 Iteration i of seed S is a pure function of (S, i): a failure prints the
 command that reproduces it (`--seed S --iter i`) and keeps the input under
@@ -115,6 +117,34 @@ KNOWN_UPSTREAM = [
     (re.compile(r"MLIR Parser: custom op parser 'scf\."),
      "MLIR 19 scf parser use-after-free (llvm-project#127778)"),
 ]
+# The same upstream bug does not always crash inside the scf parser (the
+# freed placeholder may be touched later, with no "MLIR Parser" frame on the
+# stack), so an input whose scf op takes an operand defined only further
+# down (the forward reference the bug needs) is classified by that too.
+SCF_OP_RE = re.compile(r"^\s*(?:%[\w$.:#]+\s*=\s*)?scf\.(?:for|if|parallel|forall|while)\b(.*)$")
+SSA_USE_RE = re.compile(r"%[A-Za-z_$.][\w$.]*|%\d+")
+SSA_DEF_RE = re.compile(r"^\s*(%[A-Za-z_$.][\w$.]*|%\d+)(?:\s*,\s*%[\w$.]+)*\s*(?::\d+)?\s*=")
+
+
+def scf_forward_reference(text):
+    """True when an scf op uses a value first defined on a later line."""
+    lines = text.split("\n")
+    first_def = {}
+    for n, line in enumerate(lines):
+        m = SSA_DEF_RE.match(line)
+        if m:
+            first_def.setdefault(m.group(1), n)
+    for n, line in enumerate(lines):
+        m = SCF_OP_RE.match(line)
+        if not m:
+            continue
+        header = m.group(1).split("{")[0]
+        for use in SSA_USE_RE.findall(header):
+            if first_def.get(use, -1) > n:
+                return True
+    return False
+
+
 MANIFEST_LINE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]* = [^\x00-\x1f\x7f#]*$")
 OUTPUT_NAME_RE = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*\.(ptx|manifest)$")
 
@@ -282,6 +312,8 @@ def run_one(args, seed, it, seeds):
         if rc is not None and (rc < 0 or rc not in (0, 1)):
             known = next((why for regex, why in KNOWN_UPSTREAM
                           if regex.search(err)), None)
+            if known is None and scf_forward_reference(text):
+                known = KNOWN_UPSTREAM[0][1]
         if known:
             return it, name, text, rc, err, elapsed, [], known
         if rc is None:
