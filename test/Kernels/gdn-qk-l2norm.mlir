@@ -20,7 +20,7 @@
 // LAYOUT-LABEL: func.func @gdn_qk_l2norm_f16
 // LAYOUT:       scf.if
 // LAYOUT:         tile.copy {{.*}} {layout = #tile.blocked<vector = 8>, masked} : !tile.buffer<?x128xf16, global> to !tile.buffer<64x128xf16, shared>
-// LAYOUT:         tile.reduce add {{.*}} scratch({{.*}} : !tile.buffer<64x132xf32, shared>) {dim = 1 : i64}
+// LAYOUT:         tile.reduce add {{.*}} scratch({{.*}} : !tile.buffer<64x128xf32, shared, #tile.padded<4>>) {dim = 1 : i64}
 // LAYOUT:         math.sqrt
 // LAYOUT:         arith.divf
 // LAYOUT:         tile.copy {{.*}} {masked} : !tile.buffer<64x128xf32, fragment{{.*}}> to !tile.buffer<?x128xf16, global>

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 
 #include <sys/stat.h>
@@ -24,11 +25,31 @@ namespace {
 /// The host launch-cost measurement: batches, and sequences per batch.
 constexpr int kHostBatches = 11, kHostBatch = 20;
 
-/// The host microseconds of one cuLaunchKernel of an empty kernel (no
-/// parameters, one warp) on the session's stream, measured like the
-/// sequence's launches (median of kHostBatches batches of kHostBatch): the
-/// floor any launch pays on this host, beside which the `host:` line reads.
-/// 0 when the probe module does not load (the line then omits it).
+/// The host microseconds per call of `launch` (enqueueing only): the median
+/// of kHostBatches batches of kHostBatch calls, `sync` between batches so the
+/// launch queue never fills.
+Status medianLaunchUs(const std::function<Status()> &launch,
+                      const std::function<Status()> &sync, double &us) {
+  std::vector<double> perCall;
+  for (int batch = 0; batch < kHostBatches; ++batch) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < kHostBatch; ++r)
+      GDN_RUN_TRY(launch());
+    auto t1 = std::chrono::steady_clock::now();
+    GDN_RUN_TRY(sync());
+    perCall.push_back(
+        std::chrono::duration<double, std::micro>(t1 - t0).count() /
+        kHostBatch);
+  }
+  std::sort(perCall.begin(), perCall.end());
+  us = perCall[perCall.size() / 2];
+  return Status::success();
+}
+
+/// medianLaunchUs of one cuLaunchKernel of an empty kernel (no parameters,
+/// one warp) on the session's stream: the floor any launch pays on this
+/// host, beside which the `host:` line reads. 0 when the probe module does
+/// not load or launch (the line then omits it).
 double emptyLaunchUs(CudaSession &session) {
   static const char kPtx[] = ".version 7.0\n"
                              ".target sm_70\n"
@@ -40,30 +61,23 @@ double emptyLaunchUs(CudaSession &session) {
   if (d.cuModuleLoadDataEx(&module, kPtx, 0, nullptr, nullptr) !=
       CUDA_SUCCESS)
     return 0;
-  std::vector<double> perLaunch;
+  double us = 0;
   if (d.cuModuleGetFunction(&fn, module, "gdn_run_empty") == CUDA_SUCCESS) {
-    for (int batch = 0; batch < kHostBatches; ++batch) {
-      bool ok = true;
-      auto t0 = std::chrono::steady_clock::now();
-      for (int r = 0; r < kHostBatch; ++r)
-        ok &= d.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, session.stream(),
-                               nullptr, nullptr) == CUDA_SUCCESS;
-      auto t1 = std::chrono::steady_clock::now();
-      ok &= d.cuStreamSynchronize(session.stream()) == CUDA_SUCCESS;
-      if (!ok) {
-        perLaunch.clear();
-        break;
-      }
-      perLaunch.push_back(
-          std::chrono::duration<double, std::micro>(t1 - t0).count() /
-          kHostBatch);
-    }
+    auto check = [](CUresult r) {
+      return r == CUDA_SUCCESS ? Status::success()
+                               : Status::cudaError("empty-kernel probe");
+    };
+    Status s = medianLaunchUs(
+        [&] {
+          return check(d.cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0,
+                                        session.stream(), nullptr, nullptr));
+        },
+        [&] { return check(d.cuStreamSynchronize(session.stream())); }, us);
+    if (!s.ok())
+      us = 0;
   }
   (void)d.cuModuleUnload(module);
-  if (perLaunch.empty())
-    return 0;
-  std::sort(perLaunch.begin(), perLaunch.end());
-  return perLaunch[perLaunch.size() / 2];
+  return us;
 }
 } // namespace
 
@@ -685,20 +699,10 @@ Status GdnDriver::runChecked(CudaSession &session,
       // fills; the median batch. gdn_run's own overhead is what
       // tools/bench-coldstart.py measures beyond this. Only when timing in
       // earnest (--iters >= 10): it runs the sequence 220 more times.
-      std::vector<double> perCall;
-      for (int batch = 0; opts.iters >= 10 && batch < kHostBatches; ++batch) {
-        auto t0 = std::chrono::steady_clock::now();
-        for (int r = 0; r < kHostBatch; ++r)
-          GDN_RUN_TRY(launchAll());
-        auto t1 = std::chrono::steady_clock::now();
-        GDN_RUN_TRY(session.synchronize(what));
-        perCall.push_back(
-            std::chrono::duration<double, std::micro>(t1 - t0).count() /
-            kHostBatch);
-      }
-      std::sort(perCall.begin(), perCall.end());
-      if (!perCall.empty()) {
-        result.hostLaunchUs = perCall[perCall.size() / 2];
+      if (opts.iters >= 10) {
+        GDN_RUN_TRY(medianLaunchUs(
+            launchAll, [&] { return session.synchronize(what); },
+            result.hostLaunchUs));
         result.emptyLaunchUs = emptyLaunchUs(session);
       }
     }

@@ -967,7 +967,7 @@ func.func @tril_packed_swizzled() attributes {tile.kernel, tile.num_warps = 4 : 
 // -----
 
 // A row reduction's padded scratch (tile-assign-layouts gives rows of a
-// multiple of 32 words 4 more): every scratch address steps rows by the
+// multiple of 32 words #tile.padded<4>): every scratch address steps rows by the
 // padded stride, 36 words, in the stores and in the serial reads after the
 // barrier, which combine a row in column order.
 // CHECK-LABEL: llvm.func @reduce_padded
@@ -986,7 +986,7 @@ func.func @tril_packed_swizzled() attributes {tile.kernel, tile.num_warps = 4 : 
 func.func @reduce_padded() attributes {tile.kernel, tile.num_warps = 2 : i64, tile.shared_memory_bytes = 9216 : i64} {
   %src = tile.alloc : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>>
   %dst = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
-  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x36xf32, shared>
-  tile.reduce add %src, %dst scratch(%s : !tile.buffer<64x36xf32, shared>) {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x32xf32, shared, #tile.padded<4>>
+  tile.reduce add %src, %dst scratch(%s : !tile.buffer<64x32xf32, shared, #tile.padded<4>>) {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
   return
 }

@@ -558,9 +558,9 @@ func.func @reduce_space(%a: !tile.buffer<64x32xf32, shared>, %b: !tile.buffer<64
 
 // -----
 
-// A row reduction's scratch may pad its rows, not shorten them.
+// A reduction's scratch has the source's shape (padding is a layout).
 func.func @reduce_scratch(%a: !tile.buffer<64x32xf32, fragment>, %b: !tile.buffer<64xf32, fragment>, %s: !tile.buffer<64x31xf32, shared>) {
-  // expected-error @below {{scratch must be an unswizzled f32 shared buffer of the source's shape 64x32 (rows may be padded)}}
+  // expected-error @below {{scratch must be an f32 shared buffer of the source's shape 64x32 (row-major or #tile.padded)}}
   tile.reduce add %a, %b scratch(%s : !tile.buffer<64x31xf32, shared>) {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<64xf32, fragment>
   return
 }
@@ -569,8 +569,17 @@ func.func @reduce_scratch(%a: !tile.buffer<64x32xf32, fragment>, %b: !tile.buffe
 
 // A column reduction's scratch has the source's shape exactly.
 func.func @reduce_scratch_cols(%a: !tile.buffer<64x32xf32, fragment>, %b: !tile.buffer<32xf32, fragment>, %s: !tile.buffer<64x33xf32, shared>) {
-  // expected-error @below {{scratch must be an unswizzled f32 shared buffer of the source's shape 64x32}}
+  // expected-error @below {{scratch must be an f32 shared buffer of the source's shape 64x32}}
   tile.reduce add %a, %b scratch(%s : !tile.buffer<64x33xf32, shared>) {dim = 0 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<32xf32, fragment>
+  return
+}
+
+// -----
+
+// The lowering addresses the scratch element by element: no swizzle.
+func.func @reduce_scratch_swizzled(%a: !tile.buffer<64x32xf32, fragment>, %b: !tile.buffer<64xf32, fragment>, %s: !tile.buffer<64x32xf32, shared, #tile.swizzle<128>>) {
+  // expected-error @below {{scratch must be an f32 shared buffer of the source's shape 64x32 (row-major or #tile.padded)}}
+  tile.reduce add %a, %b scratch(%s : !tile.buffer<64x32xf32, shared, #tile.swizzle<128>>) {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<64xf32, fragment>
   return
 }
 

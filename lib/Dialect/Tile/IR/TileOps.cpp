@@ -509,18 +509,14 @@ LogicalResult ReduceOp::verify() {
     return emitOpError("reductions are on f32 fragments");
   if (Value scratch = getScratch()) {
     auto st = cast<BufferType>(scratch.getType());
-    // A row reduction's scratch may pad its rows (a longer row stride).
-    bool shapeOk = st.getRank() == 2 && st.getShape() == src.getShape();
-    if (st.getRank() == 2 && getDim() == 1 &&
-        st.getShape()[0] == src.getShape()[0] &&
-        st.getShape()[1] >= src.getShape()[1])
-      shapeOk = true;
-    if (!st.isShared() || !shapeOk || !st.getElementType().isF32() ||
-        st.getLayout())
-      return emitOpError("scratch must be an unswizzled f32 shared buffer of "
-                         "the source's shape ")
-             << shapeStr(src.getShape())
-             << (getDim() == 1 ? " (rows may be padded)" : "");
+    // Row-major, its rows maybe padded (#tile.padded): the lowering
+    // addresses it element by element.
+    if (!st.isShared() || st.getShape() != src.getShape() ||
+        !st.getElementType().isF32() ||
+        (st.getLayout() && !isa<PaddedAttr>(st.getLayout())))
+      return emitOpError("scratch must be an f32 shared buffer of the "
+                         "source's shape ")
+             << shapeStr(src.getShape()) << " (row-major or #tile.padded)";
   }
   return success();
 }

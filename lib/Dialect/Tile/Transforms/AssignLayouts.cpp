@@ -499,7 +499,8 @@ void AssignLayoutsPass::runOnOperation() {
   // the rows allow, while the threads of a warp take consecutive rows
   // (a quarter warp per 128-byte wavefront). Rows of a multiple of 32 words
   // all start on bank 0: the 8 rows of a wavefront hit the same four banks,
-  // an 8-way conflict on every load. Such rows get 4 words of padding (a
+  // an 8-way conflict on every load. Such rows get 4 words of padding
+  // (#tile.padded<4>, a
   // stride of 4 x odd words: 8 consecutive rows on 32 distinct banks, and
   // still 16-byte aligned). Shorter rows conflict at most 4-way, which
   // costs less than the padding's shared memory and addressing (the prep's
@@ -511,11 +512,11 @@ void AssignLayoutsPass::runOnOperation() {
       return;
     auto src = cast<BufferType>(reduce.getSource().getType());
     OpBuilder b(reduce);
-    SmallVector<int64_t> shape(src.getShape());
-    if (reduce.getDim() == 1 && shape[1] % 32 == 0)
-      shape[1] += 4;
-    auto scratchType =
-        BufferType::get(shape, b.getF32Type(), MemorySpace::Shared);
+    Attribute pad;
+    if (reduce.getDim() == 1 && src.getShape()[1] % 32 == 0)
+      pad = PaddedAttr::get(ctx, 4);
+    auto scratchType = BufferType::get(src.getShape(), b.getF32Type(),
+                                       MemorySpace::Shared, pad);
     Value scratch = b.create<AllocOp>(reduce.getLoc(), scratchType, nullptr);
     reduce.getScratchMutable().assign(scratch);
   });

@@ -199,8 +199,8 @@ func.func @no_swizzle_without_gemm(%ph: !tile.ptr<f16>, %n: i32)
 // CHECK:      %[[SRC:.*]] = tile.alloc : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>>
 // CHECK:      %[[DST:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
 // CHECK:      %[[COL:.*]] = tile.alloc : !tile.buffer<32xf32, fragment, #tile.blocked<vector = 1>>
-// CHECK:      %[[S1:.*]] = tile.alloc : !tile.buffer<64x36xf32, shared>{{$}}
-// CHECK-NEXT: tile.reduce max %[[SRC]], %[[DST]] scratch(%[[S1]] : !tile.buffer<64x36xf32, shared>) {dim = 1 : i64}
+// CHECK:      %[[S1:.*]] = tile.alloc : !tile.buffer<64x32xf32, shared, #tile.padded<4>>{{$}}
+// CHECK-NEXT: tile.reduce max %[[SRC]], %[[DST]] scratch(%[[S1]] : !tile.buffer<64x32xf32, shared, #tile.padded<4>>) {dim = 1 : i64}
 // CHECK-NEXT: %[[S2:.*]] = tile.alloc : !tile.buffer<64x32xf32, shared>{{$}}
 // CHECK-NEXT: tile.reduce add %[[SRC]], %[[COL]] scratch(%[[S2]] : !tile.buffer<64x32xf32, shared>) {dim = 0 : i64}
 func.func @reduce_scratch() attributes {tile.kernel, tile.num_warps = 4 : i64} {

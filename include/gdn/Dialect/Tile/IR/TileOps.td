@@ -538,10 +538,9 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
     overwrites `dest`. Elements are combined in a fixed order, so results
     are bit-identical from run to run. The lowering goes through shared
     memory, using `scratch` (an `[M, N]` f32 shared buffer that
-    tile-assign-layouts provides; for `dim = 1` it may be `[M, N']` with
-    `N' > N`, padded rows: tile-assign-layouts pads rows of a multiple of
-    32 words by 4, so that the threads reading consecutive rows hit
-    distinct banks).
+    tile-assign-layouts provides, row-major or `#tile.padded`: it pads a
+    row reduction's rows of a multiple of 32 words by 4, so that the
+    threads reading consecutive rows hit distinct banks).
 
     Example:
     ```mlir
