@@ -15,12 +15,13 @@
 // RUN: FileCheck %s --check-prefix=BF16 --input-file=%t/gdn_qk_l2norm_bf16.manifest
 
 // One body, inlined into both branches (q: grid y = 0, k: y = 1): the
-// sum of squares is a row reduction of the f32 fragment, the scale a
+// sum of squares is a row reduction of the f32 fragment (in-warp: a row is
+// 32 lanes' vectors of 4, so its scratch is one f32 per row), the scale a
 // per-row value read back from shared memory.
 // LAYOUT-LABEL: func.func @gdn_qk_l2norm_f16
 // LAYOUT:       scf.if
 // LAYOUT:         tile.copy {{.*}} {layout = #tile.blocked<vector = 8>, masked} : !tile.buffer<?x128xf16, global> to !tile.buffer<64x128xf16, shared>
-// LAYOUT:         tile.reduce add {{.*}} scratch({{.*}} : !tile.buffer<64x128xf32, shared, #tile.padded<4>>) {dim = 1 : i64}
+// LAYOUT:         tile.reduce add {{.*}} scratch({{.*}} : !tile.buffer<64xf32, shared>) {dim = 1 : i64}
 // LAYOUT:         math.sqrt
 // LAYOUT:         arith.divf
 // LAYOUT:         tile.copy {{.*}} {masked} : !tile.buffer<64x128xf32, fragment{{.*}}> to !tile.buffer<?x128xf16, global>

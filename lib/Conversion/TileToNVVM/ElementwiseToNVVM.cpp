@@ -96,9 +96,22 @@ struct MapLowering : TilePattern<MapOp> {
   }
 };
 
-/// tile.reduce through its shared scratch: every thread writes its
-/// registers, then each destination element is combined serially in
-/// index order (deterministic).
+Value f32Constant(OpBuilder &b, Location loc, float v) {
+  return b.create<LLVM::ConstantOp>(loc, b.getF32Type(), b.getF32FloatAttr(v));
+}
+
+/// tile.reduce through its shared scratch. With a scratch of the source's
+/// shape: every thread writes its registers, then each destination element
+/// is combined serially in index order. With a scratch of the destination's
+/// shape (a row reduction whose rows are each held by an aligned group of
+/// g = N / vector lanes of one warp, tile-assign-layouts' choice): each
+/// lane combines its vector in index order, the group combines its lanes'
+/// partials in a butterfly over shuffles (lane l adds lane l ^ m for m = 1,
+/// 2, .., g / 2: every lane gets the same bits, as x + y = y + x), the
+/// group's first lane writes the row's result to the scratch, and the
+/// destination reads it back. Both orders are fixed, so results are
+/// bit-identical from run to run, and the in-warp order depends only on the
+/// row length and the vector.
 struct ReduceLowering : TilePattern<ReduceOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -119,6 +132,75 @@ struct ReduceLowering : TilePattern<ReduceOp> {
     Value tid = ix.tid();
     Value scratch = adaptor.getScratch();
     Regs src{adaptor.getSource(), f32}, dst{adaptor.getDest(), f32};
+    auto combine = [&](OpBuilder &b, Value x, Value y) -> Value {
+      switch (op.getKind()) {
+      case ReduceKind::Add:
+        return b.create<LLVM::FAddOp>(loc, x, y);
+      case ReduceKind::Max:
+        return b.create<LLVM::MaxNumOp>(loc, x, y);
+      case ReduceKind::Min:
+        return b.create<LLVM::MinNumOp>(loc, x, y);
+      }
+      llvm_unreachable("unknown reduction");
+    };
+    if (scratchT.getShape() == dstT.getShape()) {
+      std::optional<int64_t> lanes =
+          ReduceOp::getInWarpLanes(srcT, op.getDim());
+      if (!lanes || numThreads % 32 != 0)
+        return op.emitOpError("an in-warp reduction (scratch of the "
+                              "destination's shape) needs each row held by "
+                              "an aligned lane group of one warp");
+      Value lane = ix.rem(tid, 32);
+      Value leader = ix.ult(ix.rem(lane, *lanes), ix.c(1));
+      Value fullMask = ix.c32(-1), clamp = ix.c32(31);
+      SmallVector<Run> runs = fragmentRuns(ix, srcT, numThreads, tid);
+      SmallVector<Value> partials;
+      for (Run &run : runs) {
+        Value partial = src.load(ix, run.reg);
+        for (int64_t i = 1; i < run.len; ++i)
+          partial = combine(rewriter, partial, src.load(ix, run.reg + i));
+        // Groups are either all owners or all not (rows are whole groups),
+        // so a non-owner's value only meets non-owners'; keep it defined.
+        if (run.guard)
+          partial = rewriter.create<LLVM::SelectOp>(
+              loc, run.guard, partial, f32Constant(rewriter, loc, 0.0f));
+        partials.push_back(partial);
+      }
+      // One butterfly round over all slots at a time: independent chains
+      // interleave.
+      for (int64_t m = 1; m < *lanes; m *= 2) {
+        Value offset = ix.c32(m);
+        for (Value &partial : partials) {
+          Value other = rewriter.create<NVVM::ShflOp>(
+              loc, f32, fullMask, partial, offset, clamp,
+              NVVM::ShflKind::bfly, UnitAttr());
+          partial = combine(rewriter, partial, other);
+        }
+      }
+      emitGuarded(rewriter, loc, leader, [&](OpBuilder &) {
+        for (auto [run, partial] : llvm::zip(runs, partials))
+          emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
+            Idx bx(b, loc);
+            Value ptr = bx.gep(scratch, b.getI8Type(),
+                               sharedByteOffset(bx, scratchT, {run.coord[0]}));
+            b.create<LLVM::StoreOp>(loc, partial, ptr);
+          });
+      });
+      createComputeBarrier(rewriter, loc, op);
+      for (Run &run : fragmentRuns(ix, dstT, numThreads, tid))
+        emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
+          Idx bx(b, loc);
+          for (int64_t i = 0; i < run.len; ++i) {
+            Value ptr = bx.gep(
+                scratch, b.getI8Type(),
+                sharedByteOffset(bx, scratchT, {bx.add(run.coord[0], i)}));
+            dst.store(bx, run.reg + i, b.create<LLVM::LoadOp>(loc, f32, ptr));
+          }
+        });
+      createComputeBarrier(rewriter, loc, op);
+      rewriter.eraseOp(op);
+      return success();
+    }
     for (Run &run : fragmentRuns(ix, srcT, numThreads, tid))
       emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
         Idx bx(b, loc);
@@ -132,17 +214,6 @@ struct ReduceLowering : TilePattern<ReduceOp> {
       });
     createComputeBarrier(rewriter, loc, op);
     int64_t len = srcT.getShape()[op.getDim()];
-    auto combine = [&](OpBuilder &b, Value x, Value y) -> Value {
-      switch (op.getKind()) {
-      case ReduceKind::Add:
-        return b.create<LLVM::FAddOp>(loc, x, y);
-      case ReduceKind::Max:
-        return b.create<LLVM::MaxNumOp>(loc, x, y);
-      case ReduceKind::Min:
-        return b.create<LLVM::MinNumOp>(loc, x, y);
-      }
-      llvm_unreachable("unknown reduction");
-    };
     for (Run &run : fragmentRuns(ix, dstT, numThreads, tid))
       emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
         Idx bx(b, loc);
@@ -166,10 +237,6 @@ struct ReduceLowering : TilePattern<ReduceOp> {
     return success();
   }
 };
-
-Value f32Constant(OpBuilder &b, Location loc, float v) {
-  return b.create<LLVM::ConstantOp>(loc, b.getF32Type(), b.getF32FloatAttr(v));
-}
 
 /// e^x = ex2.approx.ftz(x * log2(e)), the fast path FLA also takes.
 Value emitExp(OpBuilder &b, Location loc, Value x) {

@@ -990,3 +990,47 @@ func.func @reduce_padded() attributes {tile.kernel, tile.num_warps = 2 : i64, ti
   tile.reduce add %src, %dst scratch(%s : !tile.buffer<64x32xf32, shared, #tile.padded<4>>) {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
   return
 }
+
+// -----
+
+// The in-warp row reduction (a scratch of one f32 per row): rows of 32 f32
+// in vectors of 4 are 8 lanes; each lane adds its 4 registers in order,
+// then 3 butterfly shuffles (xor 1, 2, 4) across its group, the group's
+// first lane (lane % 8 == 0) stores the row's sum
+// at 4 bytes per row (4 rows: only the first 32 of the 64 threads own a
+// vector, the others' values are replaced by 0 and not stored), a barrier, and each owner of a destination element
+// loads it back; a last barrier before the scratch is reused. No full-tile
+// stores.
+// CHECK-LABEL: llvm.func @reduce_in_warp
+// CHECK-NOT:     nvvm.barrier0
+// CHECK:         %[[P1:.*]] = llvm.fadd
+// CHECK:         %[[P2:.*]] = llvm.fadd %[[P1]]
+// CHECK:         %[[P3:.*]] = llvm.fadd %[[P2]]
+// CHECK-NEXT:    %[[Z:.*]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
+// CHECK-NEXT:    %[[A:.*]] = llvm.select %{{.*}}, %[[P3]], %[[Z]] : i1, f32
+// CHECK-NEXT:    %[[M1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[S1:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[A]], %[[M1]], %{{.*}} : f32 -> f32
+// CHECK-NEXT:    %[[B:.*]] = llvm.fadd %[[A]], %[[S1]] : f32
+// CHECK-NEXT:    %[[M2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    %[[S2:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[B]], %[[M2]], %{{.*}} : f32 -> f32
+// CHECK-NEXT:    %[[C:.*]] = llvm.fadd %[[B]], %[[S2]] : f32
+// CHECK-NEXT:    %[[M4:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK-NEXT:    %[[S4:.*]] = nvvm.shfl.sync  bfly %{{.*}}, %[[C]], %[[M4]], %{{.*}} : f32 -> f32
+// CHECK-NEXT:    %[[D:.*]] = llvm.fadd %[[C]], %[[S4]] : f32
+// CHECK-NEXT:    llvm.cond_br
+// CHECK:         llvm.cond_br
+// CHECK:         %[[OFF:.*]] = llvm.mul %{{.*}}, %{{.*}} overflow<nsw> : i64
+// CHECK-NEXT:    %[[PTR:.*]] = llvm.getelementptr %{{.*}}[%[[OFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:    llvm.store %[[D]], %[[PTR]] : f32, !llvm.ptr<3>
+// CHECK-NOT:     llvm.store
+// CHECK:         nvvm.barrier0
+// CHECK:         llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK:         nvvm.barrier0
+// CHECK:         llvm.return
+func.func @reduce_in_warp() attributes {tile.kernel, tile.num_warps = 2 : i64, tile.shared_memory_bytes = 16 : i64} {
+  %src = tile.alloc : !tile.buffer<4x32xf32, fragment, #tile.blocked<vector = 4>>
+  %dst = tile.alloc : !tile.buffer<4xf32, fragment, #tile.blocked<vector = 1>>
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<4xf32, shared>
+  tile.reduce add %src, %dst scratch(%s : !tile.buffer<4xf32, shared>) {dim = 1 : i64} : !tile.buffer<4x32xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<4xf32, fragment, #tile.blocked<vector = 1>>
+  return
+}

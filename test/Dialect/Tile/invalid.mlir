@@ -585,6 +585,41 @@ func.func @reduce_scratch_swizzled(%a: !tile.buffer<64x32xf32, fragment>, %b: !t
 
 // -----
 
+// The in-warp lowering's scratch: one f32 per row, plain.
+func.func @reduce_scratch_in_warp_shape(%a: !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>>, %b: !tile.buffer<64xf32, fragment>, %s: !tile.buffer<32xf32, shared>) {
+  // expected-error @below {{an in-warp reduction's scratch must be a row-major f32 shared buffer of the destination's shape 64}}
+  tile.reduce add %a, %b scratch(%s : !tile.buffer<32xf32, shared>) {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @reduce_scratch_in_warp_cols(%a: !tile.buffer<64x32xf32, fragment>, %b: !tile.buffer<32xf32, fragment>, %s: !tile.buffer<32xf32, shared>) {
+  // expected-error @below {{a scratch of the destination's shape is for row reductions (dim = 1)}}
+  tile.reduce add %a, %b scratch(%s : !tile.buffer<32xf32, shared>) {dim = 0 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<32xf32, fragment>
+  return
+}
+
+// -----
+
+// Rows of 64 vectors span two warps: no in-warp lowering.
+func.func @reduce_scratch_in_warp_wide(%a: !tile.buffer<16x256xf32, fragment, #tile.blocked<vector = 4>>, %b: !tile.buffer<16xf32, fragment>, %s: !tile.buffer<16xf32, shared>) {
+  // expected-error @below {{a scratch of the destination's shape needs a row reduction whose rows are each held by an aligned lane group of one warp}}
+  tile.reduce add %a, %b scratch(%s : !tile.buffer<16xf32, shared>) {dim = 1 : i64} : !tile.buffer<16x256xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<16xf32, fragment>
+  return
+}
+
+// -----
+
+// Rows of 3 vectors: no aligned lane group.
+func.func @reduce_scratch_in_warp_odd(%a: !tile.buffer<16x12xf32, fragment, #tile.blocked<vector = 4>>, %b: !tile.buffer<16xf32, fragment>, %s: !tile.buffer<16xf32, shared>) {
+  // expected-error @below {{a scratch of the destination's shape needs a row reduction}}
+  tile.reduce add %a, %b scratch(%s : !tile.buffer<16xf32, shared>) {dim = 1 : i64} : !tile.buffer<16x12xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<16xf32, fragment>
+  return
+}
+
+// -----
+
 func.func @for_stages(%n: index) {
   %c0 = arith.constant 0 : index
   // expected-error @below {{attribute 'num_stages' failed to satisfy constraint}}

@@ -494,6 +494,20 @@ LogicalResult MapOp::verifyRegions() {
 // ReduceOp
 //===----------------------------------------------------------------------===//
 
+std::optional<int64_t> ReduceOp::getInWarpLanes(BufferType source,
+                                                int64_t dim) {
+  auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(source.getLayout());
+  if (!blocked || dim != 1 || source.getRank() != 2)
+    return std::nullopt;
+  int64_t len = source.getShape()[1], vector = blocked.getVector();
+  if (vector <= 0 || len % vector != 0)
+    return std::nullopt;
+  int64_t lanes = len / vector;
+  if (lanes > 32 || 32 % lanes != 0)
+    return std::nullopt;
+  return lanes;
+}
+
 LogicalResult ReduceOp::verify() {
   auto src = cast<BufferType>(getSource().getType());
   auto dst = cast<BufferType>(getDest().getType());
@@ -509,6 +523,24 @@ LogicalResult ReduceOp::verify() {
     return emitOpError("reductions are on f32 fragments");
   if (Value scratch = getScratch()) {
     auto st = cast<BufferType>(scratch.getType());
+    if (st.getRank() == 1) {
+      // The in-warp lowering's: one element per row.
+      if (!st.isShared() || st.getShape() != dst.getShape() ||
+          !st.getElementType().isF32() || st.getLayout())
+        return emitOpError("an in-warp reduction's scratch must be a "
+                           "row-major f32 shared buffer of the "
+                           "destination's shape ")
+               << shapeStr(dst.getShape());
+      if (getDim() != 1)
+        return emitOpError("a scratch of the destination's shape is for "
+                           "row reductions (dim = 1)");
+      if (src.getLayout() && !getInWarpLanes(src, getDim()))
+        return emitOpError("a scratch of the destination's shape needs a "
+                           "row reduction whose rows are each held by an "
+                           "aligned lane group of one warp (a blocked "
+                           "layout with row length / vector dividing 32)");
+      return success();
+    }
     // Row-major, its rows maybe padded (#tile.padded): the lowering
     // addresses it element by element.
     if (!st.isShared() || st.getShape() != src.getShape() ||

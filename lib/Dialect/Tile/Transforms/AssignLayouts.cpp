@@ -494,8 +494,15 @@ void AssignLayoutsPass::runOnOperation() {
                   DictionaryAttr::get(ctx, entries));
   }
 
-  // Reductions go through a shared scratch tile. A row reduction (dim 1)
-  // has each thread read one row of it serially, 16 bytes at a time where
+  // Reductions go through a shared scratch tile. A row reduction whose
+  // source rows are each held by an aligned lane group of one warp (the
+  // blocked layouts whose rows are 1 to 32 vectors, a divisor of 32)
+  // combines in registers and warp shuffles and needs only one element per
+  // row ([M]): no full-tile round trip through shared memory, no serial
+  // chain of N loads (the q/k L2 norm's [16, 128] rows: 4 adds per lane and
+  // 5 shuffles instead of 128 dependent loads and adds on 16 threads).
+  // Otherwise a row reduction (dim 1) has each thread read one row of the
+  // [M, N] scratch serially, 16 bytes at a time where
   // the rows allow, while the threads of a warp take consecutive rows
   // (a quarter warp per 128-byte wavefront). Rows of a multiple of 32 words
   // all start on bank 0: the 8 rows of a wavefront hit the same four banks,
@@ -512,6 +519,16 @@ void AssignLayoutsPass::runOnOperation() {
       return;
     auto src = cast<BufferType>(reduce.getSource().getType());
     OpBuilder b(reduce);
+    if (ReduceOp::getInWarpLanes(src, reduce.getDim())) {
+      auto dst = cast<BufferType>(reduce.getDest().getType());
+      Value scratch = b.create<AllocOp>(
+          reduce.getLoc(),
+          BufferType::get(dst.getShape(), b.getF32Type(), MemorySpace::Shared),
+          nullptr);
+      reduce.getScratchMutable().assign(scratch);
+      ++numInWarpReductions;
+      return;
+    }
     Attribute pad;
     if (reduce.getDim() == 1 && src.getShape()[1] % 32 == 0)
       pad = PaddedAttr::get(ctx, 4);

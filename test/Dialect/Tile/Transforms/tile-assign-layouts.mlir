@@ -190,37 +190,69 @@ func.func @no_swizzle_without_gemm(%ph: !tile.ptr<f16>, %n: i32)
 
 // -----
 
-// Each tile.reduce gets an unswizzled f32 shared scratch of its source's
-// shape, allocated right before it; a row reduction's rows of a multiple
-// of 32 words get 4 words of padding (the threads that read consecutive
-// rows 16 bytes at a time then hit distinct banks), shorter rows none.
+// A tile.reduce whose rows no lane group of one warp holds gets an
+// unswizzled f32 shared scratch of its source's shape, allocated right
+// before it: [64, 256] with vectors of 4 has 64 lanes per row. A row
+// reduction's rows of a multiple of 32 words get 4 words of padding (the
+// threads that read consecutive rows 16 bytes at a time then hit distinct
+// banks); a column reduction's scratch is plain.
 
 // CHECK-LABEL: func.func @reduce_scratch
-// CHECK:      %[[SRC:.*]] = tile.alloc : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK:      %[[SRC:.*]] = tile.alloc : !tile.buffer<64x256xf32, fragment, #tile.blocked<vector = 4>>
 // CHECK:      %[[DST:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
-// CHECK:      %[[COL:.*]] = tile.alloc : !tile.buffer<32xf32, fragment, #tile.blocked<vector = 1>>
-// CHECK:      %[[S1:.*]] = tile.alloc : !tile.buffer<64x32xf32, shared, #tile.padded<4>>{{$}}
-// CHECK-NEXT: tile.reduce max %[[SRC]], %[[DST]] scratch(%[[S1]] : !tile.buffer<64x32xf32, shared, #tile.padded<4>>) {dim = 1 : i64}
-// CHECK-NEXT: %[[S2:.*]] = tile.alloc : !tile.buffer<64x32xf32, shared>{{$}}
-// CHECK-NEXT: tile.reduce add %[[SRC]], %[[COL]] scratch(%[[S2]] : !tile.buffer<64x32xf32, shared>) {dim = 0 : i64}
+// CHECK:      %[[COL:.*]] = tile.alloc : !tile.buffer<256xf32, fragment, #tile.blocked<vector = 1>>
+// CHECK:      %[[S1:.*]] = tile.alloc : !tile.buffer<64x256xf32, shared, #tile.padded<4>>{{$}}
+// CHECK-NEXT: tile.reduce max %[[SRC]], %[[DST]] scratch(%[[S1]] : !tile.buffer<64x256xf32, shared, #tile.padded<4>>) {dim = 1 : i64}
+// CHECK-NEXT: %[[S2:.*]] = tile.alloc : !tile.buffer<64x256xf32, shared>{{$}}
+// CHECK-NEXT: tile.reduce add %[[SRC]], %[[COL]] scratch(%[[S2]] : !tile.buffer<64x256xf32, shared>) {dim = 0 : i64}
 func.func @reduce_scratch() attributes {tile.kernel, tile.num_warps = 4 : i64} {
-  %src = tile.alloc : !tile.buffer<64x32xf32, fragment>
+  %src = tile.alloc : !tile.buffer<64x256xf32, fragment>
   %dst = tile.alloc : !tile.buffer<64xf32, fragment>
-  %col = tile.alloc : !tile.buffer<32xf32, fragment>
-  tile.reduce max %src, %dst {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<64xf32, fragment>
-  tile.reduce add %src, %col {dim = 0 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<32xf32, fragment>
+  %col = tile.alloc : !tile.buffer<256xf32, fragment>
+  tile.reduce max %src, %dst {dim = 1 : i64} : !tile.buffer<64x256xf32, fragment> -> !tile.buffer<64xf32, fragment>
+  tile.reduce add %src, %col {dim = 0 : i64} : !tile.buffer<64x256xf32, fragment> -> !tile.buffer<256xf32, fragment>
   return
 }
 
 // -----
 
+// Rows of 12 are 3 vectors of 4: no aligned lane group; short rows are not
+// padded.
+
 // CHECK-LABEL: func.func @reduce_scratch_short
-// CHECK:      tile.alloc : !tile.buffer<16x16xf32, shared>{{$}}
+// CHECK:      tile.alloc : !tile.buffer<16x12xf32, shared>{{$}}
 // CHECK-NEXT: tile.reduce add
 func.func @reduce_scratch_short() attributes {tile.kernel, tile.num_warps = 1 : i64} {
-  %src = tile.alloc : !tile.buffer<16x16xf32, fragment>
+  %src = tile.alloc : !tile.buffer<16x12xf32, fragment>
   %dst = tile.alloc : !tile.buffer<16xf32, fragment>
-  tile.reduce add %src, %dst {dim = 1 : i64} : !tile.buffer<16x16xf32, fragment> -> !tile.buffer<16xf32, fragment>
+  tile.reduce add %src, %dst {dim = 1 : i64} : !tile.buffer<16x12xf32, fragment> -> !tile.buffer<16xf32, fragment>
+  return
+}
+
+// -----
+
+// Row reductions whose rows are 1 to 32 vectors (a divisor of 32) are held
+// by aligned lane groups of one warp: their scratch is one f32 per row, the
+// in-warp lowering's (rows of 128 f32: 32 lanes of 4; of 32: 8 lanes; of 4:
+// one lane).
+
+// CHECK-LABEL: func.func @reduce_in_warp
+// CHECK:      tile.alloc : !tile.buffer<16xf32, shared>{{$}}
+// CHECK-NEXT: tile.reduce add %{{.*}}, %{{.*}} scratch(%{{.*}} : !tile.buffer<16xf32, shared>) {dim = 1 : i64} : !tile.buffer<16x128xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK:      tile.alloc : !tile.buffer<64xf32, shared>{{$}}
+// CHECK-NEXT: tile.reduce max %{{.*}} : !tile.buffer<64x32xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK:      tile.alloc : !tile.buffer<8xf32, shared>{{$}}
+// CHECK-NEXT: tile.reduce add %{{.*}} : !tile.buffer<8x4xf32, fragment, #tile.blocked<vector = 4>>
+func.func @reduce_in_warp() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %a = tile.alloc : !tile.buffer<16x128xf32, fragment>
+  %ra = tile.alloc : !tile.buffer<16xf32, fragment>
+  %b = tile.alloc : !tile.buffer<64x32xf32, fragment>
+  %rb = tile.alloc : !tile.buffer<64xf32, fragment>
+  %c = tile.alloc : !tile.buffer<8x4xf32, fragment>
+  %rc = tile.alloc : !tile.buffer<8xf32, fragment>
+  tile.reduce add %a, %ra {dim = 1 : i64} : !tile.buffer<16x128xf32, fragment> -> !tile.buffer<16xf32, fragment>
+  tile.reduce max %b, %rb {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<64xf32, fragment>
+  tile.reduce add %c, %rc {dim = 1 : i64} : !tile.buffer<8x4xf32, fragment> -> !tile.buffer<8xf32, fragment>
   return
 }
 

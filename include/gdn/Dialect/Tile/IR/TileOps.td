@@ -537,10 +537,20 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
     fragment, `dim = 0` each column into an `[N]` fragment; the result
     overwrites `dest`. Elements are combined in a fixed order, so results
     are bit-identical from run to run. The lowering goes through shared
-    memory, using `scratch` (an `[M, N]` f32 shared buffer that
-    tile-assign-layouts provides, row-major or `#tile.padded`: it pads a
-    row reduction's rows of a multiple of 32 words by 4, so that the
-    threads reading consecutive rows hit distinct banks).
+    memory, using `scratch`, which tile-assign-layouts provides:
+
+    - a row reduction whose source rows are each held by an aligned group
+      of g lanes of one warp (a blocked layout with row length / vector =
+      g, a divisor of 32) gets a scratch of the destination's shape `[M]`:
+      each lane combines its vector in index order, the g lanes combine
+      their partials in a butterfly of warp shuffles (lane l with lane
+      l ^ m, m = 1, 2, .., g / 2), and one lane per row writes the result;
+      the order depends only on the row length and the vector;
+    - any other reduction gets a scratch of the source's shape `[M, N]`
+      (row-major or `#tile.padded`: rows of a multiple of 32 words are
+      padded by 4, so that the threads reading consecutive rows hit
+      distinct banks): every thread writes its registers, then each
+      destination element is combined serially in index order.
 
     Example:
     ```mlir
@@ -555,6 +565,14 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
   let assemblyFormat = [{
     custom<ReduceKind>($kind) $source `,` $dest (`scratch` `(` $scratch^ `:` qualified(type($scratch)) `)`)? attr-dict
     `:` qualified(type($source)) `->` qualified(type($dest))
+  }];
+  let extraClassDeclaration = [{
+    /// g when every row of `source` (a fragment with a blocked layout,
+    /// reduced along `dim` = 1) is held by g consecutive lanes of one warp,
+    /// one vector each (g = row length / vector, a divisor of 32): the
+    /// in-warp lowering applies.
+    static std::optional<int64_t> getInWarpLanes(BufferType source,
+                                                 int64_t dim);
   }];
   let hasVerifier = 1;
 }

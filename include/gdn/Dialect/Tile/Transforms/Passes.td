@@ -92,8 +92,12 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       fragment's layout (mma: pairs; blocked: its vector): the same facts
       must hold for that width, as a requirement where a kernel argument
       decides, else the copy is an error;
-    * each `tile.reduce` gets a shared scratch buffer (a row reduction's
-      rows of a multiple of 32 words padded by 4 words).
+    * each `tile.reduce` gets a shared scratch buffer: one f32 per row
+      (`[M]`) for a row reduction whose rows are each held by an aligned
+      group of lanes of one warp (blocked source, row length / vector a
+      divisor of 32), which then combines in registers and shuffles;
+      otherwise the source's shape (a row reduction's rows of a multiple of
+      32 words padded by 4 words).
 
     Before:
     ```mlir
@@ -110,7 +114,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
     Statistic<"numMmaFragments", "mma-fragments", "Fragments given an mma layout">,
     Statistic<"numBlockedFragments", "blocked-fragments", "Fragments given a blocked layout">,
     Statistic<"numSwizzled", "swizzled-buffers", "Shared buffers given a swizzle">,
-    Statistic<"numPadded", "padded-buffers", "Shared buffers given padded rows">
+    Statistic<"numPadded", "padded-buffers", "Shared buffers given padded rows">,
+    Statistic<"numInWarpReductions", "in-warp-reductions", "Reductions given a per-row scratch (in-warp lowering)">
   ];
 }
 
