@@ -224,15 +224,35 @@ Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &all,
                              GdnProblem &problem, GdnPathChoice &out,
                              std::vector<const Manifest *> &selected) {
   GDN_RUN_TRY(chooseAmongBuilds(all, request, numSMs, problem, out, selected));
+  // A chosen stage that normalizes q and k itself (meta.fuses) replaces the
+  // separate stage: one launch and one pass over q and k fewer.
+  if (gdnQkL2NormFused(problem, selected))
+    selected.erase(std::remove_if(selected.begin(), selected.end(),
+                                  [](const Manifest *m) {
+                                    const MetaEntry *e = m->findMeta("when");
+                                    return e && e->value == kGdnWhenQkL2Norm;
+                                  }),
+                   selected.end());
   // The build chosen must hold the optional stages the problem asked for.
   for (const OptionalStage &o : optionalStages(problem))
-    if (o.asked && !hasStage(selected, o.when))
+    if (o.asked && !hasStage(selected, o.when) &&
+        !(o.when == std::string(kGdnWhenQkL2Norm) &&
+          gdnQkL2NormFused(problem, selected)))
       return Status::badInput(
           "gdn_prefill: the chosen kernels (" +
           std::string(selected.empty() ? "none" : selected.front()->path) +
           ", ...) have no stage with meta.when = " + o.when +
           ", which the problem asks for");
   return Status::success();
+}
+
+bool gdnQkL2NormFused(const GdnProblem &problem,
+                      const std::vector<const Manifest *> &selected) {
+  return problem.qkL2Norm &&
+         std::any_of(selected.begin(), selected.end(), [](const Manifest *m) {
+           const MetaEntry *e = m->findMeta("fuses");
+           return e && e->value == kGdnWhenQkL2Norm;
+         });
 }
 
 const GdnVariantEstimate *GdnPathChoice::chosen() const {

@@ -106,11 +106,18 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
 /// choice is made among the 64-bit build's. A set of one build is chosen
 /// from as it is. Optional stages (meta.when) are kept only when the problem
 /// asks for them (problem.qkL2Norm); BadInput when it asks for one no
-/// manifest provides.
+/// manifest provides. The qk_l2norm stage is dropped when a chosen stage
+/// does it itself (gdnQkL2NormFused; pass that to buildGdnSequence).
 Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &manifests,
                              const GdnPathRequest &request, int64_t numSMs,
                              GdnProblem &problem, GdnPathChoice &out,
                              std::vector<const Manifest *> &selected);
+
+/// True when the problem asks for the q/k L2 normalization and a stage of
+/// `selected` declares meta.fuses = qk_l2norm (it normalizes q and k into
+/// q_l2 and k_l2 itself; buildGdnSequence's qkL2NormFused).
+bool gdnQkL2NormFused(const GdnProblem &problem,
+                      const std::vector<const Manifest *> &selected);
 
 } // namespace gdn::run
 

@@ -46,7 +46,8 @@ ExprVariables GdnProblem::scalars() const {
           {"varlen", varlen() ? 1 : 0},
           {"gate_in_kernel", gateInKernel ? 1 : 0},
           {"beta_sigmoid", betaSigmoid ? 1 : 0},
-          {"neg_eigval", negEigval ? 1 : 0}};
+          {"neg_eigval", negEigval ? 1 : 0},
+          {"qk_l2norm", qkL2Norm ? 1 : 0}};
 }
 
 std::string GdnProblem::shapeText() const {

@@ -51,7 +51,7 @@ const char *gdnScalarName(GdnScalarId id) {
   static const char *const names[kGdnScalarCount] = {
       "B", "T",  "H",  "HV",     "DK",     "DV",
       "N", "NT", "NS", "has_h0", "varlen", "scale", "cp_theta",
-      "gate_in_kernel", "beta_sigmoid", "neg_eigval"};
+      "gate_in_kernel", "beta_sigmoid", "neg_eigval", "qk_l2norm"};
   return names[static_cast<int>(id)];
 }
 
@@ -374,7 +374,7 @@ Status selectGdnPath(const GdnPaths &paths, GdnPath path,
 }
 
 Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
-                        GdnSequence &out) {
+                        GdnSequence &out, bool qkL2NormFused) {
   GdnSequence seq;
   if (manifests.empty())
     return Status::badInput("gdn_prefill: no manifests given");
@@ -520,9 +520,18 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
   // Optional stages (meta.when) transform inputs into workspaces that every
   // later stage reads instead: qk_l2norm q and k into q_l2 and k_l2,
   // gate_beta g and beta into g_act and beta_act.
+  // A stage with meta.fuses = qk_l2norm does the same for q and k when the
+  // problem asks for it (qkL2NormFused), in place of the meta.when stage.
   for (size_t i = 0; i < seq.stages.size(); ++i) {
     const Manifest &m = *seq.stages[i].manifest;
     const MetaEntry *when = m.findMeta("when");
+    if (!when && qkL2NormFused) {
+      when = m.findMeta("fuses");
+      if (when && when->value != kGdnWhenQkL2Norm)
+        return error(m, when->line,
+                     "meta.fuses = " + when->value + ": only '" +
+                         kGdnWhenQkL2Norm + "' can be fused into a stage");
+    }
     if (!when)
       continue;
     std::vector<std::pair<std::string, std::string>> rebound;

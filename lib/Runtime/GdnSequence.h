@@ -129,9 +129,9 @@ std::vector<int64_t> gdnChunkMap(const std::vector<int64_t> &cu);
 /// Scalars of the GDN kernel ABI.
 enum class GdnScalarId {
   B, T, H, HV, DK, DV, N, NT, NS, HasH0, Varlen, Scale, CpTheta,
-  GateInKernel, BetaSigmoid, NegEigval
+  GateInKernel, BetaSigmoid, NegEigval, QkL2Norm
 };
-constexpr int kGdnScalarCount = 16;
+constexpr int kGdnScalarCount = 17;
 /// True for the f32 scalars (scale, cp_theta), bound from the problem's
 /// doubles; the others are integers of ExprVariables.
 bool gdnIsFloatScalar(GdnScalarId id);
@@ -283,9 +283,13 @@ Status selectGdnManifests(const std::vector<const Manifest *> &manifests,
 
 /// Validates `manifests` (all meta.op = gdn_prefill) as one sequence and
 /// binds their parameters; nothing here depends on the problem size.
+/// With `qkL2NormFused` (the problem asks for the q/k L2 normalization and
+/// a stage declares meta.fuses = qk_l2norm: it normalizes q and k itself,
+/// into the workspaces q_l2 and k_l2, instead of a meta.when stage), the
+/// stages after it read q and k from those workspaces.
 /// BadInput with a "manifest:line: error: ..." message on the first problem.
 Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
-                        GdnSequence &out);
+                        GdnSequence &out, bool qkL2NormFused = false);
 
 /// Evaluates grids and workspace sizes for the problem `scalars` (see
 /// GdnProblem::scalars) and checks launch limits and that every integer

@@ -14,7 +14,7 @@ const std::vector<std::string> &gdnExpressionNames() {
   static const std::vector<std::string> names = {
       "B",  "T",      "H",      "HV",           "DK",
       "DV", "N",      "NT",     "NS",           "has_h0",
-      "varlen", "gate_in_kernel", "beta_sigmoid", "neg_eigval"};
+      "varlen", "gate_in_kernel", "beta_sigmoid", "neg_eigval", "qk_l2norm"};
   return names;
 }
 
@@ -91,7 +91,7 @@ std::string verifyKernelMeta(const std::vector<KernelMetaEntry> &entries) {
   const std::vector<std::string> *known = gdn ? &gdnExpressionNames() : nullptr;
   bool hasStage = false, hasOrder = false, hasGrid = false;
   static const char *gdnKeys[] = {"stage", "order", "path", "dtype", "block_v",
-                                  "when"};
+                                  "when",  "fuses"};
   for (const KernelMetaEntry &e : entries) {
     if (e.isOther) {
       bool contract = e.key == "op" || e.key == "grid" ||
@@ -141,6 +141,10 @@ std::string verifyKernelMeta(const std::vector<KernelMetaEntry> &entries) {
         return quoted(e) + ": must be \"qk_l2norm\" or \"gate_beta\" (the "
                            "optional stages: q and k L2-normalized, the "
                            "per-token gate and beta transforms)";
+    } else if (gdn && e.key == "fuses") {
+      if (e.isInt || e.text != "qk_l2norm")
+        return quoted(e) + ": must be \"qk_l2norm\" (a stage that does the "
+                           "optional q/k L2 normalization itself)";
     } else if (gdn && e.key == "dtype") {
       if (e.isInt || (e.text != "f16" && e.text != "bf16"))
         return quoted(e) + ": must be \"f16\" or \"bf16\"";

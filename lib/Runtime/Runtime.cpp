@@ -451,7 +451,9 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
   GDN_C_TRY(chooseGdnPathAndBuild(ofDtype, request, rt.smCount, p,
                                   plan->choice, selected),
             GDN_ERROR_INVALID_ARGUMENT);
-  GDN_C_TRY(buildGdnSequence(selected, plan->sequence), GDN_ERROR_KERNELS);
+  GDN_C_TRY(buildGdnSequence(selected, plan->sequence,
+                             gdnQkL2NormFused(p, selected)),
+            GDN_ERROR_KERNELS);
   GdnSequence &seq = plan->sequence;
   if (dtypeName(seq.dtype) != dtype)
     return fail(GDN_ERROR_DTYPE, "gdn_plan_get: the " + dtype +

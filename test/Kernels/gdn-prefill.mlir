@@ -123,18 +123,26 @@
 // PREP: meta.order = 2
 // PREP: meta.ws_Ag = B*T*HV*64
 // PREP: meta.ws_P = B*T*HV*64
-// The prep of the block_v 128 forward, which forms P itself: no q, no
-// scale, no P workspace, less shared memory (no Q tile).
+// The prep of the block_v 128 forward, which forms P itself: no scale, no
+// P workspace, less shared memory (no Q tile). It reads q only to
+// normalize it (with k) when the problem asks (meta.fuses = qk_l2norm, the
+// scalar qk_l2norm; the workspaces q_l2 and k_l2 are empty otherwise).
 // PREPK: kernel = gdn_chunk_prep_k_f16
 // PREPK: shared_bytes = 35200
-// PREPK-NOT: param = q:
+// PREPK: param = q:ptr<f16>
 // PREPK: param = k:ptr<f16>
 // PREPK: param = chunk_map:ptr<i32>
 // PREPK-NOT: param = scale
 // PREPK-NOT: param = P:
+// PREPK: param = q_l2:ptr<f16>
+// PREPK-NEXT: param = k_l2:ptr<f16>
+// PREPK-NEXT: param = qk_l2norm:i32
 // PREPK: meta.block_v = 128
+// PREPK: meta.fuses = qk_l2norm
 // PREPK: meta.grid = NT,HV,1
 // PREPK-NOT: meta.ws_P
+// PREPK: meta.ws_k_l2 = qk_l2norm*B*T*H*128
+// PREPK: meta.ws_q_l2 = qk_l2norm*B*T*H*128
 // FWD: kernel = gdn_chunk_fwd_f16
 // FWD: block = 128,1,1
 // FWD: param = h0:ptr<f32>

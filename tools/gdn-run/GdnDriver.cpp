@@ -248,7 +248,8 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   GDN_RUN_TRY(
       chooseGdnPathAndBuild(manifests, request, numSMs, p, choice, selected));
 
-  GDN_RUN_TRY(buildGdnSequence(selected, sequence_));
+  GDN_RUN_TRY(
+      buildGdnSequence(selected, sequence_, gdnQkL2NormFused(p, selected)));
   const GdnSequence &seq = sequence_;
   if (!options.dtype.empty()) {
     DType wanted = options.dtype == "bf16" ? DType::BF16 : DType::F16;

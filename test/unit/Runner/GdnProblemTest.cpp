@@ -99,7 +99,8 @@ TEST(GdnProblemTest, Scalars) {
   EXPECT_EQ(s.at("gate_in_kernel"), 0);
   EXPECT_EQ(s.at("beta_sigmoid"), 0);
   EXPECT_EQ(s.at("neg_eigval"), 0);
-  EXPECT_EQ(s.size(), 14u);
+  EXPECT_EQ(s.at("qk_l2norm"), 0);
+  EXPECT_EQ(s.size(), 15u);
   // CP: 16 chunks per sequence in segments of 5 chunks -> 4 each.
   p.cpChunks = 5;
   EXPECT_EQ(p.scalars().at("NS"), 12);

@@ -304,6 +304,60 @@ TEST(GdnSequenceTest, QkL2NormStageRebindsLaterStages) {
       "transforms it");
 }
 
+// A stage that normalizes q and k itself (meta.fuses = qk_l2norm, as the
+// block_v 128 prep does): later stages read q_l2 and k_l2 only when the
+// problem asks for the normalization (buildGdnSequence's qkL2NormFused);
+// otherwise they read the caller's q and k and the workspaces are empty.
+TEST(GdnSequenceTest, FusedQkL2NormRebindsOnlyWhenAsked) {
+  std::string fused = l2normManifest();
+  fused.replace(fused.find("meta.when = qk_l2norm"), 21,
+                "meta.fuses = qk_l2norm");
+  for (const char *ws : {"meta.ws_q_l2 = ", "meta.ws_k_l2 = "})
+    fused.replace(fused.find(ws), std::string(ws).size(),
+                  std::string(ws) + "qk_l2norm*");
+  std::vector<std::string> texts = {fwdManifest(), cumsumManifest(),
+                                    solveManifest(), fused};
+  for (bool asked : {false, true}) {
+    SCOPED_TRACE(asked);
+    std::vector<std::unique_ptr<Manifest>> manifests;
+    std::vector<const Manifest *> ptrs;
+    ASSERT_TRUE(test::parseManifestTexts(texts, manifests, ptrs).ok());
+    GdnSequence seq;
+    Status s = buildGdnSequence(ptrs, seq, asked);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(seq.stages.size(), 4u);
+    const GdnStage &fwd = seq.stages[3];
+    EXPECT_EQ(fwd.args[0].kind,
+              asked ? GdnArg::Workspace : GdnArg::Tensor); // q
+    EXPECT_EQ(fwd.args[1].kind,
+              asked ? GdnArg::Workspace : GdnArg::Tensor); // k
+    // The fusing stage itself reads the caller's q and k either way.
+    EXPECT_EQ(seq.stages[0].args[0].kind, GdnArg::Tensor);
+    GdnProblem p;
+    p.B = 2;
+    p.T = 1000;
+    p.H = 16;
+    p.HV = 32;
+    p.qkL2Norm = asked;
+    ASSERT_TRUE(evaluateGdnSequence(p.scalars(), seq).ok());
+    EXPECT_EQ(seq.workspaces[0].name, "q_l2");
+    EXPECT_EQ(seq.workspaces[0].elements, asked ? 2 * 1000 * 16 * 128 : 0);
+  }
+  std::string other = fused;
+  other.replace(other.find("meta.fuses = qk_l2norm"), 22,
+                "meta.fuses = gate_beta");
+  std::vector<std::unique_ptr<Manifest>> manifests;
+  std::vector<const Manifest *> ptrs;
+  ASSERT_TRUE(test::parseManifestTexts({fwdManifest(), cumsumManifest(),
+                                        solveManifest(), other},
+                                       manifests, ptrs)
+                  .ok());
+  GdnSequence seq;
+  Status s = buildGdnSequence(ptrs, seq, true);
+  EXPECT_CONTAINS(s.message(), "meta.fuses = gate_beta: only 'qk_l2norm' "
+                               "can be fused into a stage");
+}
+
 TEST(GdnSequenceTest, TypesFollowTheManifests) {
   Fixture f;
   std::string bf = fwdManifest();
@@ -359,7 +413,7 @@ TEST(GdnSequenceTest, RejectsBadParameters) {
       "m2.manifest:23: error: unknown scalar parameter 'chunk' (gdn_prefill "
       "binds parameters by name; scalars: B, T, H, HV, DK, DV, N, NT, NS, "
       "has_h0, varlen, scale, cp_theta, gate_in_kernel, beta_sigmoid, "
-                  "neg_eigval)");
+                  "neg_eigval, qk_l2norm)");
   EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(),
                               fwdManifest("param = NT:ptr<i32>\n")}),
                   "parameter NT is a scalar of the kernel ABI but is "

@@ -123,23 +123,29 @@ TEST_F(RuntimeApiTest, PlanAndCache) {
 }
 
 // use_qk_l2norm adds the optional first stage (meta.when = qk_l2norm) and
-// its two [B, T, H, 128] 16-bit workspaces; it is part of the plan's key.
+// its two [B, T, H, 128] 16-bit workspaces to the block_v 16 variant; the
+// block_v 128 variant's prep normalizes q and k itself (meta.fuses), into
+// the same workspaces, so it keeps its kernel count. Part of the plan's key.
 TEST_F(RuntimeApiTest, QkL2NormStage) {
   for (gdn_path path : {GDN_PATH_DIRECT, GDN_PATH_CP}) {
-    gdn_problem p = problem();
-    p.path = path;
-    const gdn_plan *plain = nullptr, *l2 = nullptr;
-    ASSERT_EQ(gdn_plan_get(rt_, &p, &plain), GDN_SUCCESS) << lastError();
-    p.use_qk_l2norm = 1;
-    ASSERT_EQ(gdn_plan_get(rt_, &p, &l2), GDN_SUCCESS) << lastError();
-    EXPECT_NE(plain, l2);
-    gdn_plan_info a, b;
-    ASSERT_EQ(gdn_plan_get_info(plain, &a), GDN_SUCCESS);
-    ASSERT_EQ(gdn_plan_get_info(l2, &b), GDN_SUCCESS);
-    EXPECT_EQ(b.num_kernels, a.num_kernels + 1);
-    const size_t qk = size_t(p.B) * p.T * p.H * 128 * 2;
-    EXPECT_GE(b.workspace_bytes, a.workspace_bytes + 2 * qk);
-    EXPECT_LE(b.workspace_bytes, a.workspace_bytes + 2 * qk + 2 * 256);
+    for (int blockV : {16, 128}) {
+      SCOPED_TRACE(std::to_string(blockV));
+      gdn_problem p = problem();
+      p.path = path;
+      p.block_v = blockV;
+      const gdn_plan *plain = nullptr, *l2 = nullptr;
+      ASSERT_EQ(gdn_plan_get(rt_, &p, &plain), GDN_SUCCESS) << lastError();
+      p.use_qk_l2norm = 1;
+      ASSERT_EQ(gdn_plan_get(rt_, &p, &l2), GDN_SUCCESS) << lastError();
+      EXPECT_NE(plain, l2);
+      gdn_plan_info a, b;
+      ASSERT_EQ(gdn_plan_get_info(plain, &a), GDN_SUCCESS);
+      ASSERT_EQ(gdn_plan_get_info(l2, &b), GDN_SUCCESS);
+      EXPECT_EQ(b.num_kernels, a.num_kernels + (blockV == 16 ? 1 : 0));
+      const size_t qk = size_t(p.B) * p.T * p.H * 128 * 2;
+      EXPECT_GE(b.workspace_bytes + 2 * 256, a.workspace_bytes + 2 * qk);
+      EXPECT_LE(b.workspace_bytes, a.workspace_bytes + 2 * qk + 2 * 256);
+    }
   }
 }
 
