@@ -224,20 +224,26 @@ Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &all,
                              GdnProblem &problem, GdnPathChoice &out,
                              std::vector<const Manifest *> &selected) {
   GDN_RUN_TRY(chooseAmongBuilds(all, request, numSMs, problem, out, selected));
-  // A chosen stage that normalizes q and k itself (meta.fuses) replaces the
-  // separate stage: one launch and one pass over q and k fewer.
-  if (gdnQkL2NormFused(problem, selected))
-    selected.erase(std::remove_if(selected.begin(), selected.end(),
-                                  [](const Manifest *m) {
-                                    const MetaEntry *e = m->findMeta("when");
-                                    return e && e->value == kGdnWhenQkL2Norm;
-                                  }),
-                   selected.end());
+  // A chosen stage that does an optional stage's work itself (meta.fuses)
+  // replaces that stage: one launch (and for the L2 norm one pass over q
+  // and k) fewer.
+  auto fused = [&](const char *when) {
+    return std::any_of(selected.begin(), selected.end(),
+                       [&](const Manifest *m) {
+                         return gdnStageFuses(*m, when);
+                       });
+  };
+  for (const OptionalStage &o : optionalStages(problem))
+    if (o.asked && fused(o.when))
+      selected.erase(std::remove_if(selected.begin(), selected.end(),
+                                    [&](const Manifest *m) {
+                                      const MetaEntry *e = m->findMeta("when");
+                                      return e && e->value == o.when;
+                                    }),
+                     selected.end());
   // The build chosen must hold the optional stages the problem asked for.
   for (const OptionalStage &o : optionalStages(problem))
-    if (o.asked && !hasStage(selected, o.when) &&
-        !(o.when == std::string(kGdnWhenQkL2Norm) &&
-          gdnQkL2NormFused(problem, selected)))
+    if (o.asked && !hasStage(selected, o.when) && !fused(o.when))
       return Status::badInput(
           "gdn_prefill: the chosen kernels (" +
           std::string(selected.empty() ? "none" : selected.front()->path) +
@@ -250,8 +256,7 @@ bool gdnQkL2NormFused(const GdnProblem &problem,
                       const std::vector<const Manifest *> &selected) {
   return problem.qkL2Norm &&
          std::any_of(selected.begin(), selected.end(), [](const Manifest *m) {
-           const MetaEntry *e = m->findMeta("fuses");
-           return e && e->value == kGdnWhenQkL2Norm;
+           return gdnStageFuses(*m, kGdnWhenQkL2Norm);
          });
 }
 

@@ -55,6 +55,16 @@ const char *gdnScalarName(GdnScalarId id) {
   return names[static_cast<int>(id)];
 }
 
+bool gdnStageFuses(const Manifest &m, const std::string &stage) {
+  const MetaEntry *e = m.findMeta("fuses");
+  if (!e)
+    return false;
+  for (const std::string &part : splitExprList(e->value))
+    if (part == stage)
+      return true;
+  return false;
+}
+
 namespace {
 
 bool findTensor(const std::string &name, GdnTensorId &out) {
@@ -525,17 +535,22 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
   for (size_t i = 0; i < seq.stages.size(); ++i) {
     const Manifest &m = *seq.stages[i].manifest;
     const MetaEntry *when = m.findMeta("when");
-    if (!when && qkL2NormFused) {
-      when = m.findMeta("fuses");
-      if (when && when->value != kGdnWhenQkL2Norm)
-        return error(m, when->line,
-                     "meta.fuses = " + when->value + ": only '" +
-                         kGdnWhenQkL2Norm + "' can be fused into a stage");
+    if (const MetaEntry *fuses = m.findMeta("fuses")) {
+      for (const std::string &part : splitExprList(fuses->value))
+        if (part != kGdnWhenQkL2Norm && part != kGdnWhenGateBeta)
+          return error(m, fuses->line,
+                       "meta.fuses = " + fuses->value + ": '" + part +
+                           "' is not an optional stage ('" + kGdnWhenQkL2Norm +
+                           "', '" + kGdnWhenGateBeta + "')");
+      // Fusing gate_beta rebinds nothing: the fusing stages (the preps) are
+      // the only readers of g and beta and transform what they load.
+      if (!when && qkL2NormFused && gdnStageFuses(m, kGdnWhenQkL2Norm))
+        when = fuses;
     }
     if (!when)
       continue;
     std::vector<std::pair<std::string, std::string>> rebound;
-    if (when->value == kGdnWhenQkL2Norm)
+    if (when->value == kGdnWhenQkL2Norm || when->key == "fuses")
       rebound = {{"q", "q_l2"}, {"k", "k_l2"}};
     else if (when->value == kGdnWhenGateBeta)
       rebound = {{"g", "g_act"}, {"beta", "beta_act"}};
@@ -553,7 +568,7 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
       }
       if (!reads || !writes || it == wsIndex.end())
         return error(m, when->line,
-                     "meta.when = " + when->value + ": the stage must take " +
+                     "meta." + when->key + " = " + when->value + ": the stage must take " +
                          name + " and write the workspace " + out +
                          " (declared by meta.ws_" + out + ")");
       for (size_t j = 0; j < i; ++j)

@@ -110,6 +110,10 @@ constexpr const char *kGdnWhenQkL2Norm = "qk_l2norm";
 /// The meta.when value of the optional per-token gate/beta transform stage.
 constexpr const char *kGdnWhenGateBeta = "gate_beta";
 
+/// True when `m` declares meta.fuses listing `stage` (a meta.when value): it
+/// does that optional stage's work itself.
+bool gdnStageFuses(const Manifest &m, const std::string &stage);
+
 /// Tensors of the GDN kernel ABI.
 enum class GdnTensorId {
   Q, K, V, O, G, Beta, H0, Ht, CuSeqlens,

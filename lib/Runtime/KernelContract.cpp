@@ -142,9 +142,12 @@ std::string verifyKernelMeta(const std::vector<KernelMetaEntry> &entries) {
                            "optional stages: q and k L2-normalized, the "
                            "per-token gate and beta transforms)";
     } else if (gdn && e.key == "fuses") {
-      if (e.isInt || e.text != "qk_l2norm")
-        return quoted(e) + ": must be \"qk_l2norm\" (a stage that does the "
-                           "optional q/k L2 normalization itself)";
+      bool ok = !e.isInt && !e.text.empty();
+      for (const std::string &part : splitExprList(e.text))
+        ok &= part == "qk_l2norm" || part == "gate_beta";
+      if (!ok)
+        return quoted(e) + ": must list \"qk_l2norm\" and/or \"gate_beta\" "
+                           "(the optional stages this one does itself)";
     } else if (gdn && e.key == "dtype") {
       if (e.isInt || (e.text != "f16" && e.text != "bf16"))
         return quoted(e) + ": must be \"f16\" or \"bf16\"";

@@ -118,7 +118,10 @@
 // PREP: param = cu_seqlens:ptr<i32>
 // PREP: param = chunk_map:ptr<i32>
 // PREP: param = scale:f32
+// Both preps apply the gate and beta transforms to what they load (the only
+// readers of g and beta), so the gate_beta stage never runs with them.
 // PREP: meta.block_v = 16
+// PREP: meta.fuses = gate_beta
 // PREP: meta.grid = NT,HV,1
 // PREP: meta.order = 2
 // PREP: meta.ws_Ag = B*T*HV*64
@@ -138,7 +141,7 @@
 // PREPK-NEXT: param = k_l2:ptr<f16>
 // PREPK-NEXT: param = qk_l2norm:i32
 // PREPK: meta.block_v = 128
-// PREPK: meta.fuses = qk_l2norm
+// PREPK: meta.fuses = qk_l2norm,gate_beta
 // PREPK: meta.grid = NT,HV,1
 // PREPK-NOT: meta.ws_P
 // PREPK: meta.ws_k_l2 = qk_l2norm*B*T*H*128

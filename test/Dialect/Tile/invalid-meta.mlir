@@ -143,3 +143,11 @@ func.func @bad_when() attributes {tile.kernel, tile.num_warps = 4 : i64,
     tile.meta = {op = "gdn_prefill", stage = "s", order = 0 : i64, grid = "1,1,1", when = "l2"}} {
   return
 }
+
+// -----
+
+// expected-error @below {{fuses = "qk_l2norm, gate": must list "qk_l2norm" and/or "gate_beta"}}
+func.func @bad_fuses() attributes {tile.kernel, tile.num_warps = 4 : i64,
+    tile.meta = {op = "gdn_prefill", stage = "s", order = 0 : i64, grid = "1,1,1", fuses = "qk_l2norm, gate"}} {
+  return
+}

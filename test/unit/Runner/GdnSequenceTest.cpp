@@ -345,7 +345,7 @@ TEST(GdnSequenceTest, FusedQkL2NormRebindsOnlyWhenAsked) {
   }
   std::string other = fused;
   other.replace(other.find("meta.fuses = qk_l2norm"), 22,
-                "meta.fuses = gate_beta");
+                "meta.fuses = qk_l2norm,gate");
   std::vector<std::unique_ptr<Manifest>> manifests;
   std::vector<const Manifest *> ptrs;
   ASSERT_TRUE(test::parseManifestTexts({fwdManifest(), cumsumManifest(),
@@ -354,8 +354,8 @@ TEST(GdnSequenceTest, FusedQkL2NormRebindsOnlyWhenAsked) {
                   .ok());
   GdnSequence seq;
   Status s = buildGdnSequence(ptrs, seq, true);
-  EXPECT_CONTAINS(s.message(), "meta.fuses = gate_beta: only 'qk_l2norm' "
-                               "can be fused into a stage");
+  EXPECT_CONTAINS(s.message(), "meta.fuses = qk_l2norm,gate: 'gate' is not "
+                               "an optional stage ('qk_l2norm', 'gate_beta')");
 }
 
 TEST(GdnSequenceTest, TypesFollowTheManifests) {
