@@ -213,8 +213,8 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
     p.HV = options.dim("HV", p.H);
     p.hasH0 = options.h0;
   }
-  // Loaded or generated, q and k are then the raw inputs the first stage
-  // normalizes (and the fp64 reference the same way).
+  // Loaded or generated, q and k are then the raw inputs the kernels
+  // normalize (and the fp64 reference the same way).
   p.qkL2Norm = options.qkL2Norm;
   p.gateInKernel = options.gateInKernel;
   p.betaSigmoid = options.betaSigmoid;

@@ -339,17 +339,17 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
   --scale X            output scale (default DK^-1/2), passed as f32
   --h0                 random N(0,1) fp32 initial state
   --qk-l2norm          q and k are L2-normalized over the head dim by the
-                       kernels' first stage (FLA's use_qk_l2norm_in_kernel:
+                       kernels (FLA's use_qk_l2norm_in_kernel:
                        x / sqrt(sum x^2 + 1e-6)); generated q and k are then
                        N(0,1), not normalized, and the fp64 reference
                        normalizes them the same way
   --gate-in-kernel     g = -exp(a_log[hv]) softplus(g + dt_bias[hv]) by the
-                       kernels' first stage (FLA's use_gate_in_kernel);
+                       kernels (FLA's use_gate_in_kernel);
                        generated: raw g ~ N(0,1), a_log = log U(1,16),
                        dt_bias ~ U(-2,1) per value head
-  --beta-sigmoid       beta = sigmoid(beta) by the first stage; generated
+  --beta-sigmoid       beta = sigmoid(beta) by the kernels; generated
                        beta is then the raw N(0,1) logit
-  --neg-eigval         beta = 2 beta by the first stage (FLA's
+  --neg-eigval         beta = 2 beta by the kernels (FLA's
                        allow_neg_eigval); beta is rounded to its type once
   --cu-seqlens LIST    packed varlen boundaries, e.g. 0,410,841,4096:
                        requires B = 1, starts at 0, ends at T

@@ -111,13 +111,13 @@ typedef struct gdn_problem {
   gdn_path path;         /**< GDN_PATH_AUTO */
   int64_t block_v;       /**< 0: the cost model picks the variant */
   int64_t cp_chunks;     /**< 0: the cost model picks the segment size */
-  /** Nonzero: q and k are L2-normalized over the head dimension by a first
-   * kernel (y = x / sqrt(sum x^2 + 1e-6) in f32, rounded to dtype once, as
-   * FLA's use_qk_l2norm_in_kernel); the workspace holds the normalized
-   * copies. */
+  /** Nonzero: q and k are L2-normalized over the head dimension by the
+   * kernels (y = x / sqrt(sum x^2 + 1e-6) in f32, rounded to dtype once, as
+   * FLA's use_qk_l2norm_in_kernel: inside the prep, or a first kernel for
+   * the block_v 16 variant); the workspace holds the normalized copies. */
   int use_qk_l2norm;
-  /** Per-token transforms by a first kernel (FLA's keywords; fp32; beta
-   * rounded to dtype once): use_gate_in_kernel: g = -exp(A_log[hv]) *
+  /** Per-token transforms inside the prep kernels (FLA's keywords; fp32;
+   * beta rounded to dtype once): use_gate_in_kernel: g = -exp(A_log[hv]) *
    * softplus(g + dt_bias[hv]) (gdn_tensors.A_log, .dt_bias, [HV] f32);
    * use_beta_sigmoid: beta = sigmoid(beta); allow_neg_eigval: beta *= 2. */
   int use_gate_in_kernel, use_beta_sigmoid, allow_neg_eigval;

@@ -4,9 +4,9 @@ Same names, order and defaults as fla.ops.gated_delta_rule.
 chunk_gated_delta_rule (forward only). The kernels take q, k, v and o in
 f16 or bf16 ([B, T, H, 128] / [B, T, HV, 128]), g (log decay) in f32, beta
 in the input dtype, and a [N, HV, K, V] f32 state. FLA's in-kernel
-transforms run in the runtime's optional first kernels (gdn_qk_l2norm,
-gdn_gate_beta), on the raw inputs, in the same launch sequence as the
-prefill; only the value-first state layout is a torch step:
+transforms run inside the prep kernels on the raw inputs (the block_v 16
+variant normalizes q and k in an optional first kernel, gdn_qk_l2norm);
+only the value-first state layout is a torch step:
 
   use_qk_l2norm_in_kernel   q and k are L2-normalized over the head dim in
                             f32 (FLA's x / sqrt(sum x^2 + 1e-6)) and
@@ -233,8 +233,8 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
     if cu_seqlens is not None and cu is None:
         cu = [int(x) for x in cu_seqlens.tolist()]  # synchronizes, as FLA does
     opts = p["opts"]
-    # FLA's in-kernel transforms: the runtime's first kernels (gdn_qk_l2norm,
-    # gdn_gate_beta) when asked, on the raw q, k, g, beta.
+    # FLA's in-kernel transforms, done by the kernels on the raw q, k, g,
+    # beta when asked.
     flags = (bool(use_qk_l2norm_in_kernel), bool(opts["use_gate_in_kernel"]),
              bool(use_beta_sigmoid_in_kernel), bool(allow_neg_eigval))
     key = (p["B"], p["T"], p["H"], p["HV"], p["dtype"], initial_state is not None,

@@ -5,7 +5,7 @@ package.test, discovers this file too). On the GPU machine
 test/GPU/python.test runs it: every result against an fp64 token
 recurrence applied to the same (transformed) inputs, FLA's in-kernel
 transforms (L2 norm of q/k, beta sigmoid, allow_neg_eigval and the gate
-from A_log/dt_bias, done by the runtime's first kernels) and the
+from A_log/dt_bias, done inside the prep kernels) and the
 value-first state layout (a torch transpose), varlen with empty and
 length-1 sequences, GVA, h0, both dtypes; FLA 0.6.0 on the same inputs when
 it is importable (also with use_qk_l2norm_in_kernel on raw q/k); CUDA-graph
