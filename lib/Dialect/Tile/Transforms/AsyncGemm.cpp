@@ -9,6 +9,7 @@
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -19,28 +20,40 @@ namespace mlir::gdn::tile {
 
 namespace {
 
-/// The gemms issued and not yet waited for: their accumulators and their
-/// register A operands (present only with their accumulators).
+/// The gemms issued and not yet waited for, oldest first (each is one
+/// wgmma group: `wgmma.wait_group n` leaves the n youngest in flight): their
+/// accumulators and their register A operands.
 struct Pending {
-  llvm::SmallDenseSet<Value, 8> accumulators, registerOperands;
-  bool empty() const { return accumulators.empty(); }
-  bool uses(Value v) const {
-    return accumulators.contains(v) || registerOperands.contains(v);
+  struct Group {
+    Value accumulator, registerOperand; // registerOperand may be null
+    bool operator==(const Group &o) const {
+      return accumulator == o.accumulator &&
+             registerOperand == o.registerOperand;
+    }
+  };
+  SmallVector<Group, 4> groups;
+  bool empty() const { return groups.empty(); }
+  /// Index of the youngest group that reads or writes `v`, or -1.
+  int64_t youngestUse(Value v) const {
+    for (int64_t i = static_cast<int64_t>(groups.size()) - 1; i >= 0; --i)
+      if (groups[i].accumulator == v || groups[i].registerOperand == v)
+        return i;
+    return -1;
   }
   void add(GemmOp gemm) {
-    accumulators.insert(gemm.getC());
-    if (cast<BufferType>(gemm.getA().getType()).isFragment())
-      registerOperands.insert(gemm.getA());
+    Value a = gemm.getA();
+    groups.push_back({gemm.getC(),
+                      cast<BufferType>(a.getType()).isFragment() ? a : Value()});
   }
-  void merge(const Pending &o) {
-    accumulators.insert(o.accumulators.begin(), o.accumulators.end());
-    registerOperands.insert(o.registerOperands.begin(),
-                            o.registerOperands.end());
+  /// The groups that may stay in flight when group `i` must be complete.
+  int64_t keepAfter(int64_t i) const {
+    return static_cast<int64_t>(groups.size()) - i - 1;
   }
-  void clear() {
-    accumulators.clear();
-    registerOperands.clear();
+  /// Drops the groups a wait leaving `keep` in flight completes.
+  void retire(int64_t keep) {
+    groups.erase(groups.begin(), groups.end() - keep);
   }
+  void clear() { groups.clear(); }
 };
 
 bool isSharedBuffer(Value v) {
@@ -82,17 +95,27 @@ bool disturbs(Operation *op) {
   return true;
 }
 
-/// Whether `op` (with its nested ops) must not run while `pending` is in
-/// flight.
-bool needsWait(Operation *op, const Pending &pending) {
-  WalkResult r = op->walk([&](Operation *inner) {
-    if (disturbs(inner) ||
-        llvm::any_of(inner->getOperands(),
-                     [&](Value v) { return pending.uses(v); }))
+/// How many of `pending`'s youngest groups may stay in flight while `op`
+/// (with its nested ops) runs: none if it may disturb any (a barrier, a
+/// shared write), else those younger than the youngest group whose
+/// accumulator or register operand it uses; nullopt when it needs no wait.
+std::optional<int64_t> groupsToKeep(Operation *op, const Pending &pending) {
+  int64_t youngest = -1;
+  bool disturbing = false;
+  op->walk([&](Operation *inner) {
+    if (disturbs(inner)) {
+      disturbing = true;
       return WalkResult::interrupt();
+    }
+    for (Value v : inner->getOperands())
+      youngest = std::max(youngest, pending.youngestUse(v));
     return WalkResult::advance();
   });
-  return r.wasInterrupted();
+  if (disturbing)
+    return 0;
+  if (youngest < 0)
+    return std::nullopt;
+  return pending.keepAfter(youngest);
 }
 
 /// A synchronous gemm on the wgmma engine (its accumulator's layout).
@@ -125,11 +148,14 @@ struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
     scan(func.getBody().front(), pending, /*waitAtEnd=*/true);
   }
 
-  void wait(Operation *before, Pending &pending) {
+  /// A tile.gemm_wait before `before` that leaves `keep` groups in flight.
+  void wait(Operation *before, Pending &pending, int64_t keep = 0) {
     OpBuilder b(before);
-    b.create<GemmWaitOp>(before->getLoc(), 0);
-    pending.clear();
+    b.create<GemmWaitOp>(before->getLoc(), keep);
+    pending.retire(keep);
     ++numWaits;
+    if (keep > 0)
+      ++numPartialWaits;
   }
 
   /// Scans `block` with `pending` in flight on entry; leaves in `pending`
@@ -141,7 +167,7 @@ struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
         // fragment out as a result (then its users would not see it).
         if (!pending.empty() &&
             (waitAtEnd || llvm::any_of(op.getOperands(), [&](Value v) {
-               return pending.uses(v);
+               return pending.youngestUse(v) >= 0;
              })))
           wait(&op, pending);
         continue;
@@ -150,8 +176,8 @@ struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
         // Its accumulator is written: no pending gemm may read or write
         // it. (Its A operand is 16-bit, never a pending f32 accumulator:
         // whatever formed it from one waited.)
-        if (pending.uses(gemm.getC()))
-          wait(&op, pending);
+        if (int64_t i = pending.youngestUse(gemm.getC()); i >= 0)
+          wait(&op, pending, pending.keepAfter(i));
         gemm.setAsync(true);
         pending.add(gemm);
         ++numAsync;
@@ -160,13 +186,27 @@ struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
       if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
         // The condition is a scalar; the branches continue the scan and
         // their pending gemms flow out.
+        // A wait counts groups, so the branches must leave the same ones in
+        // flight; where they differ, both drain at their ends.
         Pending thenPending = pending, elsePending = pending;
         scan(ifOp.getThenRegion().front(), thenPending, /*waitAtEnd=*/false);
         if (!ifOp.getElseRegion().empty())
           scan(ifOp.getElseRegion().front(), elsePending,
                /*waitAtEnd=*/false);
+        if (thenPending.groups != elsePending.groups) {
+          if (!elsePending.empty() && ifOp.getElseRegion().empty()) {
+            Block *block = new Block();
+            ifOp.getElseRegion().push_back(block);
+            OpBuilder::atBlockEnd(block).create<scf::YieldOp>(ifOp.getLoc());
+          }
+          if (!thenPending.empty())
+            wait(ifOp.thenBlock()->getTerminator(), thenPending);
+          if (!elsePending.empty())
+            wait(ifOp.elseBlock()->getTerminator(), elsePending);
+          pending.clear();
+          continue;
+        }
         pending = std::move(thenPending);
-        pending.merge(elsePending);
         continue;
       }
       if (isa<LoopLikeOpInterface>(op)) {
@@ -179,8 +219,9 @@ struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
           }
         continue;
       }
-      if (!pending.empty() && needsWait(&op, pending))
-        wait(&op, pending);
+      if (!pending.empty())
+        if (std::optional<int64_t> keep = groupsToKeep(&op, pending))
+          wait(&op, pending, *keep);
     }
     // A body without a terminator (NoTerminator loops).
     if (waitAtEnd && !pending.empty()) {

@@ -2,16 +2,18 @@
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-async-gemm))' | FileCheck %s --check-prefix=REQUEST
 
 // Two products of one register operand (K S and Q S of the GDN step): both
-// asynchronous, one wait before the first use of an accumulator; the
-// transposed load between them (shared -> registers) runs while they fly.
+// asynchronous; the transposed load between them (shared -> registers) runs
+// while they fly, and the first use of K S waits for it alone (wait_group
+// 1: Q S, issued after it, stays in flight through the map); the function
+// end drains the rest.
 // CHECK-LABEL: func.func @independent
 // CHECK:      tile.gemm %[[S:.*]], %{{.*}}, %[[KS:.*]] {async, transpose_b}
 // CHECK-NEXT: tile.gemm %[[S]], %{{.*}}, %[[O:.*]] {async, transpose_b}
 // CHECK-NEXT: tile.copy %{{.*}} to %{{.*}} {transpose}
-// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: tile.gemm_wait {pending = 1 : i64}
 // CHECK-NEXT: tile.map ins(%[[KS]]
-// CHECK-NOT:  tile.gemm_wait
-// CHECK:      return
+// CHECK:      tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: return
 func.func @independent()
     attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
   %sk = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
@@ -95,12 +97,14 @@ func.func @shared_and_barrier()
 
 // -----
 
-// A gemm in a branch stays in flight after it; a loop waits for what is
-// pending before it, and its body is scanned on its own (wait before the
-// yield).
+// A wait counts groups, so both ways through a branch must leave the same
+// gemms in flight: a gemm in a branch without an else waits at the branch's
+// end. A loop waits for what is pending before it, and its body is scanned
+// on its own (wait before the yield).
 // CHECK-LABEL: func.func @regions
 // CHECK:      scf.if
 // CHECK-NEXT:   tile.gemm {{.*}} {async}
+// CHECK-NEXT:   tile.gemm_wait {pending = 0 : i64}
 // CHECK-NEXT: }
 // CHECK-NEXT: tile.gemm {{.*}} {async}
 // CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
@@ -168,21 +172,22 @@ func.func @not_a_kernel() {
 // -----
 
 // The register A operand of a pending gemm is overwritten: wait first.
-// A branch's pending gemm is read after the branch (the else branch waits
-// for itself before its barrier); a branch that yields a pending fragment
-// waits before the yield.
+// The branches leave different gemms in flight (the else branch waits for
+// its own before its barrier), so the then branch drains at its end and the
+// read after the branch needs no wait; a branch that yields a pending
+// fragment waits before the yield.
 // CHECK-LABEL: func.func @branches
 // CHECK:      tile.gemm %[[A16:.*]], %{{.*}}, %{{.*}} {async}
 // CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
 // CHECK-NEXT: tile.map outs(%[[A16]]
 // CHECK:      scf.if
 // CHECK-NEXT:   tile.gemm %{{.*}}, %{{.*}}, %[[C:.*]] {async}
+// CHECK-NEXT:   tile.gemm_wait {pending = 0 : i64}
 // CHECK-NEXT: } else {
 // CHECK-NEXT:   tile.gemm %{{.*}}, %{{.*}}, %[[C]] {async}
 // CHECK-NEXT:   tile.gemm_wait {pending = 0 : i64}
 // CHECK-NEXT:   tile.barrier
 // CHECK-NEXT: }
-// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
 // CHECK-NEXT: tile.map ins(%[[C]]
 // CHECK:      scf.if %{{.*}} -> (!tile.buffer
 // CHECK-NEXT:   tile.gemm {{.*}} {async}
@@ -297,5 +302,47 @@ func.func @not_requested()
   %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
   %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
+
+// -----
+
+// Waits leave the younger groups in flight: a gemm into a pending
+// accumulator waits for that gemm (pending = 1: the one issued after it
+// keeps running), a read of the oldest accumulator waits for it alone
+// (pending = 2), a read of the youngest for everything.
+// CHECK-LABEL: func.func @partial
+// CHECK:      tile.gemm %{{.*}}, %{{.*}}, %[[C1:.*]] {async}
+// CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %[[C2:.*]] {async}
+// CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %[[C3:.*]] {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 1 : i64}
+// CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %[[C2]] {async}
+// CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %[[C1]] {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 2 : i64}
+// CHECK-NEXT: tile.map ins(%[[C3]]
+// CHECK:      tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: tile.map ins(%[[C1]]
+// CHECK-NOT:  tile.gemm_wait
+// CHECK:      return
+func.func @partial()
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c1 = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %c2 = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %c3 = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %x = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %a, %c1 : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %a, %c2 : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %a, %c3 : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %a, %c2 : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %a, %c1 : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.map ins(%c3 : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) outs(%x : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) {
+  ^bb0(%v: f32):
+    tile.yield %v : f32
+  }
+  tile.map ins(%c1 : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) outs(%x : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) {
+  ^bb0(%v: f32):
+    tile.yield %v : f32
+  }
   return
 }

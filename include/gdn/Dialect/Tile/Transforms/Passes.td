@@ -322,22 +322,28 @@ def TileAsyncGemm : Pass<"tile-async-gemm", "::mlir::func::FuncOp"> {
     A synchronous `tile.gemm` on the wgmma engine issues its MMAs as one
     group and waits for it at once (`wgmma.wait_group 0`), so consecutive
     independent products pay their tensor-core latencies in series. This
-    pass marks such gemms `async` and places one `tile.gemm_wait {pending
-    = 0}` before the first op that needs their results or would disturb
-    them, so that independent products (and the register or shared-memory
-    work between them) overlap.
+    pass marks such gemms `async` (one wgmma group each, in issue order)
+    and places a `tile.gemm_wait` before the first op that needs a pending
+    gemm's result, leaving the gemms issued after that one in flight
+    (`pending` = their number: the W map of the GDN step waits for K S
+    while Q S keeps running), and a full wait (`pending = 0`) before an op
+    that would disturb any of them, so that independent products (and the
+    register or shared-memory work between them) overlap.
 
-    An op needs the wait when it (or an op nested in it) uses the
-    accumulator or the register A operand of a pending gemm, may write
+    An op needs a wait when it (or an op nested in it) uses the
+    accumulator or the register A operand of a pending gemm (it waits for
+    the youngest such gemm), may write
     memory other than fragments and global buffers (the tensor cores may
     still be reading a shared operand; planned buffers share bytes), waits
     for `cp.async` copies (they land in shared memory), is a `tile.barrier`
     (after it other warpgroups may write what a pending gemm of this one
     still reads), or declares no memory effects at all (a barrier or call
     of another dialect). A gemm that writes a pending gemm's accumulator or
-    register operand waits first; gemms sharing an operand do not. Pending
-    gemms flow into and out of `scf.if` branches (a branch that yields a
-    pending fragment waits first); loops wait before them and their bodies
+    register operand waits for that gemm; gemms sharing an operand do not.
+    Pending gemms flow into and out of `scf.if` branches when both ways
+    leave the same ones in flight (a wait counts groups); otherwise each
+    branch drains at its end (a branch that yields a pending fragment waits
+    first); loops wait before them and their bodies
     are scanned on their own, with a wait at the end of each body, as
     before every function return; other region ops are checked as a whole.
     Runs after `tile-insert-barriers` (so that no barrier lands between a
@@ -371,7 +377,8 @@ def TileAsyncGemm : Pass<"tile-async-gemm", "::mlir::func::FuncOp"> {
   ];
   let statistics = [
     Statistic<"numAsync", "async-gemms", "Gemms made asynchronous">,
-    Statistic<"numWaits", "gemm-waits", "tile.gemm_wait ops inserted">
+    Statistic<"numWaits", "gemm-waits", "tile.gemm_wait ops inserted">,
+    Statistic<"numPartialWaits", "partial-gemm-waits", "tile.gemm_wait ops that leave younger groups in flight">
   ];
 }
 
