@@ -120,11 +120,47 @@ struct ReduceLowering : TilePattern<ReduceOp> {
     if (!op.getScratch())
       return op.emitOpError("has no scratch buffer; run tile-assign-layouts "
                             "first");
+    if (failed(requireLayouts(op, {op.getSource(), op.getDest()})))
+      return failure();
+    auto scratchT = cast<BufferType>(op.getScratch().getType());
+    auto dstT = cast<BufferType>(op.getDest().getType());
+    if (scratchT.getShape() == dstT.getShape()) {
+      std::optional<int64_t> lanes = ReduceOp::getInWarpLanes(
+          cast<BufferType>(op.getSource().getType()), op.getDim());
+      if (!lanes || numThreadsOf(op) % 32 != 0)
+        return op.emitOpError("an in-warp reduction (scratch of the "
+                              "destination's shape) needs each row held by "
+                              "an aligned lane group of one warp");
+      lowerInWarp(op, adaptor, rewriter, *lanes);
+    } else {
+      lowerSerial(op, adaptor, rewriter);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  static Value combine(ReduceOp op, OpBuilder &b, Value x, Value y) {
+    Location loc = op.getLoc();
+    switch (op.getKind()) {
+    case ReduceKind::Add:
+      return b.create<LLVM::FAddOp>(loc, x, y);
+    case ReduceKind::Max:
+      return b.create<LLVM::MaxNumOp>(loc, x, y);
+    case ReduceKind::Min:
+      return b.create<LLVM::MinNumOp>(loc, x, y);
+    }
+    llvm_unreachable("unknown reduction");
+  }
+
+  /// Rows of `lanes` lanes: vectors in order, a butterfly, one store per
+  /// row, the barrier, the destination's loads.
+  static void lowerInWarp(ReduceOp op, OpAdaptor adaptor,
+                          ConversionPatternRewriter &rewriter,
+                          int64_t lanes) {
     auto srcT = cast<BufferType>(op.getSource().getType());
     auto dstT = cast<BufferType>(op.getDest().getType());
     auto scratchT = cast<BufferType>(op.getScratch().getType());
-    if (failed(requireLayouts(op, {op.getSource(), op.getDest()})))
-      return failure();
     Location loc = op.getLoc();
     Idx ix(rewriter, loc);
     Type f32 = rewriter.getF32Type();
@@ -132,75 +168,70 @@ struct ReduceLowering : TilePattern<ReduceOp> {
     Value tid = ix.tid();
     Value scratch = adaptor.getScratch();
     Regs src{adaptor.getSource(), f32}, dst{adaptor.getDest(), f32};
-    auto combine = [&](OpBuilder &b, Value x, Value y) -> Value {
-      switch (op.getKind()) {
-      case ReduceKind::Add:
-        return b.create<LLVM::FAddOp>(loc, x, y);
-      case ReduceKind::Max:
-        return b.create<LLVM::MaxNumOp>(loc, x, y);
-      case ReduceKind::Min:
-        return b.create<LLVM::MinNumOp>(loc, x, y);
+    Value lane = ix.rem(tid, 32);
+    Value leader = ix.ult(ix.rem(lane, lanes), ix.c(1));
+    Value fullMask = ix.c32(-1), clamp = ix.c32(31);
+    SmallVector<Run> runs = fragmentRuns(ix, srcT, numThreads, tid);
+    SmallVector<Value> partials;
+    for (Run &run : runs) {
+      Value partial = src.load(ix, run.reg);
+      for (int64_t i = 1; i < run.len; ++i)
+        partial = combine(op, rewriter, partial, src.load(ix, run.reg + i));
+      // Groups are either all owners or all not (rows are whole groups), so
+      // a non-owner's value only meets non-owners'; keep it defined.
+      if (run.guard)
+        partial = rewriter.create<LLVM::SelectOp>(
+            loc, run.guard, partial, f32Constant(rewriter, loc, 0.0f));
+      partials.push_back(partial);
+    }
+    // One butterfly round over all slots at a time: independent chains
+    // interleave.
+    for (int64_t m = 1; m < lanes; m *= 2) {
+      Value offset = ix.c32(m);
+      for (Value &partial : partials) {
+        Value other = rewriter.create<NVVM::ShflOp>(
+            loc, f32, fullMask, partial, offset, clamp, NVVM::ShflKind::bfly,
+            UnitAttr());
+        partial = combine(op, rewriter, partial, other);
       }
-      llvm_unreachable("unknown reduction");
-    };
-    if (scratchT.getShape() == dstT.getShape()) {
-      std::optional<int64_t> lanes =
-          ReduceOp::getInWarpLanes(srcT, op.getDim());
-      if (!lanes || numThreads % 32 != 0)
-        return op.emitOpError("an in-warp reduction (scratch of the "
-                              "destination's shape) needs each row held by "
-                              "an aligned lane group of one warp");
-      Value lane = ix.rem(tid, 32);
-      Value leader = ix.ult(ix.rem(lane, *lanes), ix.c(1));
-      Value fullMask = ix.c32(-1), clamp = ix.c32(31);
-      SmallVector<Run> runs = fragmentRuns(ix, srcT, numThreads, tid);
-      SmallVector<Value> partials;
-      for (Run &run : runs) {
-        Value partial = src.load(ix, run.reg);
-        for (int64_t i = 1; i < run.len; ++i)
-          partial = combine(rewriter, partial, src.load(ix, run.reg + i));
-        // Groups are either all owners or all not (rows are whole groups),
-        // so a non-owner's value only meets non-owners'; keep it defined.
-        if (run.guard)
-          partial = rewriter.create<LLVM::SelectOp>(
-              loc, run.guard, partial, f32Constant(rewriter, loc, 0.0f));
-        partials.push_back(partial);
-      }
-      // One butterfly round over all slots at a time: independent chains
-      // interleave.
-      for (int64_t m = 1; m < *lanes; m *= 2) {
-        Value offset = ix.c32(m);
-        for (Value &partial : partials) {
-          Value other = rewriter.create<NVVM::ShflOp>(
-              loc, f32, fullMask, partial, offset, clamp,
-              NVVM::ShflKind::bfly, UnitAttr());
-          partial = combine(rewriter, partial, other);
-        }
-      }
-      emitGuarded(rewriter, loc, leader, [&](OpBuilder &) {
-        for (auto [run, partial] : llvm::zip(runs, partials))
-          emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
-            Idx bx(b, loc);
-            Value ptr = bx.gep(scratch, b.getI8Type(),
-                               sharedByteOffset(bx, scratchT, {run.coord[0]}));
-            b.create<LLVM::StoreOp>(loc, partial, ptr);
-          });
-      });
-      createComputeBarrier(rewriter, loc, op);
-      for (Run &run : fragmentRuns(ix, dstT, numThreads, tid))
+    }
+    emitGuarded(rewriter, loc, leader, [&](OpBuilder &) {
+      for (auto [run, partial] : llvm::zip(runs, partials))
         emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
           Idx bx(b, loc);
-          for (int64_t i = 0; i < run.len; ++i) {
-            Value ptr = bx.gep(
-                scratch, b.getI8Type(),
-                sharedByteOffset(bx, scratchT, {bx.add(run.coord[0], i)}));
-            dst.store(bx, run.reg + i, b.create<LLVM::LoadOp>(loc, f32, ptr));
-          }
+          Value ptr = bx.gep(scratch, b.getI8Type(),
+                             sharedByteOffset(bx, scratchT, {run.coord[0]}));
+          b.create<LLVM::StoreOp>(loc, partial, ptr);
         });
-      createComputeBarrier(rewriter, loc, op);
-      rewriter.eraseOp(op);
-      return success();
-    }
+    });
+    createComputeBarrier(rewriter, loc, op);
+    for (Run &run : fragmentRuns(ix, dstT, numThreads, tid))
+      emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
+        Idx bx(b, loc);
+        for (int64_t i = 0; i < run.len; ++i) {
+          Value ptr = bx.gep(
+              scratch, b.getI8Type(),
+              sharedByteOffset(bx, scratchT, {bx.add(run.coord[0], i)}));
+          dst.store(bx, run.reg + i, b.create<LLVM::LoadOp>(loc, f32, ptr));
+        }
+      });
+    createComputeBarrier(rewriter, loc, op);
+  }
+
+  /// Every register to the [M, N] scratch, the barrier, each destination
+  /// element combined serially in index order.
+  static void lowerSerial(ReduceOp op, OpAdaptor adaptor,
+                          ConversionPatternRewriter &rewriter) {
+    auto srcT = cast<BufferType>(op.getSource().getType());
+    auto dstT = cast<BufferType>(op.getDest().getType());
+    auto scratchT = cast<BufferType>(op.getScratch().getType());
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    Type f32 = rewriter.getF32Type();
+    int64_t numThreads = numThreadsOf(op);
+    Value tid = ix.tid();
+    Value scratch = adaptor.getScratch();
+    Regs src{adaptor.getSource(), f32}, dst{adaptor.getDest(), f32};
     for (Run &run : fragmentRuns(ix, srcT, numThreads, tid))
       emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
         Idx bx(b, loc);
@@ -227,14 +258,12 @@ struct ReduceLowering : TilePattern<ReduceOp> {
             Value ptr = bx.gep(scratch, b.getI8Type(),
                                sharedByteOffset(bx, scratchT, coord));
             Value v = b.create<LLVM::LoadOp>(loc, f32, ptr);
-            accum = accum ? combine(b, accum, v) : v;
+            accum = accum ? combine(op, b, accum, v) : v;
           }
           dst.store(bx, run.reg + i, accum);
         }
       });
     createComputeBarrier(rewriter, loc, op);
-    rewriter.eraseOp(op);
-    return success();
   }
 };
 

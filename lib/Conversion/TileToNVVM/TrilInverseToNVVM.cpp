@@ -367,12 +367,6 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
                                         /*alignment=*/16)
               .getResult();
         };
-        auto loadCol4 = [&](Value base, Value r, Value c) {
-          SmallVector<Value, 4> v;
-          for (int64_t e = 0; e < 4; ++e)
-            v.push_back(acc.load(bx, base, bx.add(r, e), c));
-          return v;
-        };
         // The same, at a constant step (dr, dc) from element (r, c), whose
         // address is `at` (SquareAccess::step: [reg + imm] when linear).
         auto loadRow4At = [&](Value at, Value base, Value r, Value c,

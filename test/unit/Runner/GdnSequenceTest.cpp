@@ -93,10 +93,11 @@ struct Fixture {
   std::vector<std::unique_ptr<Manifest>> manifests;
   GdnSequence seq;
 
-  Status build(const std::vector<std::string> &texts) {
+  Status build(const std::vector<std::string> &texts,
+               bool qkL2NormFused = false) {
     std::vector<const Manifest *> ptrs;
     GDN_RUN_TRY(test::parseManifestTexts(texts, manifests, ptrs));
-    return buildGdnSequence(ptrs, seq);
+    return buildGdnSequence(ptrs, seq, qkL2NormFused);
   }
 };
 
@@ -319,12 +320,10 @@ TEST(GdnSequenceTest, FusedQkL2NormRebindsOnlyWhenAsked) {
                                     solveManifest(), fused};
   for (bool asked : {false, true}) {
     SCOPED_TRACE(asked);
-    std::vector<std::unique_ptr<Manifest>> manifests;
-    std::vector<const Manifest *> ptrs;
-    ASSERT_TRUE(test::parseManifestTexts(texts, manifests, ptrs).ok());
-    GdnSequence seq;
-    Status s = buildGdnSequence(ptrs, seq, asked);
+    Fixture f;
+    Status s = f.build(texts, asked);
     ASSERT_TRUE(s.ok()) << s.message();
+    const GdnSequence &seq = f.seq;
     ASSERT_EQ(seq.stages.size(), 4u);
     const GdnStage &fwd = seq.stages[3];
     EXPECT_EQ(fwd.args[0].kind,
@@ -333,27 +332,18 @@ TEST(GdnSequenceTest, FusedQkL2NormRebindsOnlyWhenAsked) {
               asked ? GdnArg::Workspace : GdnArg::Tensor); // k
     // The fusing stage itself reads the caller's q and k either way.
     EXPECT_EQ(seq.stages[0].args[0].kind, GdnArg::Tensor);
-    GdnProblem p;
-    p.B = 2;
-    p.T = 1000;
-    p.H = 16;
-    p.HV = 32;
-    p.qkL2Norm = asked;
-    ASSERT_TRUE(evaluateGdnSequence(p.scalars(), seq).ok());
+    ExprVariables vars = scalars();
+    vars["qk_l2norm"] = asked;
+    ASSERT_TRUE(evaluateGdnSequence(vars, f.seq).ok());
     EXPECT_EQ(seq.workspaces[0].name, "q_l2");
     EXPECT_EQ(seq.workspaces[0].elements, asked ? 2 * 1000 * 16 * 128 : 0);
   }
   std::string other = fused;
   other.replace(other.find("meta.fuses = qk_l2norm"), 22,
                 "meta.fuses = qk_l2norm,gate");
-  std::vector<std::unique_ptr<Manifest>> manifests;
-  std::vector<const Manifest *> ptrs;
-  ASSERT_TRUE(test::parseManifestTexts({fwdManifest(), cumsumManifest(),
-                                        solveManifest(), other},
-                                       manifests, ptrs)
-                  .ok());
-  GdnSequence seq;
-  Status s = buildGdnSequence(ptrs, seq, true);
+  Fixture f;
+  Status s = f.build({fwdManifest(), cumsumManifest(), solveManifest(), other},
+                     true);
   EXPECT_CONTAINS(s.message(), "meta.fuses = qk_l2norm,gate: 'gate' is not "
                                "an optional stage ('qk_l2norm', 'gate_beta')");
 }

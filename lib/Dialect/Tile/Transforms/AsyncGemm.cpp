@@ -148,8 +148,10 @@ struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
     scan(func.getBody().front(), pending, /*waitAtEnd=*/true);
   }
 
-  /// A tile.gemm_wait before `before` that leaves `keep` groups in flight.
+  /// A tile.gemm_wait before `before` that leaves `keep` groups in flight
+  /// (at most 7, the op's bound: waiting for more than needed is safe).
   void wait(Operation *before, Pending &pending, int64_t keep = 0) {
+    keep = std::min<int64_t>(keep, 7);
     OpBuilder b(before);
     b.create<GemmWaitOp>(before->getLoc(), keep);
     pending.retire(keep);
