@@ -38,6 +38,8 @@ std::vector<int64_t> gdnChunkMap(const std::vector<int64_t> &cu) {
     for (int64_t c = 0; c < chunks; ++c) {
       map.push_back(static_cast<int64_t>(s));
       map.push_back(c);
+      map.push_back(cu[s]);
+      map.push_back(cu[s + 1]);
     }
   }
   return map;
@@ -688,7 +690,7 @@ int64_t gdnTensorElements(GdnTensorId id, const ExprVariables &scalars) {
     n = at("NS") + 1;
     break;
   case GdnTensorId::ChunkMap:
-    n = 2 * at("NT");
+    n = 4 * at("NT");
     break;
   case GdnTensorId::CpSeq:
   case GdnTensorId::CpLast:
@@ -786,10 +788,7 @@ Status evaluateGdnSequence(const ExprVariables &scalars, GdnSequence &seq) {
       case GdnTensorId::CpLast:
         largest = 1;
         break;
-      case GdnTensorId::ChunkMap:
-        what = "NT";
-        largest = scalars.at("NT");
-        break;
+      case GdnTensorId::ChunkMap: // sequence bounds: up to B*T
       default:
         break;
       }

@@ -62,13 +62,16 @@
 //                                           cp_seg_start[n] .. [n+1]-1
 //   a_log       ptr<f32>       [HV]         the gate's parameters (gate_beta
 //   dt_bias     ptr<f32>       [HV]         stage, with gate_in_kernel)
-//   chunk_map   ptr<i32|i64>   [NT,2]       for each chunk of 64 tokens in
+//   chunk_map   ptr<i32|i64>   [NT,4]       for each chunk of 64 tokens in
 //                                           packed order (chunks never span
-//                                           two sequences): its sequence and
-//                                           its index in that sequence, so a
-//                                           kernel with a block per chunk
-//                                           finds both with one load instead
-//                                           of a search of cu_seqlens
+//                                           two sequences): its sequence, its
+//                                           index in that sequence and the
+//                                           sequence's bounds cu_seqlens[s],
+//                                           cu_seqlens[s+1], so a kernel with
+//                                           a block per chunk finds them all
+//                                           with one round of loads (no
+//                                           search of cu_seqlens, no load
+//                                           that waits for another)
 //   gate_in_kernel beta_sigmoid neg_eigval   i32 or i64 flags (0 or 1)
 //   B T H HV DK DV N NT NS has_h0 varlen     i32 or i64 scalars (NS: number
 //                                           of CP segments; N on the direct
@@ -126,8 +129,9 @@ bool gdnIsIndexTensor(GdnTensorId id);
 const char *gdnTensorName(GdnTensorId id);
 
 /// chunk_map for packed boundaries `cu` ({0, ..., B*T}): for each chunk of
-/// 64 tokens, sequence by sequence, {sequence, chunk index within it}
-/// (2 * NT values; an empty sequence has no chunk).
+/// 64 tokens, sequence by sequence, {sequence, chunk index within it,
+/// cu[sequence], cu[sequence + 1]} (4 * NT values; an empty sequence has no
+/// chunk).
 std::vector<int64_t> gdnChunkMap(const std::vector<int64_t> &cu);
 
 /// Scalars of the GDN kernel ABI.

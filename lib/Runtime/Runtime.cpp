@@ -10,6 +10,17 @@
 // runs need no lock; plan creation and module loading take the runtime's
 // mutex.
 //
+// Replay: a call that repeats one of the plan's recent calls (the same
+// tensors, workspace and stream) launches an instantiated CUDA graph of the
+// same launches instead of the kernels one by one (one driver call instead
+// of one per kernel, and no tensor maps to encode): the graph is captured on
+// the plan's own stream the second time a call is seen, and replayed from
+// the third. The launches are those of a plain call (same kernels,
+// parameters and order), so the results are bit-identical. Not while the
+// caller's stream is capturing, not with an allocated workspace, not when a
+// concurrent call holds the plan's replay cache (it launches plainly), and
+// never with GDN_RUN_NO_REPLAY or the environment's GDN_NO_REPLAY=1.
+//
 //===----------------------------------------------------------------------===//
 
 #include "gdn/Runtime/gdn_runtime.h"
@@ -86,6 +97,28 @@ struct ModuleImage {
   bool usedCubin = false;
 };
 
+/// A call's identity for replay: every pointer it binds and its stream.
+struct ReplayKey {
+  GdnTensorPointers ptrs{};
+  CUdeviceptr workspace = 0;
+  CUstream stream = nullptr;
+  bool operator==(const ReplayKey &o) const {
+    return ptrs == o.ptrs && workspace == o.workspace && stream == o.stream;
+  }
+};
+
+/// One recent call of a plan: seen once (no graph yet), replayable (exec),
+/// or not replayable (the capture failed; it launches plainly).
+struct ReplayEntry {
+  ReplayKey key;
+  uint64_t lastUse = 0;
+  CUgraphExec exec = nullptr;
+  bool failed = false;
+};
+
+/// Calls remembered per plan (least recently used goes first).
+constexpr size_t kReplayEntries = 8;
+
 } // namespace
 
 struct gdn_plan {
@@ -108,6 +141,11 @@ struct gdn_plan {
   /// manifest tensor map; the hot path encodes each at this call's base
   /// pointer).
   std::vector<std::vector<TensorMapPlan>> stageMaps;
+  /// Replay cache (see the file comment); guarded by replayMutex.
+  mutable std::mutex replayMutex;
+  mutable std::vector<ReplayEntry> replay;
+  mutable uint64_t replayClock = 0;
+  mutable CUstream captureStream = nullptr;
 };
 
 struct gdn_runtime {
@@ -122,15 +160,23 @@ struct gdn_runtime {
   std::map<std::string, ModuleImage> images;       ///< by ptxPath
   std::mutex mutex;
   std::map<std::string, std::unique_ptr<gdn_plan>> plans;
+  bool replay = true; ///< GDN_NO_REPLAY=1 turns replay off
 
   ~gdn_runtime() {
     if (!context)
       return;
     CUcontext previous = nullptr;
     bool pushed = driver.cuCtxPushCurrent(context) == CUDA_SUCCESS;
-    for (auto &entry : plans)
-      if (entry.second->indexBuffer)
-        (void)driver.cuMemFree(entry.second->indexBuffer);
+    for (auto &entry : plans) {
+      gdn_plan &plan = *entry.second;
+      for (ReplayEntry &r : plan.replay)
+        if (r.exec)
+          (void)driver.cuGraphExecDestroy(r.exec);
+      if (plan.captureStream)
+        (void)driver.cuStreamDestroy(plan.captureStream);
+      if (plan.indexBuffer)
+        (void)driver.cuMemFree(plan.indexBuffer);
+    }
     for (auto &entry : images)
       if (entry.second.module)
         (void)driver.cuModuleUnload(entry.second.module);
@@ -588,6 +634,154 @@ gdn_status checkPointer(const gdn_plan &plan, const char *name,
   return GDN_SUCCESS;
 }
 
+/// Launches the plan's kernels on `stream` with the call's pointers.
+gdn_status enqueueStages(const gdn_plan &planRef, const GdnTensorPointers &ptrs,
+                         CUdeviceptr ws, CUstream cuStream) {
+  const gdn_plan *plan = &planRef;
+  const gdn_runtime &rt = *plan->runtime;
+  const GdnSequence &seq = plan->sequence;
+  gdn_status result = GDN_SUCCESS;
+  for (size_t i = 0; i < seq.stages.size() && result == GDN_SUCCESS; ++i) {
+    const GdnStage &stage = seq.stages[i];
+    // Hot path: the plan's bound slots, this call's pointers, and the
+    // plan's tensor maps encoded at this call's base pointers, on the stack
+    // (no expression is evaluated, nothing allocated).
+    constexpr size_t kMaxFastParams = 64, kMaxFastMaps = 8;
+    const std::vector<uint64_t> &bound = plan->stageSlots[i];
+    const std::vector<TensorMapDecl> &decls = stage.manifest->tensorMaps;
+    if (!bound.empty() && bound.size() <= kMaxFastParams &&
+        decls.size() <= kMaxFastMaps) {
+      uint64_t slots[kMaxFastParams];
+      void *argv[kMaxFastParams];
+      CUtensorMap maps[kMaxFastMaps]; // alignas(64) by its declaration
+      std::memcpy(slots, bound.data(), bound.size() * sizeof(uint64_t));
+      for (size_t j = 0; j < bound.size(); ++j)
+        argv[j] = &slots[j];
+      for (size_t j = 0; j < stage.args.size(); ++j) {
+        const GdnArg &arg = stage.args[j];
+        if (arg.kind == GdnArg::Tensor)
+          slots[j] = ptrs[arg.index];
+        else if (arg.kind == GdnArg::Workspace)
+          slots[j] = ws + plan->wsOffsets[arg.index];
+      }
+      Status s = Status::success();
+      for (size_t k = 0; k < decls.size() && s.ok(); ++k) {
+        s = encodeTensorMapAt(rt.driver, *stage.manifest, decls[k],
+                              plan->stageMaps[i][k],
+                              slots[decls[k].baseIndex], maps[k]);
+        argv[decls[k].paramIndex] = &maps[k];
+      }
+      if (s.ok())
+        s = launchKernel(rt.driver, plan->kernels[i], stage.grid, argv,
+                         cuStream);
+      if (!s.ok())
+        result = fromStatus(
+            Status(s.code(), "gdn_run: stage '" + stage.name + "' (" +
+                                 stage.manifest->kernel + "): " + s.message()),
+            GDN_ERROR_LIMIT);
+      continue;
+    }
+    // Slow path (more parameters or maps than the fast path holds).
+    std::vector<CUdeviceptr> wsPtrs(plan->wsOffsets.size());
+    for (size_t w = 0; w < wsPtrs.size(); ++w)
+      wsPtrs[w] = ws + plan->wsOffsets[w];
+    KernelArgs args(*stage.manifest);
+    Status s = bindGdnStage(rt.driver, stage, plan->scalars,
+                            plan->problem.scale, plan->problem.cpTheta, ptrs,
+                            wsPtrs, args);
+    if (s.ok())
+      s = launchKernel(rt.driver, plan->kernels[i], stage.grid, args.data(),
+                       cuStream);
+    if (!s.ok())
+      result = fromStatus(Status(s.code(), "gdn_run: stage '" + stage.name +
+                                               "' (" + stage.manifest->kernel +
+                                               "): " + s.message()),
+                          GDN_ERROR_LIMIT);
+  }
+  return result;
+}
+
+/// gdn_run's replay (see the file comment): true when the call was served
+/// from the plan's replay cache (`result` says how the graph launch went),
+/// false when the caller must launch the kernels.
+bool tryReplay(const gdn_plan &plan, const GdnTensorPointers &ptrs,
+               CUdeviceptr ws, CUstream stream, gdn_status &result) {
+  const CudaDriver &d = plan.runtime->driver;
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (d.cuStreamIsCapturing(stream, &capture) != CUDA_SUCCESS ||
+      capture != CU_STREAM_CAPTURE_STATUS_NONE)
+    return false; // the caller's capture records the kernels themselves
+  std::unique_lock<std::mutex> lock(plan.replayMutex, std::try_to_lock);
+  if (!lock.owns_lock())
+    return false;
+  ReplayKey key{ptrs, ws, stream};
+  uint64_t now = ++plan.replayClock;
+  auto it = std::find_if(plan.replay.begin(), plan.replay.end(),
+                         [&](const ReplayEntry &e) { return e.key == key; });
+  if (it == plan.replay.end()) {
+    // First sight: remember it (evicting the least recently used) and let
+    // the caller launch. An evicted graph still in flight is freed by the
+    // driver when it completes.
+    if (plan.replay.size() == kReplayEntries) {
+      auto lru = std::min_element(plan.replay.begin(), plan.replay.end(),
+                                  [](const ReplayEntry &x,
+                                     const ReplayEntry &y) {
+                                    return x.lastUse < y.lastUse;
+                                  });
+      if (lru->exec)
+        (void)d.cuGraphExecDestroy(lru->exec);
+      plan.replay.erase(lru);
+    }
+    ReplayEntry e;
+    e.key = key;
+    e.lastUse = now;
+    plan.replay.push_back(e);
+    return false;
+  }
+  ReplayEntry &e = *it;
+  e.lastUse = now;
+  if (e.failed)
+    return false;
+  if (!e.exec) {
+    // Second sight: capture the launches on the plan's own stream.
+    e.failed = true; // until the graph exists
+    if (!plan.captureStream &&
+        d.cuStreamCreate(&plan.captureStream, CU_STREAM_NON_BLOCKING) !=
+            CUDA_SUCCESS) {
+      plan.captureStream = nullptr;
+      return false;
+    }
+    if (d.cuStreamBeginCapture(plan.captureStream,
+                               CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) !=
+        CUDA_SUCCESS)
+      return false;
+    std::string lastError = tlsLastError;
+    gdn_status st = enqueueStages(plan, ptrs, ws, plan.captureStream);
+    tlsLastError = lastError; // a failed capture is not the caller's error
+    CUgraph graph = nullptr;
+    CUresult ended = d.cuStreamEndCapture(plan.captureStream, &graph);
+    if (st != GDN_SUCCESS || ended != CUDA_SUCCESS || !graph) {
+      if (graph)
+        (void)d.cuGraphDestroy(graph);
+      return false;
+    }
+    CUresult made = d.cuGraphInstantiateWithFlags(&e.exec, graph, 0);
+    (void)d.cuGraphDestroy(graph);
+    if (made != CUDA_SUCCESS) {
+      e.exec = nullptr;
+      return false;
+    }
+    e.failed = false;
+  }
+  CUresult r = d.cuGraphLaunch(e.exec, stream);
+  result = r == CUDA_SUCCESS
+               ? GDN_SUCCESS
+               : fail(GDN_ERROR_CUDA,
+                      "gdn_run: cuGraphLaunch of the plan's replay failed: " +
+                          d.describe(r));
+  return true;
+}
+
 } // namespace
 
 extern "C" {
@@ -697,6 +891,8 @@ gdn_status gdn_runtime_create(int device, const char *kernelDir,
   gdn_status st = dir.empty() ? loadBundle(*rt) : loadDirectory(*rt, dir);
   if (st != GDN_SUCCESS)
     return st;
+  if (const char *env = std::getenv("GDN_NO_REPLAY"))
+    rt->replay = std::strcmp(env, "0") == 0 || env[0] == '\0';
   GDN_C_TRY(GDN_CU(d, cuDevicePrimaryCtxRetain, &rt->context, rt->device),
             GDN_ERROR_CUDA);
   *out = rt.release();
@@ -769,7 +965,8 @@ gdn_status gdn_run(const gdn_plan *plan, const gdn_tensors *tensors,
   if (!plan || !tensors)
     return fail(GDN_ERROR_INVALID_ARGUMENT,
                 "gdn_run: plan and tensors must not be null");
-  if (flags & ~unsigned(GDN_RUN_ALLOCATE_WORKSPACE | GDN_RUN_TRUSTED_POINTERS))
+  if (flags & ~unsigned(GDN_RUN_ALLOCATE_WORKSPACE | GDN_RUN_TRUSTED_POINTERS |
+                        GDN_RUN_NO_REPLAY))
     return fail(GDN_ERROR_INVALID_ARGUMENT,
                 "gdn_run: unknown flags " + std::to_string(flags));
   const gdn_runtime &rt = *plan->runtime;
@@ -858,63 +1055,10 @@ gdn_status gdn_run(const gdn_plan *plan, const gdn_tensors *tensors,
     }
   }
   gdn_status result = GDN_SUCCESS;
-  for (size_t i = 0; i < seq.stages.size() && result == GDN_SUCCESS; ++i) {
-    const GdnStage &stage = seq.stages[i];
-    // Hot path: the plan's bound slots, this call's pointers, and the
-    // plan's tensor maps encoded at this call's base pointers, on the stack
-    // (no expression is evaluated, nothing allocated).
-    constexpr size_t kMaxFastParams = 64, kMaxFastMaps = 8;
-    const std::vector<uint64_t> &bound = plan->stageSlots[i];
-    const std::vector<TensorMapDecl> &decls = stage.manifest->tensorMaps;
-    if (!bound.empty() && bound.size() <= kMaxFastParams &&
-        decls.size() <= kMaxFastMaps) {
-      uint64_t slots[kMaxFastParams];
-      void *argv[kMaxFastParams];
-      CUtensorMap maps[kMaxFastMaps]; // alignas(64) by its declaration
-      std::memcpy(slots, bound.data(), bound.size() * sizeof(uint64_t));
-      for (size_t j = 0; j < bound.size(); ++j)
-        argv[j] = &slots[j];
-      for (size_t j = 0; j < stage.args.size(); ++j) {
-        const GdnArg &arg = stage.args[j];
-        if (arg.kind == GdnArg::Tensor)
-          slots[j] = ptrs[arg.index];
-        else if (arg.kind == GdnArg::Workspace)
-          slots[j] = ws + plan->wsOffsets[arg.index];
-      }
-      Status s = Status::success();
-      for (size_t k = 0; k < decls.size() && s.ok(); ++k) {
-        s = encodeTensorMapAt(rt.driver, *stage.manifest, decls[k],
-                              plan->stageMaps[i][k],
-                              slots[decls[k].baseIndex], maps[k]);
-        argv[decls[k].paramIndex] = &maps[k];
-      }
-      if (s.ok())
-        s = launchKernel(rt.driver, plan->kernels[i], stage.grid, argv,
-                         cuStream);
-      if (!s.ok())
-        result = fromStatus(
-            Status(s.code(), "gdn_run: stage '" + stage.name + "' (" +
-                                 stage.manifest->kernel + "): " + s.message()),
-            GDN_ERROR_LIMIT);
-      continue;
-    }
-    // Slow path (more parameters or maps than the fast path holds).
-    std::vector<CUdeviceptr> wsPtrs(plan->wsOffsets.size());
-    for (size_t w = 0; w < wsPtrs.size(); ++w)
-      wsPtrs[w] = ws + plan->wsOffsets[w];
-    KernelArgs args(*stage.manifest);
-    Status s = bindGdnStage(rt.driver, stage, plan->scalars,
-                            plan->problem.scale, plan->problem.cpTheta, ptrs,
-                            wsPtrs, args);
-    if (s.ok())
-      s = launchKernel(rt.driver, plan->kernels[i], stage.grid, args.data(),
-                       cuStream);
-    if (!s.ok())
-      result = fromStatus(Status(s.code(), "gdn_run: stage '" + stage.name +
-                                               "' (" + stage.manifest->kernel +
-                                               "): " + s.message()),
-                          GDN_ERROR_LIMIT);
-  }
+  if (!allocated && rt.replay && !(flags & GDN_RUN_NO_REPLAY) &&
+      tryReplay(*plan, ptrs, ws, cuStream, result))
+    return result;
+  result = enqueueStages(*plan, ptrs, ws, cuStream);
   if (allocated)
     (void)rt.driver.cuMemFreeAsync(ws, cuStream);
   return result;

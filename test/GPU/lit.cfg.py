@@ -32,6 +32,7 @@ lit_root = os.path.dirname(os.path.dirname(os.path.abspath(lit.__file__)))
 config.substitutions.append(("%kernels", kernel_dir))
 config.substitutions.append(("%gdn-run", gdn_run))
 config.substitutions.append(("%gdn-example", os.path.join(config.gdn_tools_dir, "gdn-example")))
+config.substitutions.append(("%gdn-replay", os.path.join(config.gdn_tools_dir, "gdn-replay")))
 config.substitutions.append(("%python", sys.executable))
 # %expect-exit N CMD...: runs CMD, passes its output through, succeeds iff
 # it exits with status N (the internal shell has no $?).

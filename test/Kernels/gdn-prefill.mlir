@@ -113,9 +113,9 @@
 // PREP: kernel = gdn_chunk_prep_f16
 // PREP: shared_bytes = 35200
 // PREP: param = q:ptr<f16>
-// Each block finds its sequence and chunk in the host-computed chunk_map
-// ({sequence, chunk} per chunk; no search over cu_seqlens).
-// PREP: param = cu_seqlens:ptr<i32>
+// Each block finds its chunk and its sequence's bounds in the host-computed
+// chunk_map ({sequence, chunk, bos, eos} per chunk): no cu_seqlens.
+// PREP-NOT: param = cu_seqlens
 // PREP: param = chunk_map:ptr<i32>
 // PREP: param = scale:f32
 // Both preps apply the gate and beta transforms to what they load (the only
@@ -134,6 +134,7 @@
 // PREPK: shared_bytes = 35200
 // PREPK: param = q:ptr<f16>
 // PREPK: param = k:ptr<f16>
+// PREPK-NOT: param = cu_seqlens
 // PREPK: param = chunk_map:ptr<i32>
 // PREPK-NOT: param = scale
 // PREPK-NOT: param = P:

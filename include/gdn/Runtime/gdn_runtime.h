@@ -151,7 +151,11 @@ enum {
   GDN_RUN_ALLOCATE_WORKSPACE = 1u << 0,
   /** Skip the per-pointer driver queries (host pointer, device): the caller
    * guarantees the tensors are on the plan's device. */
-  GDN_RUN_TRUSTED_POINTERS = 1u << 1
+  GDN_RUN_TRUSTED_POINTERS = 1u << 1,
+  /** Launch the kernels one by one even when the call repeats a recent one
+   * (see gdn_run; the environment's GDN_NO_REPLAY=1 does it for every
+   * call of the runtime). */
+  GDN_RUN_NO_REPLAY = 1u << 2
 };
 
 /** GDN_RUNTIME_VERSION of the library. */
@@ -198,7 +202,14 @@ GDN_RUNTIME_API gdn_status gdn_plan_get_info(const gdn_plan *plan,
 
 /** Enqueues the prefill on `stream`. `workspace` (256-byte aligned, at
  * least gdn_plan_workspace_bytes) may be NULL when the plan needs none or
- * with GDN_RUN_ALLOCATE_WORKSPACE. `flags`: GDN_RUN_*. */
+ * with GDN_RUN_ALLOCATE_WORKSPACE. `flags`: GDN_RUN_*.
+ *
+ * A call that repeats one of the plan's last 8 distinct calls (the same
+ * tensor pointers, workspace and stream) is replayed from a CUDA graph of
+ * its launches, made the second time the call is seen: one driver call
+ * however many kernels the plan has, bit-identical results. Not while
+ * `stream` is capturing (the capture records the kernels), not with an
+ * allocated workspace, not with GDN_RUN_NO_REPLAY. */
 GDN_RUNTIME_API gdn_status gdn_run(const gdn_plan *plan,
                                    const gdn_tensors *tensors,
                                    void *workspace, size_t workspace_bytes,

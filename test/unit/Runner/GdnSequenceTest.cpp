@@ -805,16 +805,20 @@ TEST(GdnSequenceTest, BindsCpNames) {
                   "3000000000 do not fit ptr<i32> (declare it ptr<i64>)");
 }
 
-// chunk_map: {sequence, chunk within it} per chunk of 64 tokens in packed
-// order, so that a kernel with a block per chunk needs no search of
-// cu_seqlens (an O(N) chain of loads per block with many sequences).
+// chunk_map: {sequence, chunk within it, the sequence's bounds} per chunk
+// of 64 tokens in packed order, so that a kernel with a block per chunk
+// needs no search of cu_seqlens (an O(N) chain of loads per block with many
+// sequences) and no load that waits for another.
 TEST(GdnSequenceTest, ChunkMap) {
   // Lengths 1, 0, 69, 130: chunks 1 + 0 + 2 + 3.
   std::vector<int64_t> cu = {0, 1, 1, 70, 200};
   EXPECT_EQ(gdnChunkMap(cu),
-            (std::vector<int64_t>{0, 0, 2, 0, 2, 1, 3, 0, 3, 1, 3, 2}));
+            (std::vector<int64_t>{0, 0, 0,   1,   2, 0, 1,   70,
+                                  2, 1, 1,   70,  3, 0, 70,  200,
+                                  3, 1, 70,  200, 3, 2, 70,  200}));
   EXPECT_TRUE(gdnChunkMap({0}).empty());
-  EXPECT_EQ(gdnChunkMap({0, 64, 128}), (std::vector<int64_t>{0, 0, 1, 0}));
+  EXPECT_EQ(gdnChunkMap({0, 64, 128}),
+            (std::vector<int64_t>{0, 0, 0, 64, 1, 0, 64, 128}));
 
   Fixture f;
   Status s = f.build({cumsumManifest("param = chunk_map:ptr<i32>\n"),
@@ -826,7 +830,7 @@ TEST(GdnSequenceTest, ChunkMap) {
   EXPECT_EQ(f.seq.stages[0].args.back().index,
             static_cast<int>(GdnTensorId::ChunkMap));
 
-  // The uploaded bytes (i32) and the element count 2 NT.
+  // The uploaded bytes (i32) and the element count 4 NT.
   GdnProblem p;
   p.B = 1;
   p.T = 200;
@@ -835,11 +839,13 @@ TEST(GdnSequenceTest, ChunkMap) {
   p.cuSeqlens = cu;
   std::vector<unsigned char> bytes =
       gdnIndexTensorBytes(p, f.seq, p.cpSegments(), GdnTensorId::ChunkMap);
-  ASSERT_EQ(bytes.size(), 12 * sizeof(int32_t));
+  ASSERT_EQ(bytes.size(), 24 * sizeof(int32_t));
   int32_t last;
-  std::memcpy(&last, bytes.data() + 11 * sizeof(int32_t), sizeof last);
+  std::memcpy(&last, bytes.data() + 21 * sizeof(int32_t), sizeof last);
   EXPECT_EQ(last, 2);
-  EXPECT_EQ(gdnTensorElements(GdnTensorId::ChunkMap, p.scalars()), 12);
+  std::memcpy(&last, bytes.data() + 23 * sizeof(int32_t), sizeof last);
+  EXPECT_EQ(last, 200);
+  EXPECT_EQ(gdnTensorElements(GdnTensorId::ChunkMap, p.scalars()), 24);
 
   std::string f32Map = cumsumManifest("param = chunk_map:ptr<f32>\n");
   EXPECT_CONTAINS(buildError({f32Map, solveManifest(), fwdManifest()}),

@@ -306,8 +306,15 @@ TEST_F(RuntimeApiTest, RunArgumentChecks) {
   EXPECT_EQ(gdn_run(plan, &t, workspace, ws, nullptr, 1u << 7),
             GDN_ERROR_INVALID_ARGUMENT);
 
-  // Everything a planning-only runtime can check passes, then: no device.
+  EXPECT_EQ(gdn_run(plan, &t, workspace, ws, nullptr, 1u << 3),
+            GDN_ERROR_INVALID_ARGUMENT);
+
+  // Everything a planning-only runtime can check passes, then: no device
+  // (with every known flag too).
   EXPECT_EQ(gdn_run(plan, &t, workspace, ws, nullptr, 0), GDN_ERROR_NO_DEVICE);
+  EXPECT_EQ(gdn_run(plan, &t, workspace, ws, nullptr,
+                    GDN_RUN_TRUSTED_POINTERS | GDN_RUN_NO_REPLAY),
+            GDN_ERROR_NO_DEVICE);
   EXPECT_NE(lastError().find("planning only"), std::string::npos)
       << lastError();
 
