@@ -47,7 +47,8 @@ ExprVariables GdnProblem::scalars() const {
           {"gate_in_kernel", gateInKernel ? 1 : 0},
           {"beta_sigmoid", betaSigmoid ? 1 : 0},
           {"neg_eigval", negEigval ? 1 : 0},
-          {"qk_l2norm", qkL2Norm ? 1 : 0}};
+          {"qk_l2norm", qkL2Norm ? 1 : 0},
+          {"state_v_first", stateVFirst ? 1 : 0}};
 }
 
 std::string GdnProblem::shapeText() const {

@@ -45,6 +45,10 @@ struct GdnProblem {
   /// beta = 2 beta (FLA's allow_neg_eigval).
   bool gateInKernel = false, betaSigmoid = false, negEigval = false;
   bool gateBeta() const { return gateInKernel || betaSigmoid || negEigval; }
+  /// h0 and ht are [N, HV, V, K] (FLA's state_v_first) instead of
+  /// [N, HV, K, V]: the kernels that read h0 or write ht take the scalar
+  /// state_v_first and copy the state transposed accordingly.
+  bool stateVFirst = false;
   std::vector<int64_t> cuSeqlens; ///< packed varlen boundaries; empty: none
   double scale = 0;             ///< output scale, f32-representable
   /// CP summaries: the warm-up window's decay threshold (the shortcut is

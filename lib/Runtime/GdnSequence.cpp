@@ -53,7 +53,8 @@ const char *gdnScalarName(GdnScalarId id) {
   static const char *const names[kGdnScalarCount] = {
       "B", "T",  "H",  "HV",     "DK",     "DV",
       "N", "NT", "NS", "has_h0", "varlen", "scale", "cp_theta",
-      "gate_in_kernel", "beta_sigmoid", "neg_eigval", "qk_l2norm"};
+      "gate_in_kernel", "beta_sigmoid", "neg_eigval", "qk_l2norm",
+      "state_v_first"};
   return names[static_cast<int>(id)];
 }
 
@@ -733,8 +734,30 @@ bool gdnFitsIndex32(const std::vector<const Manifest *> &manifests,
 }
 
 Status evaluateGdnSequence(const ExprVariables &scalars, GdnSequence &seq) {
+  auto vFirst = scalars.find("state_v_first");
+  const bool stateVFirst = vFirst != scalars.end() && vFirst->second != 0;
   for (GdnStage &stage : seq.stages) {
     const Manifest &m = *stage.manifest;
+    // A kernel that reads h0 or writes ht without the scalar state_v_first
+    // would take a [V, K] state for [K, V].
+    if (stateVFirst) {
+      const GdnArg *state = nullptr;
+      bool takesFlag = false;
+      for (const GdnArg &arg : stage.args) {
+        if (!state && arg.kind == GdnArg::Tensor &&
+            (arg.index == static_cast<int>(GdnTensorId::H0) ||
+             arg.index == static_cast<int>(GdnTensorId::Ht)))
+          state = &arg;
+        takesFlag |= arg.kind == GdnArg::Scalar &&
+                     arg.index == static_cast<int>(GdnScalarId::StateVFirst);
+      }
+      if (state && !takesFlag)
+        return error(m, state->param->line,
+                     "the problem's states are [N, HV, V, K] "
+                     "(state_v_first), but kernel " + m.kernel + " takes " +
+                         state->param->name +
+                         " without the scalar state_v_first");
+    }
     const MetaEntry *grid = m.findMeta("grid");
     std::array<int64_t, 3> g = {0, 0, 0};
     Status s = evaluateExprTriple(grid->value, scalars, g);

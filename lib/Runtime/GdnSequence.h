@@ -73,6 +73,8 @@
 //                                           search of cu_seqlens, no load
 //                                           that waits for another)
 //   gate_in_kernel beta_sigmoid neg_eigval   i32 or i64 flags (0 or 1)
+//   qk_l2norm state_v_first                  (state_v_first: h0 and ht are
+//                                           [N, HV, DV, DK])
 //   B T H HV DK DV N NT NS has_h0 varlen     i32 or i64 scalars (NS: number
 //                                           of CP segments; N on the direct
 //                                           path, one segment per sequence)
@@ -137,9 +139,9 @@ std::vector<int64_t> gdnChunkMap(const std::vector<int64_t> &cu);
 /// Scalars of the GDN kernel ABI.
 enum class GdnScalarId {
   B, T, H, HV, DK, DV, N, NT, NS, HasH0, Varlen, Scale, CpTheta,
-  GateInKernel, BetaSigmoid, NegEigval, QkL2Norm
+  GateInKernel, BetaSigmoid, NegEigval, QkL2Norm, StateVFirst
 };
-constexpr int kGdnScalarCount = 17;
+constexpr int kGdnScalarCount = 18;
 /// True for the f32 scalars (scale, cp_theta), bound from the problem's
 /// doubles; the others are integers of ExprVariables.
 bool gdnIsFloatScalar(GdnScalarId id);

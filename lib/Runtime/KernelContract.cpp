@@ -14,7 +14,8 @@ const std::vector<std::string> &gdnExpressionNames() {
   static const std::vector<std::string> names = {
       "B",  "T",      "H",      "HV",           "DK",
       "DV", "N",      "NT",     "NS",           "has_h0",
-      "varlen", "gate_in_kernel", "beta_sigmoid", "neg_eigval", "qk_l2norm"};
+      "varlen", "gate_in_kernel", "beta_sigmoid", "neg_eigval", "qk_l2norm",
+      "state_v_first"};
   return names;
 }
 

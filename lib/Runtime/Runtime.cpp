@@ -369,6 +369,7 @@ std::string planKey(const gdn_problem &p) {
   add(p.use_gate_in_kernel != 0);
   add(p.use_beta_sigmoid != 0);
   add(p.allow_neg_eigval != 0);
+  add(p.state_v_first != 0);
   double scale = p.scale;
   int64_t bits;
   std::memcpy(&bits, &scale, sizeof bits);
@@ -439,6 +440,7 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
   p.gateInKernel = in.use_gate_in_kernel != 0;
   p.betaSigmoid = in.use_beta_sigmoid != 0;
   p.negEigval = in.allow_neg_eigval != 0;
+  p.stateVFirst = in.state_v_first != 0;
   if (!(std::isfinite(in.scale)))
     return fail(GDN_ERROR_INVALID_ARGUMENT,
                 "gdn_plan_get: scale is not finite");

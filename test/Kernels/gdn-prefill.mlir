@@ -151,6 +151,9 @@
 // FWD: block = 128,1,1
 // FWD: param = h0:ptr<f32>
 // FWD: param = has_h0:i32
+// Every kernel that reads h0 or writes ht takes the state's layout
+// (state_v_first: [N, HV, V, K]).
+// FWD: param = state_v_first:i32
 // FWD: meta.grid = 8,HV,N
 // FWD: meta.order = 3
 // FWD: meta.path = direct
@@ -184,6 +187,7 @@
 // SCAN: shared_bytes = 225280
 // SCAN: param = h0:ptr<f32>
 // SCAN: param = cp_h:ptr<f32>
+// SCAN: param = state_v_first:i32
 // SCAN-NOT: meta.block_v
 // SCAN: meta.grid = 8,HV,N
 // SCAN: meta.order = 4
@@ -194,6 +198,7 @@
 // REPLAY: param = cp_h:ptr<f32>
 // REPLAY: param = o:ptr<f16>
 // REPLAY: param = ht:ptr<f32>
+// REPLAY: param = state_v_first:i32
 // REPLAY: meta.grid = 8,HV,NS
 // REPLAY: meta.order = 5
 // REPLAY: meta.path = cp
@@ -233,6 +238,7 @@
 // FWDVM: block = 384,1,1
 // FWDVM: shared_bytes = 123792
 // FWDVM-NOT: param = P:
+// FWDVM: param = state_v_first:i32
 // FWDVM: param = q_tma:tensormap
 // FWDVM: param = gamma_tma:tensormap
 // FWDVM: tensormap.gamma_tma = base=gamma; dims=(cdiv((B)*(T), 4))*(4), HV; strides=(cdiv((B)*(T), 4))*(4); box=96, 1; swizzle=none
@@ -241,10 +247,12 @@
 // FWDVM: meta.grid = 1,HV,N
 // FWDVM: meta.path = direct
 // SUMMVM: kernel = gdn_cp_summary_vm128_f16
+// SUMMVM-NOT: param = state_v_first
 // SUMMVM: block = 384,1,1
 // SUMMVM: meta.grid = 2,HV,NS
 // REPLAYVM: kernel = gdn_cp_replay_vm128_f16
 // REPLAYVM-NOT: param = P:
+// REPLAYVM: param = state_v_first:i32
 // REPLAYVM: meta.grid = 1,HV,NS
 // REPLAYVM: meta.order = 5
 // Shared-operand wgmma for P = Q K^T (m64n32 per warpgroup, both operands

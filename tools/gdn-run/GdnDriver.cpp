@@ -219,6 +219,7 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   p.gateInKernel = options.gateInKernel;
   p.betaSigmoid = options.betaSigmoid;
   p.negEigval = options.negEigval;
+  p.stateVFirst = options.stateVFirst;
   // The kernels receive scale as f32; the oracle uses the same value.
   double scale = options.scale > 0 ? options.scale
                                    : 1.0 / std::sqrt(double(kGdnHeadDim));
@@ -349,6 +350,17 @@ void addFailure(GdnResult &result, const std::string &problem) {
 }
 
 /// "o[b,t,hv,d]" / "ht[n,hv,k,v]" for a flat index into a 4-D tensor.
+/// Transposes each [DK, DV] = [128, 128] f32 state of a flat [N, HV, 128,
+/// 128] array in place (--state-v-first: [K, V] <-> [V, K]).
+void transposeStates(unsigned char *bytes, size_t size) {
+  constexpr size_t d = kGdnHeadDim;
+  float *f = reinterpret_cast<float *>(bytes);
+  for (size_t m = 0; m < size / sizeof(float) / (d * d); ++m, f += d * d)
+    for (size_t i = 0; i < d; ++i)
+      for (size_t j = i + 1; j < d; ++j)
+        std::swap(f[i * d + j], f[j * d + i]);
+}
+
 std::string indexText(const char *name, size_t i,
                       const std::array<int64_t, 4> &dims) {
   size_t idx[4];
@@ -465,6 +477,7 @@ Status GdnDriver::runChecked(CudaSession &session,
   // element type the kernels declare: uploaded once, never poisoned.
   const GdnCpSegments segments = p.cpSegments();
   std::array<std::vector<unsigned char>, kGdnTensorCount> indexBytes;
+  std::vector<unsigned char> h0VFirst; // with --state-v-first
   for (int t = 0; t < kGdnTensorCount; ++t) {
     GdnTensorId id = static_cast<GdnTensorId>(t);
     if (sequence_.uses(id) && gdnIsIndexTensor(id))
@@ -493,7 +506,11 @@ Status GdnDriver::runChecked(CudaSession &session,
       host = &inputs_.beta.bytes;
       break;
     case GdnTensorId::H0:
-      if (p.hasH0)
+      if (p.hasH0 && p.stateVFirst) {
+        h0VFirst = inputs_.h0.bytes; // [N, HV, V, K] for the kernels
+        transposeStates(h0VFirst.data(), h0VFirst.size());
+        host = &h0VFirst;
+      } else if (p.hasH0)
         host = &inputs_.h0.bytes;
       else
         bytes = 16; // a valid dummy; has_h0 = 0
@@ -592,8 +609,12 @@ Status GdnDriver::runChecked(CudaSession &session,
     GDN_RUN_TRY(session.synchronize(what));
     GDN_RUN_TRY(tensors[static_cast<int>(GdnTensorId::O)].download(
         oOut.data(), oOut.size()));
-    return tensors[static_cast<int>(GdnTensorId::Ht)].download(
-        htOut.data(), htOut.size() * sizeof(float));
+    GDN_RUN_TRY(tensors[static_cast<int>(GdnTensorId::Ht)].download(
+        htOut.data(), htOut.size() * sizeof(float)));
+    if (p.stateVFirst) // back to [N, HV, K, V]
+      transposeStates(reinterpret_cast<unsigned char *>(htOut.data()),
+                      htOut.size() * sizeof(float));
+    return Status::success();
   };
 
   if (check) {

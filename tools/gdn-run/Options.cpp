@@ -106,7 +106,7 @@ const std::vector<std::string> &gdnOnlyOptions() {
       "--cu-seqlens", "--determinism", "--load",      "--save",
       "--layout",     "--cp",          "--cp-chunks", "--block-v",
       "--cp-theta",   "--qk-l2norm",   "--gate-in-kernel", "--beta-sigmoid",
-      "--neg-eigval"};
+      "--neg-eigval", "--state-v-first"};
   return names;
 }
 
@@ -159,7 +159,8 @@ Status parseCommandLine(const std::vector<std::string> &args,
         {"--qk-l2norm", &o.qkL2Norm},
         {"--gate-in-kernel", &o.gateInKernel},
         {"--beta-sigmoid", &o.betaSigmoid},
-        {"--neg-eigval", &o.negEigval}};
+        {"--neg-eigval", &o.negEigval},
+        {"--state-v-first", &o.stateVFirst}};
     bool *target = nullptr;
     for (const auto &[spelling, field] : flags)
       if (name == spelling)
@@ -351,6 +352,10 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                        beta is then the raw N(0,1) logit
   --neg-eigval         beta = 2 beta by the kernels (FLA's
                        allow_neg_eigval); beta is rounded to its type once
+  --state-v-first      the kernels read h0 and write ht as [N, HV, V, K]
+                       (FLA's state_v_first); gdn-run transposes at the
+                       device boundary, so the check and the .npy files
+                       keep [N, HV, K, V]
   --cu-seqlens LIST    packed varlen boundaries, e.g. 0,410,841,4096:
                        requires B = 1, starts at 0, ends at T
   --determinism N      rerun the sequence N more times on re-poisoned

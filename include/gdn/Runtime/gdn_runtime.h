@@ -18,6 +18,7 @@
  *   g              [B, T, HV]      gdn_plan_info.g_dtype (f32): log decay
  *   beta           [B, T, HV]      gdn_plan_info.beta_dtype
  *   initial_state  [N, HV, DK, DV] f32, only with has_initial_state
+ *                  ([N, HV, DV, DK] with state_v_first, also final_state)
  *   o              [B, T, HV, DV]  dtype (written)
  *   final_state    [N, HV, DK, DV] f32 (written; always required)
  * HV must be a multiple of H (grouped value heads). With cu_seqlens, B = 1
@@ -121,6 +122,10 @@ typedef struct gdn_problem {
    * softplus(g + dt_bias[hv]) (gdn_tensors.A_log, .dt_bias, [HV] f32);
    * use_beta_sigmoid: beta = sigmoid(beta); allow_neg_eigval: beta *= 2. */
   int use_gate_in_kernel, use_beta_sigmoid, allow_neg_eigval;
+  /** Nonzero: initial_state and final_state are [N, HV, DV, DK] (FLA's
+   * state_v_first: the state's transpose), read and written so by the
+   * kernels (no extra pass). */
+  int state_v_first;
 } gdn_problem;
 
 /** What a plan runs and needs. */

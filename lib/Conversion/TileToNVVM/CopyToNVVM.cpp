@@ -299,30 +299,74 @@ FailureOr<AccumulatorAtoms> accumulatorAtoms(Operation *op, BufferType frag,
   return a;
 }
 
+/// movmatrix.trans of one b16 pair: lane (g, t) gives (X[g][2t],
+/// X[g][2t + 1]) of an 8x8 16-bit matrix X and gets (X[2t][g],
+/// X[2t + 1][g]).
+Value moveMatrix(OpBuilder &b, Location loc, Value pair) {
+  return emitInlineAsm(b, loc, b.getI32Type(), pair,
+                       "movmatrix.sync.aligned.m8n8.trans.b16 $0, $1;", "=r,r",
+                       /*hasSideEffects=*/true);
+}
+
+/// The same for a pair of 32-bit elements (as i32): their low halves and
+/// their high halves move as two b16 matrices and are put back together,
+/// bit for bit. Returns (X[2t][g], X[2t + 1][g]).
+std::pair<Value, Value> moveMatrix32(OpBuilder &b, Location loc, Value x0,
+                                     Value x1) {
+  Type i32 = b.getI32Type();
+  auto c = [&](uint32_t v) {
+    return b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(v))
+        .getResult();
+  };
+  Value lowMask = c(0xffffu);
+  Value highMask = c(0xffff0000u);
+  Value sixteen = c(16);
+  // (low of a, low of v) and (high of a, high of v) as b16 pairs (each op
+  // made in its own statement: a fixed order of the emitted IR).
+  auto lows = [&](Value a, Value v) -> Value {
+    Value low = b.create<LLVM::AndOp>(loc, a, lowMask);
+    Value up = b.create<LLVM::ShlOp>(loc, v, sixteen);
+    return b.create<LLVM::OrOp>(loc, low, up);
+  };
+  auto highs = [&](Value a, Value v) -> Value {
+    Value low = b.create<LLVM::LShrOp>(loc, a, sixteen);
+    Value up = b.create<LLVM::AndOp>(loc, v, highMask);
+    return b.create<LLVM::OrOp>(loc, low, up);
+  };
+  Value lo = moveMatrix(b, loc, lows(x0, x1));
+  Value hi = moveMatrix(b, loc, highs(x0, x1));
+  Value first = lows(lo, hi);
+  return {first, highs(lo, hi)};
+}
+
 /// A transposed store of an f32 mma accumulator (either engine) into a 2-D
-/// 16-bit global tile. In the accumulator every warp holds 8x8 atoms, lane
-/// (g, t) = (lane / 4, lane % 4) the pair (g, 2t), (g, 2t + 1) of each; as
-/// 16-bit pairs, one movmatrix.trans per atom gives lane (g, t) the pair
-/// (2t, g), (2t + 1, g), which is two consecutive elements of memory row
-/// atomCol + g: one 4-byte store (and one bounds check) per pair instead of
-/// two 2-byte ones. Needs the tile's first element 4-byte aligned and its
-/// row stride and column offset even, all proven from the index arithmetic
-/// (kernel parameters are 16-byte aligned by the ABI), and, when masked,
-/// an even column extent; returns failure where that is not known or the
-/// fragment is not an mma accumulator, so that the caller moves single
-/// elements (an emitted index computation may be left dead).
+/// 16-bit or f32 global tile. In the accumulator every warp holds 8x8
+/// atoms, lane (g, t) = (lane / 4, lane % 4) the pair (g, 2t), (g, 2t + 1)
+/// of each; movmatrix.trans gives lane (g, t) the pair (2t, g), (2t + 1, g)
+/// instead, which is two consecutive elements of memory row atomCol + g:
+/// one 4-byte (16-bit tile: one movmatrix of the pair) or 8-byte (f32
+/// tile: one movmatrix for the low halves, one for the high halves) store
+/// and one bounds check per pair instead of two single-element ones. Needs
+/// the tile's first element aligned to the pair and its row stride and
+/// column offset even, all proven from the index arithmetic (kernel
+/// parameters are 16-byte aligned by the ABI), and, when masked, an even
+/// column extent; returns failure where that is not known or the fragment
+/// is not an mma accumulator, so that the caller moves single elements (an
+/// emitted index computation may be left dead).
 LogicalResult lowerTransposedAccumulatorStore(
     CopyOp op, BufferType frag, BufferType mem, Value memVal,
     ValueRange memOffsets, Regs regs, ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
   Idx ix(rewriter, loc);
-  if (mem.getElementBytes() != 2 || !mem.isGlobal() || mem.getRank() != 2 ||
+  int64_t eb = mem.getElementBytes();
+  bool f32 = mem.getElementType().isF32();
+  if ((eb != 2 && !f32) || !mem.isGlobal() || mem.getRank() != 2 ||
       !hasContiguousInnermost(op.getDest()))
     return failure();
   GlobalView view(ix, memVal, 2);
   // A masked pair is stored whole or not at all: an odd column extent would
   // drop the last column.
-  if (knownAlignment(view.ptr) < 4 || !isKnownEven(view.strides[0]) ||
+  if (knownAlignment(view.ptr) < 2 * eb || !isKnownEven(view.strides[0]) ||
       !isKnownEven(memOffsets[1]) ||
       (op.getMasked() && !isKnownEven(view.sizes[1])))
     return failure();
@@ -331,13 +375,23 @@ LogicalResult lowerTransposedAccumulatorStore(
     return failure();
   Type memElem = mem.getElementType();
   Type i32 = rewriter.getI32Type();
+  auto i32x2 = VectorType::get({2}, i32);
   for (AccumulatorAtoms::Atom &atom : acc->atoms) {
-    Value pair = rewriter.create<LLVM::BitcastOp>(
-        loc, i32, regs.loadVec(ix, atom.reg, 2, memElem));
-    Value moved = emitInlineAsm(
-        rewriter, loc, i32, pair,
-        "movmatrix.sync.aligned.m8n8.trans.b16 $0, $1;", "=r,r",
-        /*hasSideEffects=*/true);
+    Value moved;
+    if (f32) {
+      Value pair = rewriter.create<LLVM::BitcastOp>(
+          loc, i32x2, regs.loadVec(ix, atom.reg, 2, memElem));
+      Value e0 = rewriter.create<LLVM::ExtractElementOp>(loc, pair, ix.c32(0));
+      Value e1 = rewriter.create<LLVM::ExtractElementOp>(loc, pair, ix.c32(1));
+      auto [x0, x1] = moveMatrix32(rewriter, loc, e0, e1);
+      moved = rewriter.create<LLVM::UndefOp>(loc, i32x2);
+      moved = rewriter.create<LLVM::InsertElementOp>(loc, moved, x0, ix.c32(0));
+      moved = rewriter.create<LLVM::InsertElementOp>(loc, moved, x1, ix.c32(1));
+    } else {
+      Value pair = rewriter.create<LLVM::BitcastOp>(
+          loc, i32, regs.loadVec(ix, atom.reg, 2, memElem));
+      moved = moveMatrix(rewriter, loc, pair);
+    }
     SmallVector<Value> coord = {ix.add(atom.col, acc->g),
                                 ix.add(atom.row, acc->t2)};
     Value ptr = ix.gep(view.ptr, memElem, view.linear(ix, memOffsets, coord));
@@ -345,8 +399,54 @@ LogicalResult lowerTransposedAccumulatorStore(
     if (op.getMasked())
       valid = view.inBounds(ix, memOffsets, coord, 2);
     emitGuarded(rewriter, loc, valid, [&](OpBuilder &b) {
-      b.create<LLVM::StoreOp>(loc, moved, ptr, /*alignment=*/4);
+      b.create<LLVM::StoreOp>(loc, moved, ptr, /*alignment=*/2 * eb);
     });
+  }
+  return success();
+}
+
+/// A transposed load of a 2-D f32 global tile into an f32 mma accumulator
+/// (either engine): the mirror of the store above. Lane (g, t) loads the
+/// pair at memory row atomCol + g, columns atomRow + 2t.. (8 bytes, one
+/// bounds check), which is the atom's (2t, g), (2t + 1, g); one movmatrix
+/// per 16-bit half turns it into the accumulator's (g, 2t), (g, 2t + 1).
+/// Same conditions as the store; a masked pair outside the view reads as
+/// zeros.
+LogicalResult lowerTransposedAccumulatorGlobalLoad(
+    CopyOp op, BufferType frag, BufferType mem, Value memVal,
+    ValueRange memOffsets, Regs regs, ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  Idx ix(rewriter, loc);
+  if (!mem.getElementType().isF32() || !mem.isGlobal() ||
+      mem.getRank() != 2 || !hasContiguousInnermost(op.getSource()))
+    return failure();
+  GlobalView view(ix, memVal, 2);
+  if (knownAlignment(view.ptr) < 8 || !isKnownEven(view.strides[0]) ||
+      !isKnownEven(memOffsets[1]) ||
+      (op.getMasked() && !isKnownEven(view.sizes[1])))
+    return failure();
+  FailureOr<AccumulatorAtoms> acc = accumulatorAtoms(op, frag, ix);
+  if (failed(acc))
+    return failure();
+  auto i32x2 = VectorType::get({2}, rewriter.getI32Type());
+  auto f32x2 = VectorType::get({2}, rewriter.getF32Type());
+  for (AccumulatorAtoms::Atom &atom : acc->atoms) {
+    SmallVector<Value> coord = {ix.add(atom.col, acc->g),
+                                ix.add(atom.row, acc->t2)};
+    Value ptr = ix.gep(view.ptr, mem.getElementType(),
+                       view.linear(ix, memOffsets, coord));
+    Value valid;
+    if (op.getMasked())
+      valid = view.inBounds(ix, memOffsets, coord, 2);
+    Value pair = emitMaskedLoad(rewriter, loc, valid, i32x2, ptr, 8);
+    Value e0 = rewriter.create<LLVM::ExtractElementOp>(loc, pair, ix.c32(0));
+    Value e1 = rewriter.create<LLVM::ExtractElementOp>(loc, pair, ix.c32(1));
+    auto [x0, x1] = moveMatrix32(rewriter, loc, e0, e1);
+    Value moved = rewriter.create<LLVM::UndefOp>(loc, i32x2);
+    moved = rewriter.create<LLVM::InsertElementOp>(loc, moved, x0, ix.c32(0));
+    moved = rewriter.create<LLVM::InsertElementOp>(loc, moved, x1, ix.c32(1));
+    regs.storeVec(ix, atom.reg, 2,
+                  rewriter.create<LLVM::BitcastOp>(loc, f32x2, moved));
   }
   return success();
 }
@@ -466,8 +566,10 @@ struct CopyLowering : TilePattern<CopyOp> {
     // below, with the offsets added to every run's coordinates.
     bool sharedSubTile = mem.isShared() && !memOffsets.empty();
     if (transpose && load && !sharedSubTile &&
-        succeeded(lowerTransposedAccumulatorLoad(op, frag, mem, memVal, regs,
-                                                 rewriter))) {
+        (succeeded(lowerTransposedAccumulatorLoad(op, frag, mem, memVal, regs,
+                                                  rewriter)) ||
+         succeeded(lowerTransposedAccumulatorGlobalLoad(
+             op, frag, mem, memVal, memOffsets, regs, rewriter)))) {
       rewriter.eraseOp(op);
       return success();
     }

@@ -702,6 +702,62 @@ func.func @copy_transpose_pairs(%p: !tile.ptr<f16>, %n: i32) attributes {tile.ke
 
 // -----
 
+// The same into an f32 tile (a state written as its transpose): movmatrix
+// moves 16-bit halves, so each pair's low halves and high halves go through
+// one movmatrix.trans each and are put back together (bit for bit), then
+// leave as one 8-byte store (memory row atomCol + lane / 4, columns atomRow
+// + 2 (lane % 4) + {0, 1}) with one bounds check.
+// CHECK-LABEL: llvm.func @copy_transpose_pairs_f32
+// CHECK-NOT:     llvm.store {{.*}} : f32, !llvm.ptr<1>
+// CHECK:         llvm.bitcast %{{.*}} : vector<2xf32> to vector<2xi32>
+// CHECK:         movmatrix.sync.aligned.m8n8.trans.b16
+// CHECK:         movmatrix.sync.aligned.m8n8.trans.b16
+// CHECK:         llvm.cond_br
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xi32>, !llvm.ptr<1>
+// CHECK-COUNT-2: movmatrix.sync.aligned.m8n8.trans.b16
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xi32>, !llvm.ptr<1>
+// CHECK-NOT:     movmatrix
+// CHECK-NOT:     llvm.store {{.*}} : f32, !llvm.ptr<1>
+// CHECK:         llvm.return
+func.func @copy_transpose_pairs_f32(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m = arith.index_cast %n : i32 to index
+  %G = tile.view %p[%m] : !tile.ptr<f32> -> !tile.buffer<?x128xf32, global>
+  %f = tile.alloc : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
+  tile.copy %f to %G[%c0, %c64] {masked, transpose} : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>> to !tile.buffer<?x128xf32, global>
+  return
+}
+
+// -----
+
+// The mirror: a transposed load of an f32 global tile into an mma
+// accumulator. Each lane loads the 8-byte pair at memory row atomCol + lane
+// / 4 (zeros outside the view), and two movmatrix.trans (low and high
+// halves) give the accumulator's pair.
+// CHECK-LABEL: llvm.func @copy_transpose_load_f32
+// CHECK-NOT:     llvm.load {{.*}} : !llvm.ptr<1> -> f32
+// CHECK:         llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xi32>
+// CHECK:         movmatrix.sync.aligned.m8n8.trans.b16
+// CHECK:         movmatrix.sync.aligned.m8n8.trans.b16
+// CHECK:         llvm.bitcast %{{.*}} : vector<2xi32> to vector<2xf32>
+// CHECK:         llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xi32>
+// CHECK-COUNT-2: movmatrix.sync.aligned.m8n8.trans.b16
+// CHECK-NOT:     movmatrix
+// CHECK-NOT:     llvm.load {{.*}} : !llvm.ptr<1> -> f32
+// CHECK:         llvm.return
+func.func @copy_transpose_load_f32(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m = arith.index_cast %n : i32 to index
+  %G = tile.view %p[%m] : !tile.ptr<f32> -> !tile.buffer<?x128xf32, global>
+  %f = tile.alloc : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
+  tile.copy %G[%c0, %c64] to %f {masked, transpose} : !tile.buffer<?x128xf32, global> to !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
+  return
+}
+
+// -----
+
 // The same store into a tile whose first element is not provably 4-byte
 // aligned (head 1 of a [?, 2, 129] tensor starts 129 elements, 258 bytes,
 // in; the row stride 258 and the column offset 0 are even): elements move

@@ -40,7 +40,7 @@ func.func @arity4() attributes {tile.kernel, tile.num_warps = 4 : i64,
 
 // -----
 
-// expected-error @below {{grid y: unknown name 'HVV' (gdn_prefill expressions use: B T H HV DK DV N NT NS has_h0 varlen gate_in_kernel beta_sigmoid neg_eigval qk_l2norm)}}
+// expected-error @below {{grid y: unknown name 'HVV' (gdn_prefill expressions use: B T H HV DK DV N NT NS has_h0 varlen gate_in_kernel beta_sigmoid neg_eigval qk_l2norm state_v_first)}}
 func.func @unknown_name() attributes {tile.kernel, tile.num_warps = 4 : i64,
     tile.meta = {op = "gdn_prefill", stage = "s", order = 0 : i64, grid = "NT, HVV, 1"}} {
   return

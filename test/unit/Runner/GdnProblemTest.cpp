@@ -100,7 +100,11 @@ TEST(GdnProblemTest, Scalars) {
   EXPECT_EQ(s.at("beta_sigmoid"), 0);
   EXPECT_EQ(s.at("neg_eigval"), 0);
   EXPECT_EQ(s.at("qk_l2norm"), 0);
-  EXPECT_EQ(s.size(), 15u);
+  EXPECT_EQ(s.at("state_v_first"), 0);
+  EXPECT_EQ(s.size(), 16u);
+  p.stateVFirst = true;
+  EXPECT_EQ(p.scalars().at("state_v_first"), 1);
+  p.stateVFirst = false;
   // CP: 16 chunks per sequence in segments of 5 chunks -> 4 each.
   p.cpChunks = 5;
   EXPECT_EQ(p.scalars().at("NS"), 12);

@@ -403,7 +403,7 @@ TEST(GdnSequenceTest, RejectsBadParameters) {
       "m2.manifest:23: error: unknown scalar parameter 'chunk' (gdn_prefill "
       "binds parameters by name; scalars: B, T, H, HV, DK, DV, N, NT, NS, "
       "has_h0, varlen, scale, cp_theta, gate_in_kernel, beta_sigmoid, "
-                  "neg_eigval, qk_l2norm)");
+                  "neg_eigval, qk_l2norm, state_v_first)");
   EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(),
                               fwdManifest("param = NT:ptr<i32>\n")}),
                   "parameter NT is a scalar of the kernel ABI but is "
@@ -533,6 +533,23 @@ TEST(GdnSequenceTest, EvaluationErrors) {
   EXPECT_CONTAINS(evalError({cumsumManifest(), solveManifest(),
                              fwdManifest("", "meta.ws_gamma = B*T*HV/0\n")}),
                   "meta.ws_gamma: in 'B*T*HV/0': division by zero");
+  // States as [N, HV, V, K]: every kernel that takes h0 or ht must take
+  // the scalar state_v_first (m2.manifest:14 is fwdManifest's h0).
+  ExprVariables vFirst = scalars();
+  vFirst["state_v_first"] = 1;
+  EXPECT_CONTAINS(evalError(good, vFirst),
+                  "m2.manifest:14: error: the problem's states are [N, HV, V, "
+                  "K] (state_v_first), but kernel gdn_fwd takes h0 without "
+                  "the scalar state_v_first");
+  {
+    Fixture f;
+    ASSERT_TRUE(f.build({cumsumManifest(), solveManifest(),
+                         fwdManifest("param = state_v_first:i32\n")})
+                    .ok());
+    Status s = evaluateGdnSequence(vFirst, f.seq);
+    EXPECT_TRUE(s.ok()) << s.message();
+    EXPECT_TRUE(evaluateGdnSequence(scalars(), f.seq).ok());
+  }
   // i32 scalars and cu_seqlens must fit.
   EXPECT_CONTAINS(evalError(good, scalars(1, 3000000000LL, 1)),
                   "scalar T = 3000000000 does not fit the i32 parameter");

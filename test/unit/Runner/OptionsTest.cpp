@@ -95,7 +95,8 @@ TEST(OptionsTest, GdnPrefillOptions) {
                     "--scale", "0.125", "--h0", "--cu-seqlens", "0, 410,841",
                     "--determinism", "5", "--load", "in", "--save=out",
                     "--layout", "bhtd", "--qk-l2norm", "--gate-in-kernel",
-                    "--beta-sigmoid", "--neg-eigval", "a.manifest"},
+                    "--beta-sigmoid", "--neg-eigval", "--state-v-first",
+                    "a.manifest"},
                    o);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(o.op, "gdn_prefill");
@@ -103,6 +104,7 @@ TEST(OptionsTest, GdnPrefillOptions) {
   EXPECT_TRUE(o.gateInKernel);
   EXPECT_TRUE(o.betaSigmoid);
   EXPECT_TRUE(o.negEigval);
+  EXPECT_TRUE(o.stateVFirst);
   EXPECT_EQ(o.dim("B", 0), 2);
   EXPECT_EQ(o.dim("T", 0), 1000);
   EXPECT_EQ(o.dim("H", 0), 4);

@@ -20,7 +20,7 @@ only the value-first state layout is a torch step:
   (kwarg, with A_log [HV]   (per value head)
    and dt_bias [HV])
   state_v_first             initial_state / final_state are [N, HV, V, K]:
-                            transposed on the way in and out
+                            read and written so by the kernels
 
 An f32 beta is rounded to the kernels' beta dtype, f16/bf16 g is widened
 to f32 (exact). Anything else the kernels cannot do raises (TypeError for
@@ -234,9 +234,10 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
         cu = [int(x) for x in cu_seqlens.tolist()]  # synchronizes, as FLA does
     opts = p["opts"]
     # FLA's in-kernel transforms, done by the kernels on the raw q, k, g,
-    # beta when asked.
+    # beta when asked; the state's layout.
     flags = (bool(use_qk_l2norm_in_kernel), bool(opts["use_gate_in_kernel"]),
-             bool(use_beta_sigmoid_in_kernel), bool(allow_neg_eigval))
+             bool(use_beta_sigmoid_in_kernel), bool(allow_neg_eigval),
+             bool(state_v_first))
     key = (p["B"], p["T"], p["H"], p["HV"], p["dtype"], initial_state is not None,
            p["scale"], tuple(cu) if cu is not None else None, flags)
     cached = _plans.get((index, key))
@@ -246,7 +247,7 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
                          has_initial_state=initial_state is not None,
                          scale=p["scale"], cu_seqlens=cu, qk_l2norm=flags[0],
                          gate_in_kernel=flags[1], beta_sigmoid=flags[2],
-                         neg_eigval=flags[3])
+                         neg_eigval=flags[3], state_v_first=flags[4])
         _plans[(index, key)] = cached
     plan, info = cached
 
@@ -258,8 +259,6 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
     g = g.to(torch.float32).contiguous()
     beta = beta.to(beta_dtype).contiguous()
     h0 = initial_state
-    if h0 is not None and state_v_first:
-        h0 = h0.transpose(-1, -2).contiguous()
 
     o = torch.empty(v.shape, dtype=dtype, device=device)
     ht = torch.empty((p["N"], p["HV"], HEAD_DIM, HEAD_DIM), dtype=torch.float32, device=device)
@@ -276,8 +275,6 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
                             info.workspace_bytes, stream, _capi.GDN_RUN_TRUSTED_POINTERS))
     if not output_final_state:
         return o, None
-    if state_v_first:
-        ht = ht.transpose(-1, -2).contiguous()
     return o, ht
 
 

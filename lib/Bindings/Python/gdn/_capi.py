@@ -44,6 +44,7 @@ class Problem(ctypes.Structure):
         ("use_qk_l2norm", ctypes.c_int),
         ("use_gate_in_kernel", ctypes.c_int), ("use_beta_sigmoid", ctypes.c_int),
         ("allow_neg_eigval", ctypes.c_int),
+        ("state_v_first", ctypes.c_int),
     ]
 
 
@@ -136,7 +137,7 @@ class Runtime:
     def plan(self, B, T, H, HV, dtype, has_initial_state=False, scale=0.0,
              cu_seqlens=None, path=GDN_PATH_AUTO, block_v=0, cp_chunks=0,
              qk_l2norm=False, gate_in_kernel=False, beta_sigmoid=False,
-             neg_eigval=False):
+             neg_eigval=False, state_v_first=False):
         """(plan handle, PlanInfo) of a problem; cached by the library."""
         lib = library()
         p = Problem()
@@ -150,6 +151,7 @@ class Runtime:
         p.use_gate_in_kernel = 1 if gate_in_kernel else 0
         p.use_beta_sigmoid = 1 if beta_sigmoid else 0
         p.allow_neg_eigval = 1 if neg_eigval else 0
+        p.state_v_first = 1 if state_v_first else 0
         if cu_seqlens is not None:
             arr = (ctypes.c_int64 * len(cu_seqlens))(*cu_seqlens)
             p.cu_seqlens = arr
