@@ -339,6 +339,29 @@ std::pair<Value, Value> moveMatrix32(OpBuilder &b, Location loc, Value x0,
   return {first, highs(lo, hi)};
 }
 
+/// moveMatrix32 of a vector<2xi32> pair.
+Value moveMatrix32(Idx &ix, Value pair) {
+  OpBuilder &b = ix.b;
+  Location loc = ix.loc;
+  Value e0 = b.create<LLVM::ExtractElementOp>(loc, pair, ix.c32(0));
+  Value e1 = b.create<LLVM::ExtractElementOp>(loc, pair, ix.c32(1));
+  auto [x0, x1] = moveMatrix32(b, loc, e0, e1);
+  Value moved = b.create<LLVM::UndefOp>(loc, pair.getType());
+  moved = b.create<LLVM::InsertElementOp>(loc, moved, x0, ix.c32(0));
+  return b.create<LLVM::InsertElementOp>(loc, moved, x1, ix.c32(1));
+}
+
+/// Whether the element pairs of a transposed accumulator copy are whole
+/// aligned accesses of `view` (elements of `elemBytes`): the tile's first
+/// element aligned to a pair, even row stride and column offset, and when
+/// masked an even column extent (a pair is moved whole or not at all).
+bool pairsAligned(const GlobalView &view, ValueRange memOffsets,
+                  int64_t elemBytes, bool masked) {
+  return knownAlignment(view.ptr) >= 2 * elemBytes &&
+         isKnownEven(view.strides[0]) && isKnownEven(memOffsets[1]) &&
+         (!masked || isKnownEven(view.sizes[1]));
+}
+
 /// A transposed store of an f32 mma accumulator (either engine) into a 2-D
 /// 16-bit or f32 global tile. In the accumulator every warp holds 8x8
 /// atoms, lane (g, t) = (lane / 4, lane % 4) the pair (g, 2t), (g, 2t + 1)
@@ -364,11 +387,7 @@ LogicalResult lowerTransposedAccumulatorStore(
       !hasContiguousInnermost(op.getDest()))
     return failure();
   GlobalView view(ix, memVal, 2);
-  // A masked pair is stored whole or not at all: an odd column extent would
-  // drop the last column.
-  if (knownAlignment(view.ptr) < 2 * eb || !isKnownEven(view.strides[0]) ||
-      !isKnownEven(memOffsets[1]) ||
-      (op.getMasked() && !isKnownEven(view.sizes[1])))
+  if (!pairsAligned(view, memOffsets, eb, op.getMasked()))
     return failure();
   FailureOr<AccumulatorAtoms> acc = accumulatorAtoms(op, frag, ix);
   if (failed(acc))
@@ -379,14 +398,9 @@ LogicalResult lowerTransposedAccumulatorStore(
   for (AccumulatorAtoms::Atom &atom : acc->atoms) {
     Value moved;
     if (f32) {
-      Value pair = rewriter.create<LLVM::BitcastOp>(
-          loc, i32x2, regs.loadVec(ix, atom.reg, 2, memElem));
-      Value e0 = rewriter.create<LLVM::ExtractElementOp>(loc, pair, ix.c32(0));
-      Value e1 = rewriter.create<LLVM::ExtractElementOp>(loc, pair, ix.c32(1));
-      auto [x0, x1] = moveMatrix32(rewriter, loc, e0, e1);
-      moved = rewriter.create<LLVM::UndefOp>(loc, i32x2);
-      moved = rewriter.create<LLVM::InsertElementOp>(loc, moved, x0, ix.c32(0));
-      moved = rewriter.create<LLVM::InsertElementOp>(loc, moved, x1, ix.c32(1));
+      moved = moveMatrix32(ix, rewriter.create<LLVM::BitcastOp>(
+                                   loc, i32x2,
+                                   regs.loadVec(ix, atom.reg, 2, memElem)));
     } else {
       Value pair = rewriter.create<LLVM::BitcastOp>(
           loc, i32, regs.loadVec(ix, atom.reg, 2, memElem));
@@ -421,9 +435,7 @@ LogicalResult lowerTransposedAccumulatorGlobalLoad(
       mem.getRank() != 2 || !hasContiguousInnermost(op.getSource()))
     return failure();
   GlobalView view(ix, memVal, 2);
-  if (knownAlignment(view.ptr) < 8 || !isKnownEven(view.strides[0]) ||
-      !isKnownEven(memOffsets[1]) ||
-      (op.getMasked() && !isKnownEven(view.sizes[1])))
+  if (!pairsAligned(view, memOffsets, 4, op.getMasked()))
     return failure();
   FailureOr<AccumulatorAtoms> acc = accumulatorAtoms(op, frag, ix);
   if (failed(acc))
@@ -439,12 +451,7 @@ LogicalResult lowerTransposedAccumulatorGlobalLoad(
     if (op.getMasked())
       valid = view.inBounds(ix, memOffsets, coord, 2);
     Value pair = emitMaskedLoad(rewriter, loc, valid, i32x2, ptr, 8);
-    Value e0 = rewriter.create<LLVM::ExtractElementOp>(loc, pair, ix.c32(0));
-    Value e1 = rewriter.create<LLVM::ExtractElementOp>(loc, pair, ix.c32(1));
-    auto [x0, x1] = moveMatrix32(rewriter, loc, e0, e1);
-    Value moved = rewriter.create<LLVM::UndefOp>(loc, i32x2);
-    moved = rewriter.create<LLVM::InsertElementOp>(loc, moved, x0, ix.c32(0));
-    moved = rewriter.create<LLVM::InsertElementOp>(loc, moved, x1, ix.c32(1));
+    Value moved = moveMatrix32(ix, pair);
     regs.storeVec(ix, atom.reg, 2,
                   rewriter.create<LLVM::BitcastOp>(loc, f32x2, moved));
   }
