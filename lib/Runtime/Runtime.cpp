@@ -6,9 +6,10 @@
 // variant of the cost model (GdnPlan.h), the sequence of kernels bound by
 // name (GdnSequence.h), its workspace layout and its index tensors (on the
 // device). gdn_run binds the caller's pointers (GdnLaunch.h) and launches
-// (KernelLaunch.h) on the caller's stream. Plans are immutable once made, so
-// runs need no lock; plan creation and module loading take the runtime's
-// mutex.
+// (KernelLaunch.h) on the caller's stream. Plans are immutable once made
+// except for their replay cache (below), which a run only try-locks, so runs
+// never wait for each other; plan creation and module loading take the
+// runtime's mutex.
 //
 // Replay: a call that repeats one of the plan's recent calls (the same
 // tensors, workspace and stream) launches an instantiated CUDA graph of the
