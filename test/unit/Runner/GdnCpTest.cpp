@@ -264,8 +264,9 @@ TEST(GdnCpTest, CalibrationPoints) {
     const GdnCpEstimate e16 = gdnCpEstimate(sh, 1, 132, 16);
     const GdnCpEstimate e128 = gdnCpEstimate(sh, 1, 132, 128);
     EXPECT_NEAR(e16.direct * 1e-3, pt.ms16, 0.1 * pt.ms16);
-    if (pt.ms128 > 0)
+    if (pt.ms128 > 0) {
       EXPECT_NEAR(e128.direct * 1e-3, pt.ms128, 0.1 * pt.ms128);
+    }
     // The path choice of GdnPlan: parts with the margin, preps as they are.
     const GdnCpEstimate &d = e16.direct + e16.prep < e128.direct + e128.prep
                                  ? e16
