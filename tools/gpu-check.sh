@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+#===- gpu-check.sh - one GPU-machine session step: build, check, compare -===#
+#
+# usage: tools/gpu-check.sh [--suite] [--peers DIR] [--coldstart]
+#                           [--bench LABEL=GDN_RUN:KERNEL_DIR ...]
+#                           [--shapes "B T H;B T H;..."] [--rounds N]
+#                           [-- extra gdn-run options for --bench]
+#
+# Run from the repository root on the GPU machine, with this checkout's
+# kernels compiled elsewhere (build/kernels: gdn-opt needs LLVM/MLIR, the
+# GPU machine need not have them). Steps, in this order so that nothing
+# timed overlaps other GPU work:
+#   1. a runner-only build in build-gpu (gdn-run, libgdn_runtime with
+#      build/kernels embedded, the test programs; CUDA driver API only);
+#   2. --peers DIR: TileOps' CUDA-graph times on the anchor shapes
+#      (DIR/run-peers.sh, the peers kit; ONLY=TileOps, gate weak);
+#   3. --bench: each LABEL=GDN_RUN:KERNEL_DIR times every gdn_prefill f16
+#      manifest of KERNEL_DIR with GDN_RUN (`new` = build-gpu/bin/gdn-run),
+#      interleaved per shape and repeated --rounds times (default 1):
+#      gdn-run's median of 30 (256 MiB L2 flush before each run) and its
+#      per-stage medians, and beside TileOps' time when step 2 ran;
+#   4. --coldstart: tools/bench-coldstart.py (import + first call, host
+#      overhead of gdn_run, the Python entry against fp64);
+#   5. --suite: the GPU lit suite (GDN_GPU=1: a broken gdn-run fails it).
+# Logs go to $OUT (the device tool's folder) or ./gpu-check-out. lit comes
+# from pip, or from .whl/lit-*.whl when pip has no network.
+#
+# Exit status: 0 when every step ran and passed, 1 otherwise.
+#===----------------------------------------------------------------------===#
+set -u
+cd "$(dirname "$0")/.." || exit 2
+out=${OUT:-$PWD/gpu-check-out}
+mkdir -p "$out"
+suite=0 coldstart=0 peers="" rounds=1 benches=() extra=()
+shapes="1 32768 16;1 65536 16;1 131072 16;1 131072 32;8 4096 16"
+usage() { sed -n '3,7s/^# //p' "$0" >&2; exit 2; }
+value() { # OPTION VALUE...: VALUE, or a usage error when it is missing
+  if [[ $# -lt 2 || -z $2 ]]; then
+    echo "gpu-check.sh: $1 needs a value" >&2
+    usage
+  fi
+}
+while [[ $# -gt 0 ]]; do
+  case $1 in
+  --suite) suite=1 ;;
+  --coldstart) coldstart=1 ;;
+  --peers) value "$@"; peers=$2; shift ;;
+  --bench) value "$@"; benches+=("$2"); shift ;;
+  --shapes) value "$@"; shapes=$2; shift ;;
+  --rounds) value "$@"; rounds=$2; shift ;;
+  --) shift; extra=("$@"); break ;;
+  *) echo "gpu-check.sh: unknown option $1" >&2; usage ;;
+  esac
+  shift
+done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "gpu-check.sh: --rounds $rounds is not a positive count" >&2; usage; }
+for b in ${benches[@]+"${benches[@]}"}; do
+  [[ $b == *=*:* ]] || { echo "gpu-check.sh: --bench $b is not LABEL=GDN_RUN:KERNEL_DIR" >&2; usage; }
+done
+export PYTHONUNBUFFERED=1
+start=$(date +%s)
+step() { echo "[$(( $(date +%s) - start )) s] $*"; }
+status=0
+
+step "runner-only build (build-gpu, kernels from build/kernels)"
+if ! { cmake -G Ninja -B build-gpu -DGDN_BUILD_RUNNER_ONLY=ON \
+         -DCMAKE_BUILD_TYPE=Release -DGDN_KERNEL_BUNDLE_DIR="$PWD/build/kernels" \
+         >"$out/cmake.log" 2>&1 && ninja -C build-gpu >"$out/ninja.log" 2>&1; }; then
+  echo "gpu-check: the runner-only build failed (logs: $out/cmake.log, $out/ninja.log)"
+  tail -20 "$out/ninja.log"
+  exit 1
+fi
+if ! python3 -c "import lit" 2>/dev/null; then
+  site=/tmp/gpu-check-site
+  python3 -m pip install -q --no-index --no-deps --no-compile --target "$site" \
+    .whl/lit-*.whl >/dev/null 2>&1 || python3 -m pip install -q --target "$site" lit
+  export PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH}
+fi
+
+declare -A tileops
+if [[ -n $peers ]]; then
+  step "TileOps (peers kit $peers)"
+  GATES=weak ONLY=TileOps bash "$peers/run-peers.sh" "$out/peers.txt" 140 \
+    >"$out/peers.log" 2>&1 || status=1
+  # TIME TileOps   1x32768 H16 f16 weak   eager_med .. graph_med 0.331 ...
+  while read -r _ _ shape h _ _ rest; do
+    ms=$(sed -n 's/.*graph_med \([0-9.]*\).*/\1/p' <<<"$rest")
+    [[ -n $ms ]] && tileops["${shape}${h}"]=$ms
+  done < <(grep '^TIME TileOps' "$out/peers.txt" 2>/dev/null)
+  grep '^TIME' "$out/peers.txt" 2>/dev/null
+fi
+
+if [[ ${#benches[@]} -gt 0 ]]; then
+  step "benchmarks (${#benches[@]} configurations, $rounds round(s))"
+  table="$out/bench.txt"
+  : >"$table"
+  for ((r = 1; r <= rounds; ++r)); do
+    IFS=';' read -ra list <<<"$shapes"
+    for shape in "${list[@]}"; do
+      read -r B T H <<<"$shape"
+      for b in "${benches[@]}"; do
+        label=${b%%=*} rest=${b#*=}
+        run=${rest%%:*} dir=${rest#*:}
+        [[ $run == new ]] && run=build-gpu/bin/gdn-run
+        mapfile -t ms < <(grep -l "meta.op = gdn_prefill" "$dir"/*_f16.manifest)
+        log=$("$run" --op gdn_prefill --check none --iters 30 --B "$B" --T "$T" \
+          --H "$H" --HV "$H" --family weak --dtype f16 ${extra[@]+"${extra[@]}"} \
+          "${ms[@]}" 2>&1)
+        med=$(sed -n 's/^time: median \([0-9.]*\) ms.*/\1/p' <<<"$log")
+        stages=$(sed -n 's/^  stage \([a-z_0-9]*\) *median \([0-9.]*\) ms alone/\1=\2/p' \
+          <<<"$log" | tr '\n' ' ')
+        to=${tileops["${B}x${T}H${H}"]:-}
+        ratio=-
+        [[ -n $med && -n $to ]] && ratio=$(awk -v a="$to" -v b="$med" 'BEGIN{printf "%.3f", a/b}')
+        printf '%-10s %-12s %9s  TileOps %6s  TileOps/ours %6s | %s\n' \
+          "$label" "${B}x${T}H${H}" "${med:-ERROR}" "${to:--}" "$ratio" "$stages" |
+          tee -a "$table"
+        [[ -n $med ]] || { status=1; tail -5 <<<"$log"; }
+      done
+    done
+  done
+fi
+
+if [[ $coldstart == 1 ]]; then
+  step "cold start and host overhead (tools/bench-coldstart.py)"
+  PYTHONPATH=lib/Bindings/Python${PYTHONPATH:+:$PYTHONPATH} \
+    GDN_RUNTIME_LIBRARY=build-gpu/lib/libgdn_runtime.so \
+    python3 tools/bench-coldstart.py --runs 3 >"$out/coldstart.txt" 2>&1 || status=1
+  grep -E "cold start|host overhead|us/call|PASS|FAIL" "$out/coldstart.txt"
+fi
+
+if [[ $suite == 1 ]]; then
+  step "GPU suite"
+  # FLA for python.test's comparison: the peers kit's unpacked site, if any.
+  [[ -d /tmp/peers-site ]] && sitepath=/tmp/peers-site${PYTHONPATH:+:$PYTHONPATH} ||
+    sitepath=${PYTHONPATH:-}
+  PYTHONPATH=$sitepath GDN_GPU=1 GDN_KERNEL_DIR=build/kernels python3 -c \
+    "import sys; sys.argv=['lit','-v','build-gpu/test/GPU']; from lit.main import main; main()" \
+    >"$out/suite.txt" 2>&1 || status=1
+  grep -E "^(FAIL|XPASS|UNRESOLVED)|Passed|Failed" "$out/suite.txt"
+fi
+step "done (status $status)"
+[[ ${#benches[@]} -gt 0 ]] && { echo "=== benchmarks ==="; cat "$out/bench.txt"; }
+exit $status
