@@ -79,3 +79,8 @@ ptxas = shutil.which("ptxas", path=os.path.join(config.cuda_path, "bin")) or shu
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# tools/sanitize-test.sh's ASan + UBSan build: an uninstrumented python3
+# cannot load its libgdn_runtime (the ASan runtime must come first).
+if os.environ.get("GDN_SANITIZED") == "1":
+    config.available_features.add("asan")

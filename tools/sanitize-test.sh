@@ -36,6 +36,10 @@ fi
 # MLIR attribute our code reads after libMLIR created it is a false
 # use-after-poison.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allow_user_poisoning=0:halt_on_error=1:abort_on_error=1:detect_stack_use_after_return=1}
+export GDN_SANITIZED=1 # lit feature asan (test/lit.cfg.py)
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-ninja -C "$dir" -j"$jobs" gdn-opt gdn-run gdn-kernels GdnUnitTests
+# The targets of .ci/test.sh (the install and Python package tests need the
+# runtime libraries).
+ninja -C "$dir" -j"$jobs" gdn-opt gdn-run gdn-kernels GdnUnitTests gdn_runtime \
+  gdn_runtime_static gdn-example gdn-replay
 python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv "$dir/test" "$dir/test/unit" "$dir/test/GPU" "$@"

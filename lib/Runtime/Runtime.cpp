@@ -352,6 +352,16 @@ gdn_status loadModule(gdn_runtime &rt, const Manifest &m, CUmodule &out) {
   return GDN_SUCCESS;
 }
 
+/// An enum field of the caller's struct as the int it holds: a C caller may
+/// store any int there, and loading one outside the enum's range as the
+/// enum type is undefined behaviour in C++ (UBSan's -fsanitize=enum).
+template <typename E> int rawEnum(const E &field) {
+  static_assert(sizeof(E) == sizeof(int), "a C enum field");
+  int v;
+  std::memcpy(&v, &field, sizeof v);
+  return v;
+}
+
 std::string planKey(const gdn_problem &p) {
   std::string key;
   auto add = [&](int64_t v) {
@@ -363,8 +373,8 @@ std::string planKey(const gdn_problem &p) {
   add(p.HV);
   add(p.head_dim_k);
   add(p.head_dim_v);
-  add(p.dtype);
-  add(p.layout);
+  add(rawEnum(p.dtype));
+  add(rawEnum(p.layout));
   add(p.has_initial_state != 0);
   add(p.use_qk_l2norm != 0);
   add(p.use_gate_in_kernel != 0);
@@ -375,7 +385,7 @@ std::string planKey(const gdn_problem &p) {
   int64_t bits;
   std::memcpy(&bits, &scale, sizeof bits);
   add(bits);
-  add(p.path);
+  add(rawEnum(p.path));
   add(p.block_v);
   add(p.cp_chunks);
   add(p.cu_seqlens ? static_cast<int64_t>(p.num_cu_seqlens) : -1);
@@ -408,14 +418,16 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
   auto plan = std::make_unique<gdn_plan>();
   plan->runtime = &rt;
   GdnProblem &p = plan->problem;
-  if (in.dtype != GDN_DTYPE_F16 && in.dtype != GDN_DTYPE_BF16)
+  const int dtypeValue = rawEnum(in.dtype), layout = rawEnum(in.layout),
+            path = rawEnum(in.path);
+  if (dtypeValue != GDN_DTYPE_F16 && dtypeValue != GDN_DTYPE_BF16)
     return fail(GDN_ERROR_DTYPE,
-                "gdn_plan_get: dtype " + std::to_string(in.dtype) +
+                "gdn_plan_get: dtype " + std::to_string(dtypeValue) +
                     " is not supported: q, k, v and o must be f16 "
                     "(GDN_DTYPE_F16) or bf16 (GDN_DTYPE_BF16)");
-  if (in.layout != GDN_LAYOUT_BTHD)
+  if (layout != GDN_LAYOUT_BTHD)
     return fail(GDN_ERROR_LAYOUT,
-                "gdn_plan_get: layout " + std::to_string(in.layout) +
+                "gdn_plan_get: layout " + std::to_string(layout) +
                     " is not supported: the kernels take [B, T, heads, D] "
                     "(GDN_LAYOUT_BTHD)");
   if (in.head_dim_k != kGdnHeadDim || in.head_dim_v != kGdnHeadDim)
@@ -480,13 +492,12 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
   GdnPaths paths;
   GDN_C_TRY(splitGdnPaths(ofDtype, paths), GDN_ERROR_KERNELS);
   GdnPathRequest request;
-  request.cp = in.path == GDN_PATH_CP       ? "on"
-               : in.path == GDN_PATH_DIRECT ? "off"
-                                            : "auto";
-  if (in.path != GDN_PATH_AUTO && in.path != GDN_PATH_CP &&
-      in.path != GDN_PATH_DIRECT)
+  request.cp = path == GDN_PATH_CP       ? "on"
+               : path == GDN_PATH_DIRECT ? "off"
+                                         : "auto";
+  if (path != GDN_PATH_AUTO && path != GDN_PATH_CP && path != GDN_PATH_DIRECT)
     return fail(GDN_ERROR_INVALID_ARGUMENT,
-                "gdn_plan_get: path " + std::to_string(in.path) +
+                "gdn_plan_get: path " + std::to_string(path) +
                     " is not GDN_PATH_AUTO, _DIRECT or _CP");
   if (in.block_v < 0 || in.cp_chunks < 0)
     return fail(GDN_ERROR_INVALID_ARGUMENT,

@@ -225,8 +225,9 @@ KernelArgs::KernelArgs(const Manifest &manifest)
     : manifest_(&manifest), slots_(manifest.params.size(), 0),
       bound_(manifest.params.size(), false),
       maps_(manifest.tensorMaps.size()), args_(manifest.params.size()) {
-  std::memset(static_cast<void *>(maps_.data()), 0,
-              maps_.size() * sizeof(CUtensorMap));
+  if (!maps_.empty()) // memset of a null pointer is undefined, even for 0
+    std::memset(static_cast<void *>(maps_.data()), 0,
+                maps_.size() * sizeof(CUtensorMap));
   for (size_t i = 0; i < args_.size(); ++i)
     args_[i] = &slots_[i];
   for (size_t k = 0; k < manifest.tensorMaps.size(); ++k)
