@@ -349,7 +349,6 @@ void addFailure(GdnResult &result, const std::string &problem) {
     result.status = Status(ExitCode::CheckFailed, problem);
 }
 
-/// "o[b,t,hv,d]" / "ht[n,hv,k,v]" for a flat index into a 4-D tensor.
 /// Transposes each [DK, DV] = [128, 128] f32 state of a flat [N, HV, 128,
 /// 128] array in place (--state-v-first: [K, V] <-> [V, K]).
 void transposeStates(unsigned char *bytes, size_t size) {
@@ -361,6 +360,7 @@ void transposeStates(unsigned char *bytes, size_t size) {
         std::swap(f[i * d + j], f[j * d + i]);
 }
 
+/// "o[b,t,hv,d]" / "ht[n,hv,k,v]" for a flat index into a 4-D tensor.
 std::string indexText(const char *name, size_t i,
                       const std::array<int64_t, 4> &dims) {
   size_t idx[4];

@@ -5,8 +5,8 @@ chunk_gated_delta_rule (forward only). The kernels take q, k, v and o in
 f16 or bf16 ([B, T, H, 128] / [B, T, HV, 128]), g (log decay) in f32, beta
 in the input dtype, and a [N, HV, K, V] f32 state. FLA's in-kernel
 transforms run inside the prep kernels on the raw inputs (the block_v 16
-variant normalizes q and k in an optional first kernel, gdn_qk_l2norm);
-only the value-first state layout is a torch step:
+variant normalizes q and k in an optional first kernel, gdn_qk_l2norm),
+and the value-first state layout is read and written by the kernels:
 
   use_qk_l2norm_in_kernel   q and k are L2-normalized over the head dim in
                             f32 (FLA's x / sqrt(sum x^2 + 1e-6)) and
