@@ -93,11 +93,11 @@
 // PIPE: tile.async_copy
 // PIPE: tile.async_commit
 
-// The shared-memory plan: sizes recorded on the kernels (prep: 35200 bytes,
+// The shared-memory plan: sizes recorded on the kernels (prep: 36224 bytes,
 // six blocks per SM with its 80 registers; its reductions' scratch is one
-// f32 per row).
+// f32 per row; L0's rows padded by 4 words, the inverse's by 8).
 // PLAN-PREP-LABEL: func.func @gdn_chunk_prep_f16
-// PLAN-PREP-SAME: tile.shared_memory_bytes = 35200
+// PLAN-PREP-SAME: tile.shared_memory_bytes = 36224
 // PLAN-LABEL: func.func @gdn_chunk_fwd_f16
 // PLAN-SAME: tile.shared_memory_bytes = 113152
 // PLAN: tile.alloc {offset = 0 : i64} : !tile.buffer<2x64x128xf16, shared, #tile.swizzle<128>>
@@ -111,7 +111,7 @@
 // BAR-NEXT: tile.reduce add
 
 // PREP: kernel = gdn_chunk_prep_f16
-// PREP: shared_bytes = 35200
+// PREP: shared_bytes = 36224
 // PREP: param = q:ptr<f16>
 // Each block finds its chunk and its sequence's bounds in the host-computed
 // chunk_map ({sequence, chunk, bos, eos} per chunk): no cu_seqlens.
@@ -131,7 +131,7 @@
 // normalize it (with k) when the problem asks (meta.fuses = qk_l2norm, the
 // scalar qk_l2norm; the workspaces q_l2 and k_l2 are empty otherwise).
 // PREPK: kernel = gdn_chunk_prep_k_f16
-// PREPK: shared_bytes = 35200
+// PREPK: shared_bytes = 36224
 // PREPK: param = q:ptr<f16>
 // PREPK: param = k:ptr<f16>
 // PREPK-NOT: param = cu_seqlens

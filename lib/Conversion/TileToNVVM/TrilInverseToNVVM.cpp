@@ -18,12 +18,18 @@ namespace mlir::gdn {
 namespace {
 using namespace mlir::gdn::tile;
 
-/// Shared f32 [n][n] element access for the triangular inverse.
+/// Shared f32 [n][n] element access for the triangular inverse. The source
+/// and the destination may have different layouts (row paddings): each is
+/// addressed with its own.
 struct SquareAccess {
-  BufferType type;
+  BufferType srcType, dstType;
   Value src, dst;
+  BufferType typeOf(Value base) const {
+    return base == dst ? dstType : srcType;
+  }
   Value ptr(Idx &ix, Value base, Value r, Value c) const {
-    return ix.gep(base, ix.b.getI8Type(), sharedByteOffset(ix, type, {r, c}));
+    return ix.gep(base, ix.b.getI8Type(),
+                  sharedByteOffset(ix, typeOf(base), {r, c}));
   }
   Value load(Idx &ix, Value base, Value r, Value c) const {
     return ix.b.create<LLVM::LoadOp>(ix.loc, ix.b.getF32Type(),
@@ -41,6 +47,7 @@ struct SquareAccess {
   /// address.
   Value step(Idx &ix, Value at, Value base, Value r, Value c, int64_t dr,
              int64_t dc) const {
+    BufferType type = typeOf(base);
     if (isa_and_nonnull<SwizzleAttr>(type.getLayout()))
       return ptr(ix, base, ix.add(r, dr), ix.add(c, dc));
     int64_t rowElems = type.getShape()[1] + type.getRowPadding();
@@ -53,8 +60,8 @@ struct SquareAccess {
 /// in order. Rows above j come out as exact zeros, so every thread runs the
 /// same straight-line code. Used for small or odd sizes.
 void lowerTrilColumns(ConversionPatternRewriter &rewriter, Location loc,
-                      BufferType t, Value src, Value dst, int64_t numThreads,
-                      bool packed) {
+                      BufferType t, BufferType dstType, Value src, Value dst,
+                      int64_t numThreads, bool packed) {
   Idx ix(rewriter, loc);
   int64_t n = t.getShape()[0];
   Type f32 = rewriter.getF32Type();
@@ -63,9 +70,11 @@ void lowerTrilColumns(ConversionPatternRewriter &rewriter, Location loc,
       rewriter.create<LLVM::ConstantOp>(loc, f32, rewriter.getF32FloatAttr(0));
   Value one =
       rewriter.create<LLVM::ConstantOp>(loc, f32, rewriter.getF32FloatAttr(1));
+  // Each operand with its own layout.
   auto elemPtr = [&](Idx &bx, Value base, int64_t i, Value j) {
     return bx.gep(base, bx.b.getI8Type(),
-                  sharedByteOffset(bx, t, {bx.c(i), j}));
+                  sharedByteOffset(bx, base == dst ? dstType : t,
+                                   {bx.c(i), j}));
   };
     for (int64_t slot = 0; slot * numThreads < n; ++slot) {
       Value col = ix.add(tid, slot * numThreads);
@@ -121,7 +130,7 @@ void lowerTrilColumns(ConversionPatternRewriter &rewriter, Location loc,
             rewriter.create<LLVM::StoreOp>(
                 loc, x[i],
                 sx.gep(dst, rewriter.getI8Type(),
-                       sharedByteOffset(sx, t, {col, sx.c(i)})));
+                       sharedByteOffset(sx, dstType, {col, sx.c(i)})));
           });
         }
       });
@@ -134,8 +143,10 @@ struct TrilInverseLowering : TilePattern<TrilInverseOp> {
   matchAndRewrite(TrilInverseOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto t = cast<BufferType>(op.getSource().getType());
-    lowerTrilColumns(rewriter, op.getLoc(), t, adaptor.getSource(),
-                     adaptor.getDest(), numThreadsOf(op), op.getPacked());
+    lowerTrilColumns(rewriter, op.getLoc(), t,
+                     cast<BufferType>(op.getDest().getType()),
+                     adaptor.getSource(), adaptor.getDest(), numThreadsOf(op),
+                     op.getPacked());
     rewriter.eraseOp(op);
     return success();
   }
@@ -165,7 +176,7 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
     int64_t n = t.getShape()[0], nb = n / 16;
     int64_t numThreads = numThreadsOf(op);
     Value tid = ix.tid();
-    SquareAccess acc{t, src, dst};
+    SquareAccess acc{t, cast<BufferType>(op.getDest().getType()), src, dst};
     Value zero = f32Const(rewriter, loc, 0), one = f32Const(rewriter, loc, 1);
     for (Run &run : blockedRuns(ix, {nb, 16}, 1, numThreads, tid))
       emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
@@ -178,17 +189,34 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
         Value lCorner = acc.ptr(bx, src, base, base);
         Value tColumn = op.getPacked() ? Value() : acc.ptr(bx, dst, base, col);
         SmallVector<Value> x(16);
+        auto vec4 = VectorType::get({4}, b.getF32Type());
         for (int64_t i = 0; i < 16; ++i) {
           Value isDiag = b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
                                                 c, bx.c(i));
+          // Row i of L_bb in 16-byte loads, the same for the 16 threads of
+          // the block (a broadcast): ceil(i / 4) loads instead of i. A group
+          // that reaches the diagonal also reads entries on and right of it
+          // (unused); packed, the threads are writing T_bb^T there, so that
+          // group is read element by element. The FMA chain keeps its order.
           Value sum = zero;
-          for (int64_t k = 0; k < i; ++k)
-            sum = b.create<LLVM::FMAOp>(
-                loc,
-                b.create<LLVM::LoadOp>(
-                    loc, b.getF32Type(),
-                    acc.step(bx, lCorner, src, base, base, i, k)),
-                x[k], sum);
+          for (int64_t k0 = 0; k0 < i; k0 += 4) {
+            Value l4;
+            if (!op.getPacked() || k0 + 4 <= i)
+              l4 = b.create<LLVM::LoadOp>(
+                  loc, vec4, acc.step(bx, lCorner, src, base, base, i, k0),
+                  /*alignment=*/16);
+            for (int64_t k = k0; k < std::min<int64_t>(k0 + 4, i); ++k) {
+              Value l =
+                  l4 ? b.create<LLVM::ExtractElementOp>(loc, l4,
+                                                        bx.c32(k - k0))
+                           .getResult()
+                     : b.create<LLVM::LoadOp>(
+                            loc, b.getF32Type(),
+                            acc.step(bx, lCorner, src, base, base, i, k))
+                           .getResult();
+              sum = b.create<LLVM::FMAOp>(loc, l, x[k], sum);
+            }
+          }
           Value delta = b.create<LLVM::SelectOp>(loc, isDiag, one, zero);
           x[i] = b.create<LLVM::FSubOp>(loc, delta, sum);
         }
@@ -207,14 +235,26 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
         }
       });
     // Packed: the blocks above the diagonal hold T^T (the levels write it).
+    // Zeros in 16-byte stores (a 16-byte chunk stays contiguous under every
+    // layout: rows are 16-byte aligned, swizzles move whole chunks).
+    auto zero4Type = VectorType::get({4}, rewriter.getF32Type());
+    Value zero4;
     for (int64_t bi = 0; bi < nb && !op.getPacked(); ++bi)
       for (int64_t bj = bi + 1; bj < nb; ++bj)
-        for (Run &run : blockedRuns(ix, {16, 16}, 1, numThreads, tid))
+        for (Run &run : blockedRuns(ix, {16, 16}, 4, numThreads, tid)) {
+          if (!zero4)
+            zero4 = rewriter.create<LLVM::ConstantOp>(
+                loc, zero4Type,
+                DenseElementsAttr::get(zero4Type, rewriter.getF32FloatAttr(0)));
           emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
             Idx bx(b, loc);
-            acc.store(bx, dst, bx.add(run.coord[0], bi * 16),
-                      bx.add(run.coord[1], bj * 16), zero);
+            b.create<LLVM::StoreOp>(
+                loc, zero4,
+                acc.ptr(bx, dst, bx.add(run.coord[0], bi * 16),
+                        bx.add(run.coord[1], bj * 16)),
+                /*alignment=*/16);
           });
+        }
     rewriter.eraseOp(op);
     return success();
   }
@@ -315,6 +355,27 @@ struct SplitTf32Mma {
       mma(small, aHi, bLo);
     }
   }
+  /// acc += A B for one k-step of 8 in the mma's own order: a = {A(g, t),
+  /// A(g + 8, t), A(g, t + 4), A(g + 8, t + 4)} (an ldmatrix.x4 of the 16x8
+  /// block), b = {B(t, g), B(t + 4, g)}.
+  void kStep(SmallVectorImpl<Value> &acc, SmallVectorImpl<Value> &small,
+             ArrayRef<Value> a, ArrayRef<Value> b) {
+    SmallVector<Value, 4> aHi, aLo;
+    SmallVector<Value, 2> bHi, bLo;
+    for (Value v : a) {
+      auto [h, l] = split(v);
+      aHi.push_back(h);
+      aLo.push_back(l);
+    }
+    for (Value v : b) {
+      auto [h, l] = split(v);
+      bHi.push_back(h);
+      bLo.push_back(l);
+    }
+    mma(small, aLo, bHi);
+    mma(acc, aHi, bHi);
+    mma(small, aHi, bLo);
+  }
   /// acc + small, element by element.
   SmallVector<Value> finish(ArrayRef<Value> acc, ArrayRef<Value> small) {
     SmallVector<Value> out;
@@ -341,7 +402,7 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
     int64_t nb = t.getShape()[0] / 16, d = op.getLevel();
     int64_t warps = numThreadsOf(op) / 32;
     int64_t tasks = 2 * (nb - d);
-    SquareAccess acc{t, src, dst};
+    SquareAccess acc{t, cast<BufferType>(op.getDest().getType()), src, dst};
     Type f32 = rewriter.getF32Type();
     auto vec4 = VectorType::get({4}, f32), vec2 = VectorType::get({2}, f32);
     Value tid = ix.tid();
@@ -366,23 +427,6 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
           return b.create<LLVM::LoadOp>(loc, vec4, acc.ptr(bx, base, r, c),
                                         /*alignment=*/16)
               .getResult();
-        };
-        // The same, at a constant step (dr, dc) from element (r, c), whose
-        // address is `at` (SquareAccess::step: [reg + imm] when linear).
-        auto loadRow4At = [&](Value at, Value base, Value r, Value c,
-                              int64_t dr, int64_t dc) {
-          return b.create<LLVM::LoadOp>(
-                     loc, vec4, acc.step(bx, at, base, r, c, dr, dc),
-                     /*alignment=*/16)
-              .getResult();
-        };
-        auto loadCol4At = [&](Value at, Value base, Value r, Value c,
-                              int64_t dr) {
-          SmallVector<Value, 4> v;
-          for (int64_t e = 0; e < 4; ++e)
-            v.push_back(b.create<LLVM::LoadOp>(
-                loc, f32, acc.step(bx, at, base, r, c, dr + e, 0)));
-          return v;
         };
         bool packed = op.getPacked();
         // Packed: T[r][c] is stored at [c][r]; `masked` reads the entries of
@@ -445,30 +489,68 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
         SmallVector<Value> y(4, zero), ySmall(4, zero);
         SmallVector<Value> r(4, zero), rSmall(4, zero);
         if (!packed) {
-          // Every operand of the level is a constant step from three
-          // elements: L (rowI + g, j16 + t4), T (j16 + t4, col + g) and
-          // T (rowI + g, rowI + t4) / T (rowI + t4, col + g) after the sync.
-          Value aRow = bx.add(rowI, g), aCol = bx.add(j16, t4);
-          Value bCol = bx.add(col, g);
+          // The A operands (L_iq, then T_ii) by ldmatrix.x4: each 16x8 f32
+          // block is four 8x8 b16 matrices of 8 rows x 16 bytes, and lane (g,
+          // t) receives word t of row g of each, which is the m16n8k8 tf32 A
+          // fragment as is. Lane l addresses row l % 8 + 8 ((l / 8) % 2),
+          // column 4 (l / 16) of the block. With rows of 68 words (L's
+          // #tile.padded<4>) the 8 rows of a matrix fall on 8 distinct
+          // 4-bank groups: no conflict (a 16-byte row load per lane took two
+          // wavefronts for each quarter warp). The B operands (T_qj, then Y)
+          // by single loads of rows t and t + 4 at column g; with rows of 72
+          // words (the inverse's #tile.padded<8>, tile-assign-layouts) the 4
+          // rows t, t + 4, .. of a k-step fall on distinct 8-bank groups.
+          // Every address is a constant step from one per-thread pointer
+          // per operand.
+          Value l8 = bx.rem(lane, 8);
+          Value lRow = bx.add(l8, bx.mul(bx.rem(bx.div(lane, 8), 2), 8));
+          Value lCol = bx.mul(bx.div(lane, 16), 4);
+          auto x4 = LLVM::LLVMStructType::getLiteral(
+              b.getContext(), {rewriter.getI32Type(), rewriter.getI32Type(),
+                               rewriter.getI32Type(), rewriter.getI32Type()});
+          auto ldmatrixAt = [&](Value at, Value base, Value r, Value c,
+                                int64_t dc) {
+            Value res = b.create<NVVM::LdMatrixOp>(
+                loc, x4, acc.step(bx, at, base, r, c, 0, dc), 4,
+                NVVM::MMALayout::row);
+            SmallVector<Value, 4> out;
+            for (int64_t i = 0; i < 4; ++i)
+              out.push_back(b.create<LLVM::BitcastOp>(
+                  loc, f32, b.create<LLVM::ExtractValueOp>(loc, res, i)));
+            return out;
+          };
+          auto loadAt = [&](Value at, Value base, Value r, Value c,
+                            int64_t dr) {
+            return b
+                .create<LLVM::LoadOp>(loc, f32,
+                                      acc.step(bx, at, base, r, c, dr, 0))
+                .getResult();
+          };
+          Value t1 = bx.rem(lane, 4);
+          Value aRow = bx.add(rowI, lRow), aCol = bx.add(j16, lCol);
+          Value bRow = bx.add(j16, t1), bCol = bx.add(col, g);
           Value aAt = acc.ptr(bx, src, aRow, aCol);
-          Value bAt = acc.ptr(bx, dst, aCol, bCol);
-          // (The loads in a fixed order: B's column, A's row + 8, A's row.)
-          for (int64_t q = 0; q < d; ++q) {
-            SmallVector<Value, 4> bq = loadCol4At(bAt, dst, aCol, bCol, 16 * q);
-            Value a8 = loadRow4At(aAt, src, aRow, aCol, 8, 16 * q);
-            Value a0 = loadRow4At(aAt, src, aRow, aCol, 0, 16 * q);
-            mma.product(y, ySmall, a0, a8, bq);
-          }
+          Value bAt = acc.ptr(bx, dst, bRow, bCol);
+          for (int64_t q = 0; q < d; ++q)
+            for (int64_t s = 0; s < 2; ++s) {
+              int64_t k0 = 16 * q + 8 * s;
+              SmallVector<Value, 2> bk = {
+                  loadAt(bAt, dst, bRow, bCol, k0),
+                  loadAt(bAt, dst, bRow, bCol, k0 + 4)};
+              mma.kStep(y, ySmall, ldmatrixAt(aAt, src, aRow, aCol, k0), bk);
+            }
           storeStrip(mma.finish(y, ySmall), /*negate=*/false);
           b.create<NVVM::SyncWarpOp>(loc, fullMask);
           // -T_ii Y, with Y read back from the strip.
-          Value k0 = bx.add(rowI, t4);
-          Value tAt = acc.ptr(bx, dst, aRow, k0);
-          Value yAt = acc.ptr(bx, dst, k0, bCol);
-          SmallVector<Value, 4> yk = loadCol4At(yAt, dst, k0, bCol, 0);
-          Value t8 = loadRow4At(tAt, dst, aRow, k0, 8, 0);
-          Value t0 = loadRow4At(tAt, dst, aRow, k0, 0, 0);
-          mma.product(r, rSmall, t0, t8, yk);
+          Value tRow = bx.add(rowI, lRow), tCol = bx.add(rowI, lCol);
+          Value yRow = bx.add(rowI, t1);
+          Value tAt = acc.ptr(bx, dst, tRow, tCol);
+          Value yAt = acc.ptr(bx, dst, yRow, bCol);
+          for (int64_t s = 0; s < 2; ++s) {
+            SmallVector<Value, 2> yk = {loadAt(yAt, dst, yRow, bCol, 8 * s),
+                                        loadAt(yAt, dst, yRow, bCol, 8 * s + 4)};
+            mma.kStep(r, rSmall, ldmatrixAt(tAt, dst, tRow, tCol, 8 * s), yk);
+          }
         } else {
           for (int64_t q = 0; q < d; ++q) {
             Value k0 = bx.add(bx.add(j16, 16 * q), t4);

@@ -415,14 +415,13 @@ func.func @tril_phases() attributes {tile.kernel, tile.num_warps = 4 : i64, tile
 
 // On a row-major (unswizzled) buffer every shared access of the inverse is a
 // constant byte step from a few per-thread pointers, which NVPTX folds into
-// [reg + imm] addresses: the diagonal's L(i, k) at (i * 64 + k) * 4 bytes
-// from the block's corner (the diagonal), a level's two A rows 8 rows
-// (2048 bytes) apart (the level).
+// [reg + imm] addresses: the diagonal's rows of L in 16-byte loads at
+// (i * 64 + k0) * 4 bytes from the block's corner (rows 1 and 2 here).
 // CHECK-LABEL: llvm.func @tril_steps
 // CHECK:       %[[S1:.*]] = llvm.mlir.constant(256 : i64) : i64
 // CHECK-NEXT:  %[[P1:.*]] = llvm.getelementptr %[[CORNER:[0-9]+]][%[[S1]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
-// CHECK-NEXT:  llvm.load %[[P1]] : !llvm.ptr<3> -> f32
-// CHECK:       %[[S2:.*]] = llvm.mlir.constant(516 : i64) : i64
+// CHECK-NEXT:  llvm.load %[[P1]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK:       %[[S2:.*]] = llvm.mlir.constant(512 : i64) : i64
 // CHECK-NEXT:  llvm.getelementptr %[[CORNER]][%[[S2]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
 // CHECK:       llvm.return
 func.func @tril_steps() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
@@ -434,14 +433,23 @@ func.func @tril_steps() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.
 
 // -----
 
-// (The lowering issues B's column, then A's row + 8, then A's row.)
+// A level's k-step of 8: B's rows t and t + 4 (4 rows = 1024 bytes apart)
+// by single loads, then A's 16x8 block by one ldmatrix.x4 (the m16n8k8
+// tf32 A fragment); the next k-step is 8 rows of B (2048, 3072) and 8
+// columns of A (32 bytes) further.
 // CHECK-LABEL: llvm.func @tril_steps_level
-// CHECK:       %[[S8:.*]] = llvm.mlir.constant(2048 : i64) : i64
-// CHECK-NEXT:  %[[P8:.*]] = llvm.getelementptr %[[A:[0-9]+]][%[[S8]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
-// CHECK-NEXT:  llvm.load %[[P8]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
-// CHECK-NEXT:  %[[S0:.*]] = llvm.mlir.constant(0 : i64) : i64
-// CHECK-NEXT:  %[[P0:.*]] = llvm.getelementptr %[[A]][%[[S0]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
-// CHECK-NEXT:  llvm.load %[[P0]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK:       llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NEXT:  %[[S4:.*]] = llvm.mlir.constant(1024 : i64) : i64
+// CHECK-NEXT:  %[[P4:.*]] = llvm.getelementptr %{{.*}}[%[[S4]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  llvm.load %[[P4]] : !llvm.ptr<3> -> f32
+// CHECK-NEXT:  %[[SA:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT:  %[[PA:.*]] = llvm.getelementptr %[[A:[0-9]+]][%[[SA]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  nvvm.ldmatrix %[[PA]] {layout = #nvvm.mma_layout<row>, num = 4 : i32} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK:       llvm.mlir.constant(2048 : i64)
+// CHECK:       llvm.mlir.constant(3072 : i64)
+// CHECK:       %[[S32:.*]] = llvm.mlir.constant(32 : i64) : i64
+// CHECK-NEXT:  %[[P32:.*]] = llvm.getelementptr %[[A]][%[[S32]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  nvvm.ldmatrix %[[P32]]
 // CHECK:       llvm.return
 func.func @tril_steps_level() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
   %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
@@ -453,13 +461,13 @@ func.func @tril_steps_level() attributes {tile.kernel, tile.num_warps = 4 : i64,
 // -----
 
 // Padded rows (#tile.padded<4>: a 272-byte row stride) keep the buffer
-// linear: the same constant steps, with the padded stride (L(1, 0) at 272
-// bytes from the corner, L(2, 1) at 548; a level's rows 8 apart at 2176).
+// linear: the same constant steps, with the padded stride (L's row 1 at 272
+// bytes from the corner, row 2 at 544).
 // CHECK-LABEL: llvm.func @tril_steps_padded
 // CHECK:       %[[S1:.*]] = llvm.mlir.constant(272 : i64) : i64
 // CHECK-NEXT:  %[[P1:.*]] = llvm.getelementptr %[[CORNER:[0-9]+]][%[[S1]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
-// CHECK-NEXT:  llvm.load %[[P1]] : !llvm.ptr<3> -> f32
-// CHECK:       %[[S2:.*]] = llvm.mlir.constant(548 : i64) : i64
+// CHECK-NEXT:  llvm.load %[[P1]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK:       %[[S2:.*]] = llvm.mlir.constant(544 : i64) : i64
 // CHECK-NEXT:  llvm.getelementptr %[[CORNER]][%[[S2]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
 // CHECK:       llvm.return
 func.func @tril_steps_padded() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 34816 : i64} {
@@ -471,18 +479,25 @@ func.func @tril_steps_padded() attributes {tile.kernel, tile.num_warps = 4 : i64
 
 // -----
 
+// Each operand with its own stride: B's rows 4 apart in the destination's
+// 288-byte rows (#tile.padded<8>, as tile-assign-layouts gives the
+// inverse's destination), A's ldmatrix 8 columns (32 bytes) on in the
+// source's 272-byte rows.
 // CHECK-LABEL: llvm.func @tril_steps_level_padded
-// CHECK:       %[[S8:.*]] = llvm.mlir.constant(2176 : i64) : i64
-// CHECK-NEXT:  %[[P8:.*]] = llvm.getelementptr %[[A:[0-9]+]][%[[S8]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
-// CHECK-NEXT:  llvm.load %[[P8]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
-// CHECK-NEXT:  %[[S0:.*]] = llvm.mlir.constant(0 : i64) : i64
-// CHECK-NEXT:  %[[P0:.*]] = llvm.getelementptr %[[A]][%[[S0]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
-// CHECK-NEXT:  llvm.load %[[P0]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK:       llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NEXT:  %[[S4:.*]] = llvm.mlir.constant(1152 : i64) : i64
+// CHECK-NEXT:  %[[P4:.*]] = llvm.getelementptr %{{.*}}[%[[S4]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  llvm.load %[[P4]] : !llvm.ptr<3> -> f32
+// CHECK:       nvvm.ldmatrix
+// CHECK:       llvm.mlir.constant(2304 : i64)
+// CHECK:       %[[S32:.*]] = llvm.mlir.constant(32 : i64) : i64
+// CHECK-NEXT:  %[[P32:.*]] = llvm.getelementptr %{{.*}}[%[[S32]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  nvvm.ldmatrix %[[P32]]
 // CHECK:       llvm.return
-func.func @tril_steps_level_padded() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 34816 : i64} {
+func.func @tril_steps_level_padded() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 35840 : i64} {
   %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
-  %t = tile.alloc {offset = 17408 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
-  tile.tril_inverse_level %l, %t {level = 1 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  %t = tile.alloc {offset = 17408 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<8>>
+  tile.tril_inverse_level %l, %t {level = 1 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8>>
   return
 }
 
@@ -542,14 +557,14 @@ func.func @padded_store() attributes {tile.kernel, tile.num_warps = 4 : i64, til
 // -----
 
 // On swizzled buffers no element is a constant step from another: every
-// vector load of a level recomputes its swizzled offset (the 16-byte
-// chunk index XOR the row's) from the buffer's base, so no 8-row step
-// (2048 bytes, as in @tril_steps_level) appears.
+// load and ldmatrix row address of a level recomputes its swizzled offset
+// (the 16-byte chunk index XOR the row's) from the buffer's base, so no
+// 8-row step (2048 bytes, as in @tril_steps_level) appears.
 // CHECK-LABEL: llvm.func @tril_steps_swizzled
 // CHECK-NOT:   llvm.mlir.constant(2048 : i64)
 // CHECK:       llvm.xor
 // CHECK-NOT:   llvm.mlir.constant(2048 : i64)
-// CHECK:       llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK:       nvvm.ldmatrix
 // CHECK-NOT:   llvm.mlir.constant(2048 : i64)
 // CHECK:       llvm.return
 func.func @tril_steps_swizzled() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {

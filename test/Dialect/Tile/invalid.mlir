@@ -782,10 +782,9 @@ func.func @tril_same(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<32x32
 
 // -----
 
-// Both operands are addressed with one layout.
-func.func @tril_same_layout(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<64x64xf32, shared, #tile.padded<4>>) {
-  // expected-error @below {{operands must have the same shape and layout}}
-  tile.tril_inverse %a, %b : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+func.func @tril_diag_same(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<32x32xf32, shared, #tile.padded<8>>) {
+  // expected-error @below {{'tile.tril_inverse_diag' op operands must have the same shape}}
+  tile.tril_inverse_diag %a, %b : !tile.buffer<64x64xf32, shared>, !tile.buffer<32x32xf32, shared, #tile.padded<8>>
   return
 }
 

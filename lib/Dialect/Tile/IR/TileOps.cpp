@@ -750,9 +750,11 @@ LogicalResult TrilInverseOp::verify() {
       return emitOpError("operands must be square f32 shared buffers "
                          "(row-major, #tile.swizzle or #tile.padded)");
   }
-  // The lowering addresses both operands with the source's layout.
-  if (getSource().getType() != getDest().getType())
-    return emitOpError("operands must have the same shape and layout");
+  // Each operand is addressed with its own layout (the layouts may differ:
+  // tile-assign-layouts pads the destination's rows differently).
+  if (cast<BufferType>(getSource().getType()).getShape() !=
+      cast<BufferType>(getDest().getType()).getShape())
+    return emitOpError("operands must have the same shape");
   return verifyTrilDistinct(*this, getSource(), getDest(), getPacked());
 }
 
@@ -771,9 +773,9 @@ static LogicalResult verifyTrilSquares(Operation *op, ArrayRef<Value> squares,
         (t.getLayout() && !isa<SwizzleAttr, PaddedAttr>(t.getLayout())))
       return op->emitOpError("operands must be square f32 shared buffers "
                              "(row-major, #tile.swizzle or #tile.padded)");
-    // The lowering addresses every operand with the first one's layout.
-    if (t != squares[0].getType())
-      return op->emitOpError("operands must have the same shape and layout");
+    // Each operand is addressed with its own layout.
+    if (t.getShape() != cast<BufferType>(squares[0].getType()).getShape())
+      return op->emitOpError("operands must have the same shape");
   }
   int64_t n = cast<BufferType>(squares[0].getType()).getShape()[0];
   if (n % 16 != 0)

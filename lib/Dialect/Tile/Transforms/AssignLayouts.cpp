@@ -375,7 +375,23 @@ void AssignLayoutsPass::runOnOperation() {
         (type.getShape().back() * 4) % 128 != 0 ||
         !onlyRegisterAccess(alloc.getResult()))
       return;
-    alloc.getResult().setType(type.withLayout(PaddedAttr::get(ctx, 4)));
+    // The triangular inverse's destination gets 8 words: its levels read
+    // their B operands (T blocks, the staged Y) as rows t, t + 4, t + 8,
+    // t + 12 at column g (lane (g, t)), which a stride of 4 (mod 32) words
+    // puts two lanes per bank and a stride of 8 (mod 32) spreads over all 32
+    // banks; the mma fragment stores into it (8-byte pairs, rows g over a
+    // half warp) are conflict free there too. Its source keeps 4 words, so
+    // that ldmatrix rows (8 rows x 16 bytes) land on distinct 4-bank groups.
+    bool inverseDest = llvm::any_of(alloc.getResult().getUsers(),
+                                    [&](Operation *user) {
+      if (auto inv = dyn_cast<TrilInverseOp>(user))
+        return !inv.getPacked() && inv.getDest() == alloc.getResult();
+      if (auto diag = dyn_cast<TrilInverseDiagOp>(user))
+        return !diag.getPacked() && diag.getDest() == alloc.getResult();
+      return false;
+    });
+    alloc.getResult().setType(
+        type.withLayout(PaddedAttr::get(ctx, inverseDest ? 8 : 4)));
     ++numPadded;
   });
 
