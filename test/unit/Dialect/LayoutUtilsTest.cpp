@@ -166,6 +166,62 @@ TEST(Padded, RowStrideIncludesThePadding) {
   }
 }
 
+/// The replays of one shared-memory request of a group of lanes that the
+/// hardware serves together (32 lanes for 4-byte accesses, 16 for 8-byte,
+/// 8 for 16-byte; ldmatrix: the 8 row addresses of one matrix): the most
+/// distinct 4-byte words that fall on one of the 32 banks (identical words
+/// are one broadcast). 1 = conflict free.
+int64_t bankWays(const std::vector<int64_t> &byteAddrs, int64_t bytes) {
+  std::vector<std::set<int64_t>> words(32);
+  for (int64_t a : byteAddrs)
+    for (int64_t w = a / 4; w < (a + bytes) / 4; ++w)
+      words[w % 32].insert(w);
+  size_t ways = 0;
+  for (auto &b : words)
+    ways = std::max(ways, b.size());
+  return static_cast<int64_t>(ways);
+}
+
+/// Byte offset of (r, c) in a [64, 64] f32 shared tile padded by `pad`.
+int64_t at(int64_t r, int64_t c, int64_t pad) {
+  std::vector<int64_t> shape{64, 64}, coord{r, c};
+  return layout::sharedOffset<int64_t>(coord, shape, 4, 0, pad);
+}
+
+TEST(Padded, TriangularInverseOperandsAreConflictFree) {
+  // The row paddings tile-assign-layouts gives the blocked inverse's
+  // buffers (docs/hopper-codegen.md §5.7): L0 4 words, the destination 8.
+  // ldmatrix.x4 of an A block (L_iq, T_ii): each matrix is 8 rows x 16 bytes
+  // at one column; free at 68-word rows, 2-way at 72.
+  for (int64_t pad : {4, 8}) {
+    std::vector<int64_t> rows;
+    for (int64_t r = 0; r < 8; ++r)
+      rows.push_back(at(16 + r, 4, pad));
+    EXPECT_EQ(bankWays(rows, 16), pad == 4 ? 1 : 2) << "pad " << pad;
+  }
+  // A B operand (T_qj, the staged Y): lane (g, t) loads row t + 4e of the
+  // k-step at column g of its 8-column strip, all 32 lanes at once: free at
+  // 72-word rows, 2-way at 68.
+  for (int64_t pad : {4, 8})
+    for (int64_t e = 0; e < 4; ++e)
+      for (int64_t strip = 0; strip < 64; strip += 8) {
+        std::vector<int64_t> lanes;
+        for (int64_t lane = 0; lane < 32; ++lane)
+          lanes.push_back(at(16 + lane % 4 + 4 * e, strip + lane / 4, pad));
+        EXPECT_EQ(bankWays(lanes, 4), pad == 8 ? 1 : 2) << "pad " << pad;
+      }
+  // An mma accumulator's 8-byte pair stores (the strips, the Gram matrix):
+  // lane (g, t) writes (g, 2t), (g, 2t + 1), half a warp at a time: free at
+  // 72-word rows, 2-way at 68 (the Gram matrix's stores into L0).
+  for (int64_t pad : {4, 8})
+    for (int64_t half = 0; half < 2; ++half) {
+      std::vector<int64_t> lanes;
+      for (int64_t lane = 16 * half; lane < 16 * half + 16; ++lane)
+        lanes.push_back(at(lane / 4, 8 + 2 * (lane % 4), pad));
+      EXPECT_EQ(bankWays(lanes, 8), pad == 8 ? 1 : 2) << "pad " << pad;
+    }
+}
+
 TEST(Swizzle, UnswizzledIsRowMajor) {
   for (int64_t r = 0; r < 12; ++r)
     for (int64_t c = 0; c < 12; ++c)
