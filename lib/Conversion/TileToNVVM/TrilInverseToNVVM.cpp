@@ -324,40 +324,11 @@ struct SplitTf32Mma {
     for (int64_t i = 0; i < 4; ++i)
       acc[i] = rewriter.create<LLVM::ExtractValueOp>(loc, res, i);
   }
-  /// acc += A B over one 16-wide k range. aRow0/aRow1: A's rows g and g + 8
-  /// as vector<4xf32> (columns 4t..4t+3); b: B's rows 4t..4t+3 at column g.
-  /// The small terms (l h, h l) and the main term (h h) accumulate in two
-  /// independent chains, `small` and `acc`, which `finish` adds.
-  void product(SmallVectorImpl<Value> &acc, SmallVectorImpl<Value> &small,
-               Value aRow0, Value aRow1, ArrayRef<Value> b) {
-    Idx ix(rewriter, loc);
-    auto elem = [&](Value v, int64_t e) -> Value {
-      return rewriter.create<LLVM::ExtractElementOp>(loc, v, ix.c32(e));
-    };
-    for (int64_t step = 0; step < 2; ++step) {
-      Value aVals[4] = {elem(aRow0, 2 * step), elem(aRow1, 2 * step),
-                        elem(aRow0, 2 * step + 1), elem(aRow1, 2 * step + 1)};
-      Value bVals[2] = {b[2 * step], b[2 * step + 1]};
-      SmallVector<Value, 4> aHi, aLo;
-      SmallVector<Value, 2> bHi, bLo;
-      for (Value v : aVals) {
-        auto [h, l] = split(v);
-        aHi.push_back(h);
-        aLo.push_back(l);
-      }
-      for (Value v : bVals) {
-        auto [h, l] = split(v);
-        bHi.push_back(h);
-        bLo.push_back(l);
-      }
-      mma(small, aLo, bHi);
-      mma(acc, aHi, bHi);
-      mma(small, aHi, bLo);
-    }
-  }
   /// acc += A B for one k-step of 8 in the mma's own order: a = {A(g, t),
   /// A(g + 8, t), A(g, t + 4), A(g + 8, t + 4)} (an ldmatrix.x4 of the 16x8
-  /// block), b = {B(t, g), B(t + 4, g)}.
+  /// block), b = {B(t, g), B(t + 4, g)}. The small terms (l h, h l) and the
+  /// main term (h h) accumulate in two independent chains, `small` and
+  /// `acc`, which `finish` adds.
   void kStep(SmallVectorImpl<Value> &acc, SmallVectorImpl<Value> &small,
              ArrayRef<Value> a, ArrayRef<Value> b) {
     SmallVector<Value, 4> aHi, aLo;
@@ -375,6 +346,22 @@ struct SplitTf32Mma {
     mma(small, aLo, bHi);
     mma(acc, aHi, bHi);
     mma(small, aHi, bLo);
+  }
+  /// acc += A B over one 16-wide k range with a permuted k index (the packed
+  /// inverse): aRow0/aRow1 are A's rows g and g + 8 as vector<4xf32>
+  /// (columns 4t..4t+3), b B's rows 4t..4t+3 at column g; logical k = t,
+  /// t + 4 of step s is physical column 4t + 2s, 4t + 2s + 1.
+  void product(SmallVectorImpl<Value> &acc, SmallVectorImpl<Value> &small,
+               Value aRow0, Value aRow1, ArrayRef<Value> b) {
+    Idx ix(rewriter, loc);
+    auto elem = [&](Value v, int64_t e) -> Value {
+      return rewriter.create<LLVM::ExtractElementOp>(loc, v, ix.c32(e));
+    };
+    for (int64_t step = 0; step < 2; ++step)
+      kStep(acc, small,
+            {elem(aRow0, 2 * step), elem(aRow1, 2 * step),
+             elem(aRow0, 2 * step + 1), elem(aRow1, 2 * step + 1)},
+            {b[2 * step], b[2 * step + 1]});
   }
   /// acc + small, element by element.
   SmallVector<Value> finish(ArrayRef<Value> acc, ArrayRef<Value> small) {
