@@ -123,10 +123,14 @@ def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
   let description = [{
     `dest = (I + L)^-1`, where `L` is the strictly lower part of `source` (the
     diagonal and the upper part of `source` are ignored). Both are square f32
-    shared buffers of one type: row-major, `#tile.padded` (row-strided
+    shared buffers of one shape, each row-major, `#tile.padded` (row-strided
     accesses then spread over the banks, addresses stay constant steps) or
     `#tile.swizzle`d (a transposed access spreads over the banks, at the
-    cost of recomputed addresses), and distinct (so are those of the phase ops), unless
+    cost of recomputed addresses), each addressed with its own layout
+    (tile-assign-layouts pads the source's rows by 4 words, the
+    destination's by 8: the levels read the source's blocks by ldmatrix
+    and the destination's by columns), and distinct (so are those of the
+    phase ops), unless
     `packed`: then `source` and `dest` are one buffer, whose strict lower
     triangle keeps `L` and whose upper triangle (with the diagonal) receives
     the inverse transposed (`T[i][j]`, `i >= j`, at `[j][i]`): half the
