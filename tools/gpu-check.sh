@@ -4,6 +4,8 @@
 # usage: tools/gpu-check.sh [--suite] [--peers DIR] [--coldstart]
 #                           [--bench LABEL=GDN_RUN:KERNEL_DIR ...]
 #                           [--shapes "B T H;B T H;..."] [--rounds N]
+#                           [--ident KERNEL_DIR] [--profile REGEX ...]
+#                           [--profile-shape "B T H"]
 #                           [-- extra gdn-run options for --bench]
 #
 # Run from the repository root on the GPU machine, with this checkout's
@@ -12,17 +14,27 @@
 # timed overlaps other GPU work:
 #   1. a runner-only build in build-gpu (gdn-run, libgdn_runtime with
 #      build/kernels embedded, the test programs; CUDA driver API only);
-#   2. --peers DIR: TileOps' CUDA-graph times on the anchor shapes
+#   2. --ident KERNEL_DIR: whether build/kernels and KERNEL_DIR give the
+#      same output bits (gdn-run --save, then a byte comparison) on six
+#      problems that reach every path: direct with h0, CP with strong
+#      decay, varlen bf16 GVA with h0 and empty/length-1 sequences, the
+#      fused q/k norm and beta sigmoid, block_v 16, odd T CP;
+#   3. --profile REGEX: ncu source counters of the kernels matching REGEX
+#      (build/kernels, f16, --profile-shape, default "1 32768 16") into
+#      profile_N_sass.csv.gz, then tools/ncu-phases.py's table per block;
+#   4. --peers DIR: TileOps' CUDA-graph times on the anchor shapes
 #      (DIR/run-peers.sh, the peers kit; ONLY=TileOps, gate weak);
-#   3. --bench: each LABEL=GDN_RUN:KERNEL_DIR times every gdn_prefill f16
+#   5. --bench: each LABEL=GDN_RUN:KERNEL_DIR times every gdn_prefill f16
 #      manifest of KERNEL_DIR with GDN_RUN (`new` = build-gpu/bin/gdn-run),
 #      interleaved per shape and repeated --rounds times (default 1):
 #      gdn-run's median of 30 (256 MiB L2 flush before each run) and its
 #      per-stage medians, and beside TileOps' time when step 2 ran;
-#   4. --coldstart: tools/bench-coldstart.py (import + first call, host
+#   6. --coldstart: tools/bench-coldstart.py (import + first call, host
 #      overhead of gdn_run, the Python entry against fp64);
-#   5. --suite: the GPU lit suite (GDN_GPU=1: a broken gdn-run fails it).
-# Logs go to $OUT (the device tool's folder) or ./gpu-check-out. lit comes
+#   7. --suite: the GPU lit suite (GDN_GPU=1: a broken gdn-run fails it).
+# Logs go to $OUT (the device tool's folder) or ./gpu-check-out: the
+# tables (bench.txt, profile_N_*) at the top, every other log packed into
+# logs.tgz at the end (the device tool returns at most 8 files). lit comes
 # from pip, or from .whl/lit-*.whl when pip has no network.
 #
 # Exit status: 0 when every step ran and passed, 1 otherwise.
@@ -30,10 +42,10 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:-$PWD/gpu-check-out}
-mkdir -p "$out"
-suite=0 coldstart=0 peers="" rounds=1 benches=() extra=()
+suite=0 coldstart=0 peers="" rounds=1 benches=() extra=() ident="" profiles=()
 shapes="1 32768 16;1 65536 16;1 131072 16;1 131072 32;8 4096 16"
-usage() { sed -n '3,7s/^# //p' "$0" >&2; exit 2; }
+pshape="1 32768 16"
+usage() { sed -n '3,9s/^# //p' "$0" >&2; exit 2; }
 value() { # OPTION VALUE...: VALUE, or a usage error when it is missing
   if [[ $# -lt 2 || -z $2 ]]; then
     echo "gpu-check.sh: $1 needs a value" >&2
@@ -48,15 +60,24 @@ while [[ $# -gt 0 ]]; do
   --bench) value "$@"; benches+=("$2"); shift ;;
   --shapes) value "$@"; shapes=$2; shift ;;
   --rounds) value "$@"; rounds=$2; shift ;;
+  --ident) value "$@"; ident=$2; shift ;;
+  --profile) value "$@"; profiles+=("$2"); shift ;;
+  --profile-shape) value "$@"; pshape=$2; shift ;;
   --) shift; extra=("$@"); break ;;
   *) echo "gpu-check.sh: unknown option $1" >&2; usage ;;
   esac
   shift
 done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "gpu-check.sh: --rounds $rounds is not a positive count" >&2; usage; }
+[[ $pshape =~ ^[1-9][0-9]*\ [1-9][0-9]*\ [1-9][0-9]*$ ]] ||
+  { echo "gpu-check.sh: --profile-shape \"$pshape\" is not \"B T H\"" >&2; usage; }
+[[ -z $ident || -d $ident ]] || { echo "gpu-check.sh: --ident $ident is not a directory" >&2; usage; }
 for b in ${benches[@]+"${benches[@]}"}; do
   [[ $b == *=*:* ]] || { echo "gpu-check.sh: --bench $b is not LABEL=GDN_RUN:KERNEL_DIR" >&2; usage; }
 done
+mkdir -p "$out"
+logs=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-logs.XXXXXX")
+trap 'tar czf "$out/logs.tgz" -C "$logs" . 2>/dev/null; rm -rf "$logs"' EXIT
 export PYTHONUNBUFFERED=1
 start=$(date +%s)
 step() { echo "[$(( $(date +%s) - start )) s] $*"; }
@@ -65,9 +86,9 @@ status=0
 step "runner-only build (build-gpu, kernels from build/kernels)"
 if ! { cmake -G Ninja -B build-gpu -DGDN_BUILD_RUNNER_ONLY=ON \
          -DCMAKE_BUILD_TYPE=Release -DGDN_KERNEL_BUNDLE_DIR="$PWD/build/kernels" \
-         >"$out/cmake.log" 2>&1 && ninja -C build-gpu >"$out/ninja.log" 2>&1; }; then
-  echo "gpu-check: the runner-only build failed (logs: $out/cmake.log, $out/ninja.log)"
-  tail -20 "$out/ninja.log"
+         >"$logs/cmake.log" 2>&1 && ninja -C build-gpu >"$logs/ninja.log" 2>&1; }; then
+  echo "gpu-check: the runner-only build failed (logs: cmake.log, ninja.log in $out/logs.tgz)"
+  tail -20 "$logs/ninja.log"
   exit 1
 fi
 if ! python3 -c "import lit" 2>/dev/null; then
@@ -77,17 +98,78 @@ if ! python3 -c "import lit" 2>/dev/null; then
   export PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH}
 fi
 
+manifests() { # DIR DTYPE: the gdn_prefill manifests of DIR in DTYPE
+  grep -l "meta.op = gdn_prefill" "$1"/*_"$2".manifest
+}
+
+if [[ -n $ident ]]; then
+  step "bit identity: build/kernels against $ident"
+  cases=(
+    "direct-h0|f16|--B 8 --T 4096 --H 16 --family weak --h0"
+    "cp-strong-h0|f16|--B 1 --T 32768 --H 16 --cp on --family strong --h0"
+    "varlen-bf16-gva|bf16|--B 1 --T 5000 --H 4 --HV 8 --cu-seqlens 0,1,1,700,4097,5000 --cp on --h0 --family mixed"
+    "qk-l2norm|f16|--B 2 --T 3000 --H 16 --qk-l2norm --beta-sigmoid --family weak"
+    "block-v16|f16|--B 2 --T 1000 --H 2 --block-v 16 --family nodecay"
+    "odd-cp-unnorm|f16|--B 3 --T 1001 --H 2 --HV 4 --family unnorm --h0 --cp on"
+  )
+  for c in "${cases[@]}"; do
+    IFS='|' read -r name dt args <<<"$c"
+    verdict=identical
+    for side in new base; do
+      dir=build/kernels
+      [[ $side == base ]] && dir=$ident
+      rm -rf "$logs/save-$side"
+      mapfile -t ms < <(manifests "$dir" "$dt")
+      # shellcheck disable=SC2086 # $args: the case's options, word by word
+      build-gpu/bin/gdn-run --op gdn_prefill --iters 0 --dtype "$dt" \
+        --save "$logs/save-$side" $args "${ms[@]}" \
+        >"$logs/ident-$name-$side.log" 2>&1 ||
+        { [[ $verdict == identical ]] && verdict="FAILED ($side: ident-$name-$side.log)"; }
+    done
+    [[ $verdict == identical ]] &&
+      ! diff -r -q "$logs/save-new" "$logs/save-base" >/dev/null && verdict=DIFFER
+    echo "IDENT $name $verdict"
+    [[ $verdict == identical ]] || status=1
+  done
+fi
+
+if [[ ${#profiles[@]} -gt 0 ]]; then
+  read -r PB PT PH <<<"$pshape"
+  n=0
+  for re in "${profiles[@]}"; do
+    n=$((n + 1))
+    step "ncu source counters: kernels ~ $re at ${PB}x${PT}H${PH} -> profile_${n}"
+    mapfile -t ms < <(manifests build/kernels f16)
+    if ncu --clock-control none --section SourceCounters --section SpeedOfLight \
+         --section WarpStateStats --section InstructionStats --section Occupancy \
+         -k "regex:$re" --launch-count 1 -f -o "$logs/profile_$n" \
+         build-gpu/bin/gdn-run --op gdn_prefill --check none --iters 1 --warmup 0 \
+         --B "$PB" --T "$PT" --H "$PH" --family weak "${ms[@]}" \
+         >"$logs/profile_$n.log" 2>&1; then
+      ncu -i "$logs/profile_$n.ncu-rep" --page source --csv --print-source sass 2>&1 |
+        gzip >"$out/profile_${n}_sass.csv.gz"
+      ncu -i "$logs/profile_$n.ncu-rep" --page details --csv >"$out/profile_${n}_details.csv" 2>&1
+      python3 tools/ncu-phases.py "$out/profile_${n}_sass.csv.gz" \
+        --details "$out/profile_${n}_details.csv" --top 12 || status=1
+    else
+      echo "gpu-check: ncu failed (profile_$n.log in $out/logs.tgz)"
+      tail -5 "$logs/profile_$n.log"
+      status=1
+    fi
+  done
+fi
+
 declare -A tileops
 if [[ -n $peers ]]; then
   step "TileOps (peers kit $peers)"
-  GATES=weak ONLY=TileOps bash "$peers/run-peers.sh" "$out/peers.txt" 140 \
-    >"$out/peers.log" 2>&1 || status=1
+  GATES=weak ONLY=TileOps bash "$peers/run-peers.sh" "$logs/peers.txt" 140 \
+    >"$logs/peers.log" 2>&1 || status=1
   # TIME TileOps   1x32768 H16 f16 weak   eager_med .. graph_med 0.331 ...
   while read -r _ _ shape h _ _ rest; do
-    ms=$(sed -n 's/.*graph_med \([0-9.]*\).*/\1/p' <<<"$rest")
-    [[ -n $ms ]] && tileops["${shape}${h}"]=$ms
-  done < <(grep '^TIME TileOps' "$out/peers.txt" 2>/dev/null)
-  grep '^TIME' "$out/peers.txt" 2>/dev/null
+    gm=$(sed -n 's/.*graph_med \([0-9.]*\).*/\1/p' <<<"$rest")
+    [[ -n $gm ]] && tileops["${shape}${h}"]=$gm
+  done < <(grep '^TIME TileOps' "$logs/peers.txt" 2>/dev/null)
+  grep '^TIME' "$logs/peers.txt" 2>/dev/null
 fi
 
 if [[ ${#benches[@]} -gt 0 ]]; then
@@ -102,7 +184,7 @@ if [[ ${#benches[@]} -gt 0 ]]; then
         label=${b%%=*} rest=${b#*=}
         run=${rest%%:*} dir=${rest#*:}
         [[ $run == new ]] && run=build-gpu/bin/gdn-run
-        mapfile -t ms < <(grep -l "meta.op = gdn_prefill" "$dir"/*_f16.manifest)
+        mapfile -t ms < <(manifests "$dir" f16)
         log=$("$run" --op gdn_prefill --check none --iters 30 --B "$B" --T "$T" \
           --H "$H" --HV "$H" --family weak --dtype f16 ${extra[@]+"${extra[@]}"} \
           "${ms[@]}" 2>&1)
@@ -125,8 +207,8 @@ if [[ $coldstart == 1 ]]; then
   step "cold start and host overhead (tools/bench-coldstart.py)"
   PYTHONPATH=lib/Bindings/Python${PYTHONPATH:+:$PYTHONPATH} \
     GDN_RUNTIME_LIBRARY=build-gpu/lib/libgdn_runtime.so \
-    python3 tools/bench-coldstart.py --runs 3 >"$out/coldstart.txt" 2>&1 || status=1
-  grep -E "cold start|host overhead|us/call|PASS|FAIL" "$out/coldstart.txt"
+    python3 tools/bench-coldstart.py --runs 3 >"$logs/coldstart.txt" 2>&1 || status=1
+  grep -E "cold start|host overhead|us/call|PASS|FAIL" "$logs/coldstart.txt"
 fi
 
 if [[ $suite == 1 ]]; then
@@ -136,8 +218,8 @@ if [[ $suite == 1 ]]; then
     sitepath=${PYTHONPATH:-}
   PYTHONPATH=$sitepath GDN_GPU=1 GDN_KERNEL_DIR=build/kernels python3 -c \
     "import sys; sys.argv=['lit','-v','build-gpu/test/GPU']; from lit.main import main; main()" \
-    >"$out/suite.txt" 2>&1 || status=1
-  grep -E "^(FAIL|XPASS|UNRESOLVED)|Passed|Failed" "$out/suite.txt"
+    >"$logs/suite.txt" 2>&1 || status=1
+  grep -E "^(FAIL|XPASS|UNRESOLVED)|Passed|Failed" "$logs/suite.txt"
 fi
 step "done (status $status)"
 [[ ${#benches[@]} -gt 0 ]] && { echo "=== benchmarks ==="; cat "$out/bench.txt"; }
