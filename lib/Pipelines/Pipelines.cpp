@@ -138,6 +138,8 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   pm.addPass(createSymbolDCEPass());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createCanonicalizerPass());
+  if (options.zeroInitGemm)
+    fpm.addPass(tile::createTileFoldZeroInit());
   fpm.addPass(tile::createTileExpandTrilInverse());
   fpm.addPass(tile::createTileAssignLayouts());
   fpm.addPass(tile::createTilePipeline());
@@ -181,7 +183,8 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
 void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
-      "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-expand-tril-inverse, tile-assign-layouts, tile-pipeline, "
+      "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, (with zero-init-gemm) tile-fold-zero-init, "
+      "tile-expand-tril-inverse, tile-assign-layouts, tile-pipeline, "
       "canonicalize, tile-plan-shared-memory, tile-insert-barriers, (with async-gemm) tile-async-gemm, tile-warp-specialize, "
       "arith-expand, tile-outline-kernels, "
       "convert-tile-to-nvvm, convert-nvvm-to-llvm, reconcile-unrealized-casts, canonicalize and cse (gpu.module), "

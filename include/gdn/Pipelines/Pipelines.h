@@ -26,6 +26,13 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
                      "chunk loop its own 64-bit pointer induction variable, "
                      "which costs registers that ptxas cannot recover)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> zeroInitGemm{
+      *this, "zero-init-gemm",
+      llvm::cl::desc("Fold a gemm accumulator's zero fill into the gemm "
+                     "(tile-fold-zero-init: scale-d 0 on the first wgmma "
+                     "k-step instead of zeroed registers); off by default "
+                     "until measured on the GDN kernels"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> asyncGemm{
       *this, "async-gemm",
       llvm::cl::desc("Overlap independent wgmma gemms (tile-async-gemm after "

@@ -70,9 +70,14 @@ struct GemmMmaSyncLowering : TilePattern<GemmOp> {
 
     Regs cRegs{adaptor.getC(), f32};
     int64_t atomsM = bm / 16, atomsN = bn / 8;
+    // zero_init: C = A B, from zero accumulators (mma.sync has no scale-d).
     SmallVector<Value> acc;
+    Value zero = op.getZeroInit()
+                     ? rewriter.create<LLVM::ConstantOp>(
+                           loc, f32, rewriter.getF32FloatAttr(0))
+                     : Value();
     for (int64_t r = 0; r < atomsM * atomsN * 4; ++r)
-      acc.push_back(cRegs.load(ix, r));
+      acc.push_back(zero ? zero : cRegs.load(ix, r));
 
     std::string asmStr = std::string("mma.sync.aligned.m16n8k16.row.col.f32.") +
                          (bf16 ? "bf16.bf16" : "f16.f16") +

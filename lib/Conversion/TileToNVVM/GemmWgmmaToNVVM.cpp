@@ -145,8 +145,12 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
     auto structTy = LLVM::LLVMStructType::getLiteral(
         getContext(), SmallVector<Type>(nwg / 2, f32));
     Regs cRegs{adaptor.getC(), f32};
+    // zero_init: C's prior contents are not read; the first k-step does not
+    // accumulate (scale-d 0) and takes undefined accumulator inputs, so no
+    // register is zeroed for it.
+    bool zeroInit = op.getZeroInit();
     Value acc = rewriter.create<LLVM::UndefOp>(loc, structTy);
-    for (int64_t r = 0; r < nwg / 2; ++r)
+    for (int64_t r = 0; r < nwg / 2 && !zeroInit; ++r)
       acc = rewriter.create<LLVM::InsertValueOp>(loc, acc, cRegs.load(ix, r),
                                                  r);
     // Register A: k-slice kk of the [4k, 1] accumulator-layout fragment is
@@ -232,7 +236,7 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
         for (Value a : aPacked[kk])
           operands.push_back(a);
         operands.push_back(stepped(descB0, bOffset(kk)));
-        operands.push_back(ix.c32(1));
+        operands.push_back(ix.c32(zeroInit && kk == 0 ? 0 : 1));
         constraints += ",r,r,r,r,l,n";
         acc = emitInlineAsm(rewriter, loc, structTy, operands, text,
                             constraints, /*hasSideEffects=*/true);
@@ -244,7 +248,9 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
       Value descB = stepped(descB0, bOffset(kk));
       acc = rewriter.create<NVVM::WgmmaMmaAsyncOp>(
           loc, structTy, acc, descA, descB, shape, elemType, elemType,
-          NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+          NVVM::WGMMATypes::f32,
+          zeroInit && kk == 0 ? NVVM::WGMMAScaleOut::zero
+                              : NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
           op.getTransposeA() ? NVVM::MMALayout::col : NVVM::MMALayout::row,
           op.getTransposeB() ? NVVM::MMALayout::col : NVVM::MMALayout::row,

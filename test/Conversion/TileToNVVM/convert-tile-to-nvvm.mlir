@@ -1105,3 +1105,55 @@ func.func @reduce_in_warp() attributes {tile.kernel, tile.num_warps = 2 : i64, t
   tile.reduce add %src, %dst scratch(%s : !tile.buffer<4xf32, shared>) {dim = 1 : i64} : !tile.buffer<4x32xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<4xf32, fragment, #tile.blocked<vector = 1>>
   return
 }
+
+// -----
+
+// zero_init (tile-fold-zero-init): C = A x B. On the wgmma engine the first
+// k-step does not accumulate (scale-d zero) and takes an undefined
+// accumulator, the others accumulate.
+// CHECK-LABEL: llvm.func @gemm_zero_init
+// CHECK:       %[[U:.*]] = llvm.mlir.undef : !llvm.struct<(f32, f32
+// CHECK:       nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[U]], <m = 64, n = 64, k = 16>, D[<f32>, <zero>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+// CHECK-NOT:   nvvm.wgmma.mma_async
+// CHECK:       llvm.return
+func.func @gemm_zero_init() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 16384 : i64} {
+  %a = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %b = tile.alloc {offset = 8192 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %b, %c {transpose_b, zero_init} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
+
+// -----
+
+// Register A (inline PTX): the scale-d predicate's operand is 0 for the
+// first k-step, 1 after it.
+// CHECK-LABEL: llvm.func @gemm_zero_init_rs
+// CHECK:       llvm.extractvalue %{{.*}}[31]
+// CHECK-NEXT:  %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:  llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async{{.*}}, %[[Z]] :
+// CHECK:       llvm.extractvalue %{{.*}}[31]
+// CHECK:       %[[O:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:  llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async{{.*}}, %[[O]] :
+func.func @gemm_zero_init_rs() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 8192 : i64} {
+  %a = tile.alloc : !tile.buffer<64x32xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %b = tile.alloc {offset = 0 : i64} : !tile.buffer<64x32xf16, shared, #tile.swizzle<64>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %b, %c {transpose_b, zero_init} : !tile.buffer<64x32xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>, !tile.buffer<64x32xf16, shared, #tile.swizzle<64>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
+
+// -----
+
+// mma.sync has no scale-d: the accumulators start as constant zeros.
+// CHECK-LABEL: llvm.func @gemm_zero_init_mma
+// CHECK:       %[[Z:.*]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
+// CHECK:       llvm.inline_asm {{.*}}mma.sync{{.*}}, %[[Z]], %[[Z]], %[[Z]], %[[Z]] :
+func.func @gemm_zero_init_mma() attributes {tile.kernel, tile.num_warps = 1 : i64, tile.shared_memory_bytes = 1536 : i64} {
+  %a = tile.alloc {offset = 0 : i64} : !tile.buffer<16x16xf16, shared>
+  %b = tile.alloc {offset = 512 : i64} : !tile.buffer<16x16xf16, shared>
+  %c = tile.alloc : !tile.buffer<16x16xf32, fragment, #tile.mma<warps = [1, 1]>>
+  tile.gemm %a, %b, %c {zero_init} : !tile.buffer<16x16xf16, shared>, !tile.buffer<16x16xf16, shared>, !tile.buffer<16x16xf32, fragment, #tile.mma<warps = [1, 1]>>
+  return
+}

@@ -461,6 +461,11 @@ def Tile_GemmOp : Tile_Op<"gemm"> {
     valid and `A`, `B` may be overwritten only after a `tile.gemm_wait`
     that leaves this group no longer pending.
 
+    With `zero_init` (set by `tile-fold-zero-init` in place of a
+    `tile.fill` of `C` with zero), `C = A x B`: `C`'s prior contents are
+    not read. On the wgmma engine the first k-step does not accumulate
+    (scale-d 0), so no register is zeroed first.
+
     Example:
     ```mlir
     tile.gemm %sA, %sB, %acc : !tile.buffer<128x64xf16, shared>, !tile.buffer<64x128xf16, shared>, !tile.buffer<128x128xf32, fragment>
@@ -470,7 +475,7 @@ def Tile_GemmOp : Tile_Op<"gemm"> {
                        Arg<Tile_AnyBuffer, "", [MemRead]>:$b,
                        Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$c,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
-                       UnitAttr:$async);
+                       UnitAttr:$async, UnitAttr:$zero_init);
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c))
   }];

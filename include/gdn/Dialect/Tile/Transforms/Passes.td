@@ -313,6 +313,44 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::func::FuncOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// FoldZeroInit
+//===----------------------------------------------------------------------===//
+
+def TileFoldZeroInit : Pass<"tile-fold-zero-init", "::mlir::func::FuncOp"> {
+  let summary = "fold a zero tile.fill of a gemm's accumulator into the gemm";
+  let description = [{
+    `tile.fill %c, 0.0` followed in the same block by `tile.gemm .., %c`,
+    with no op between them that touches `%c` (as an operand or inside its
+    regions), becomes `tile.gemm .., %c {zero_init}` and the fill goes:
+    the gemm computes `C = A x B` without reading `C`. On the wgmma engine
+    the first k-step then does not accumulate (scale-d 0), so the
+    accumulator registers are not zeroed first: ptxas turns a shared-A
+    wgmma whose accumulator is a constant zero into that form itself, but
+    not the register-A wgmma (inline PTX with tied accumulators), whose
+    zeroing took 32 register moves per thread and product (docs/perf-notes.md
+    v20: 993 `IMAD.MOV` per GDN chunk step). The fill's value must be a
+    constant +0.0 (-0.0 is left alone: the product of A and B could differ
+    in the sign of a zero); fills of other buffers, non-zero fills and fills
+    with a use of `C` before the gemm stay. Runs on every kernel when
+    gdn-lower-to-ptx has `zero-init-gemm=1` (off by default until measured).
+
+    Before:
+    ```mlir
+    tile.fill %ks, %zero : !tile.buffer<128x64xf32, fragment>, f32
+    tile.gemm %s16, %sK, %ks {transpose_b} : ...
+    ```
+    After:
+    ```mlir
+    tile.gemm %s16, %sK, %ks {transpose_b, zero_init} : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
+  let statistics = [
+    Statistic<"numFolded", "folded-fills", "Zero fills folded into gemms">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // AsyncGemm
 //===----------------------------------------------------------------------===//
 
