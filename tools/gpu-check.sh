@@ -28,7 +28,7 @@
 #      manifest of KERNEL_DIR with GDN_RUN (`new` = build-gpu/bin/gdn-run),
 #      interleaved per shape and repeated --rounds times (default 1):
 #      gdn-run's median of 30 (256 MiB L2 flush before each run) and its
-#      per-stage medians, and beside TileOps' time when step 2 ran;
+#      per-stage medians, and beside TileOps' time when step 4 ran;
 #   6. --coldstart: tools/bench-coldstart.py (import + first call, host
 #      overhead of gdn_run, the Python entry against fp64);
 #   7. --suite: the GPU lit suite (GDN_GPU=1: a broken gdn-run fails it).

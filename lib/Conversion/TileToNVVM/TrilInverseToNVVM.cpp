@@ -480,13 +480,14 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
           // block is four 8x8 b16 matrices of 8 rows x 16 bytes, and lane (g,
           // t) receives word t of row g of each, which is the m16n8k8 tf32 A
           // fragment as is. Lane l addresses row l % 8 + 8 ((l / 8) % 2),
-          // column 4 (l / 16) of the block. With rows of 68 words (L's
-          // #tile.padded<4>) the 8 rows of a matrix fall on 8 distinct
-          // 4-bank groups: no conflict (a 16-byte row load per lane took two
-          // wavefronts for each quarter warp). The B operands (T_qj, then Y)
-          // by single loads of rows t and t + 4 at column g; with rows of 72
-          // words (the inverse's #tile.padded<8>, tile-assign-layouts) the 4
-          // rows t, t + 4, .. of a k-step fall on distinct 8-bank groups.
+          // column 4 (l / 16) of the block. With a row stride of 4 (mod 32)
+          // words (L's #tile.padded<4>) the 8 rows of a matrix fall on 8
+          // distinct 4-bank groups: no conflict (a 16-byte row load per lane
+          // took two wavefronts for each quarter warp). The B operands (T_qj,
+          // then Y) by single loads of rows t and t + 4 at column g; with a
+          // stride of 8 (mod 32) words (the inverse's #tile.padded<8>,
+          // tile-assign-layouts) the 4 rows t, t + 4, .. of a k-step fall on
+          // distinct 8-bank groups.
           // Every address is a constant step from one per-thread pointer
           // per operand.
           Value l8 = bx.rem(lane, 8);
