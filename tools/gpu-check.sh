@@ -77,7 +77,10 @@ for b in ${benches[@]+"${benches[@]}"}; do
 done
 mkdir -p "$out"
 logs=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-logs.XXXXXX")
-trap 'tar czf "$out/logs.tgz" -C "$logs" . 2>/dev/null; rm -rf "$logs"' EXIT
+# --ident's saved outputs (hundreds of MB) stay out of logs.tgz: the device
+# tool returns no file over 16 MiB.
+saves=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-saves.XXXXXX")
+trap 'tar czf "$out/logs.tgz" -C "$logs" . 2>/dev/null; rm -rf "$logs" "$saves"' EXIT
 export PYTHONUNBUFFERED=1
 start=$(date +%s)
 step() { echo "[$(( $(date +%s) - start )) s] $*"; }
@@ -118,16 +121,16 @@ if [[ -n $ident ]]; then
     for side in new base; do
       dir=build/kernels
       [[ $side == base ]] && dir=$ident
-      rm -rf "$logs/save-$side"
+      rm -rf "$saves/save-$side"
       mapfile -t ms < <(manifests "$dir" "$dt")
       # shellcheck disable=SC2086 # $args: the case's options, word by word
       build-gpu/bin/gdn-run --op gdn_prefill --iters 0 --dtype "$dt" \
-        --save "$logs/save-$side" $args "${ms[@]}" \
+        --save "$saves/save-$side" $args "${ms[@]}" \
         >"$logs/ident-$name-$side.log" 2>&1 ||
         { [[ $verdict == identical ]] && verdict="FAILED ($side: ident-$name-$side.log)"; }
     done
     [[ $verdict == identical ]] &&
-      ! diff -r -q "$logs/save-new" "$logs/save-base" >/dev/null && verdict=DIFFER
+      ! diff -r -q "$saves/save-new" "$saves/save-base" >/dev/null && verdict=DIFFER
     echo "IDENT $name $verdict"
     [[ $verdict == identical ]] || status=1
   done

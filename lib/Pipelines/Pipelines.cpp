@@ -183,7 +183,7 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
 void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
-      "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, (with zero-init-gemm) tile-fold-zero-init, "
+      "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-fold-zero-init (unless zero-init-gemm=0), "
       "tile-expand-tril-inverse, tile-assign-layouts, tile-pipeline, "
       "canonicalize, tile-plan-shared-memory, tile-insert-barriers, (with async-gemm) tile-async-gemm, tile-warp-specialize, "
       "arith-expand, tile-outline-kernels, "

@@ -40,8 +40,9 @@
 // RUN: sed 's/tile.warp_specialize = {[^}]*},//' %t.vm.mlir | gdn-opt --gdn-lower-to-ptx="async-gemm=1 output-dir=%t.async" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTXASYNC --input-file=%t.async/gdn_forward_vm_f16.ptx
 // RUN: rm -rf %t.zi && mkdir -p %t.zi
-// RUN: gdn-opt %t.vm.mlir --gdn-lower-to-ptx="zero-init-gemm=1 output-dir=%t.zi" -o /dev/null
-// RUN: FileCheck %s --check-prefix=PTXZI --input-file=%t.zi/gdn_forward_vm_f16.ptx
+// RUN: gdn-opt %t.vm.mlir --gdn-lower-to-ptx="zero-init-gemm=0 output-dir=%t.zi" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTXZI --input-file=%t.out/gdn_forward_vm_f16.ptx
+// RUN: FileCheck %s --check-prefix=PTXNOZI --input-file=%t.zi/gdn_forward_vm_f16.ptx
 // RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: sed s/@DT@/bf16/g %t.forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTXBF --input-file=%t.out/gdn_prefill_bf16.ptx
@@ -268,12 +269,16 @@
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // PTXVM-NOT: mma.sync.aligned
 // PTXVM: .entry gdn_cp_summary_vm128_f16
-// With zero-init-gemm (tile-fold-zero-init) the forward's products into
-// freshly zeroed accumulators start without accumulating (scale-d
-// predicate 0): P (shared A), then K S, Q S (register A), then W Ag.
+// By default (tile-fold-zero-init) the forward's products into freshly
+// zeroed accumulators start without accumulating (scale-d predicate 0):
+// P (shared A), then K S, Q S (register A), then W Ag. With
+// zero-init-gemm=0 every wgmma accumulates into zeroed registers.
 // PTXZI: .entry gdn_chunk_fwd_vm128_f16
 // PTXZI-COUNT-4: setp.ne.b32 p, 0, 0;
 // PTXZI: .entry gdn_cp_summary_vm128_f16
+// PTXNOZI: .entry gdn_chunk_fwd_vm128_f16
+// PTXNOZI-NOT: setp.ne.b32 p, 0, 0;
+// PTXNOZI: .entry gdn_cp_summary_vm128_f16
 // With async-gemm (the tile-async-gemm pass; on the kernels without
 // warp specialization, where it was measured) K S and Q S are two wgmma
 // groups in flight together: the P group is waited for (its epilogue

@@ -30,9 +30,9 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
       *this, "zero-init-gemm",
       llvm::cl::desc("Fold a gemm accumulator's zero fill into the gemm "
                      "(tile-fold-zero-init: scale-d 0 on the first wgmma "
-                     "k-step instead of zeroed registers); off by default "
-                     "until measured on the GDN kernels"),
-      llvm::cl::init(false)};
+                     "k-step instead of zeroed registers; on by default: "
+                     "-2..-4 % on the GDN forward, docs/perf-notes.md v21)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> asyncGemm{
       *this, "async-gemm",
       llvm::cl::desc("Overlap independent wgmma gemms (tile-async-gemm after "
