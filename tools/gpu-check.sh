@@ -6,6 +6,7 @@
 #                           [--shapes "B T H;B T H;..."] [--rounds N]
 #                           [--ident KERNEL_DIR] [--profile REGEX ...]
 #                           [--profile-shape "B T H"]
+#                           [--occupancy "REGEX N,N,..."]
 #                           [-- extra gdn-run options for --bench]
 #
 # Run from the repository root on the GPU machine, with this checkout's
@@ -22,6 +23,12 @@
 #   3. --profile REGEX: ncu source counters of the kernels matching REGEX
 #      (build/kernels, f16, --profile-shape, default "1 32768 16") into
 #      profile_N_sass.csv.gz, then tools/ncu-phases.py's table per block;
+#   3b. --occupancy "REGEX N,..": the stage times of build/kernels at
+#      --profile-shape with the kernels whose name matches REGEX held to at
+#      most N blocks per SM each (their manifests' shared_bytes raised in a
+#      copy: floor(233472 / N) - 1088 bytes, never below what the kernel
+#      needs; registers may allow fewer), e.g. "prep_k 1,2,6": a block's
+#      latency alone (N = 1) against its throughput at full occupancy;
 #   4. --peers DIR: TileOps' CUDA-graph times on the anchor shapes
 #      (DIR/run-peers.sh, the peers kit; ONLY=TileOps, gate weak);
 #   5. --bench: each LABEL=GDN_RUN:KERNEL_DIR times every gdn_prefill f16
@@ -44,8 +51,9 @@ cd "$(dirname "$0")/.." || exit 2
 out=${OUT:-$PWD/gpu-check-out}
 suite=0 coldstart=0 peers="" rounds=1 benches=() extra=() ident="" profiles=()
 shapes="1 32768 16;1 65536 16;1 131072 16;1 131072 32;8 4096 16"
+occupancy=""
 pshape="1 32768 16"
-usage() { sed -n '3,9s/^# //p' "$0" >&2; exit 2; }
+usage() { sed -n '3,10s/^# //p' "$0" >&2; exit 2; }
 value() { # OPTION VALUE...: VALUE, or a usage error when it is missing
   if [[ $# -lt 2 || -z $2 ]]; then
     echo "gpu-check.sh: $1 needs a value" >&2
@@ -63,6 +71,7 @@ while [[ $# -gt 0 ]]; do
   --ident) value "$@"; ident=$2; shift ;;
   --profile) value "$@"; profiles+=("$2"); shift ;;
   --profile-shape) value "$@"; pshape=$2; shift ;;
+  --occupancy) value "$@"; occupancy=$2; shift ;;
   --) shift; extra=("$@"); break ;;
   *) echo "gpu-check.sh: unknown option $1" >&2; usage ;;
   esac
@@ -71,6 +80,8 @@ done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "gpu-check.sh: --rounds $rounds is not a positive count" >&2; usage; }
 [[ $pshape =~ ^[1-9][0-9]*\ [1-9][0-9]*\ [1-9][0-9]*$ ]] ||
   { echo "gpu-check.sh: --profile-shape \"$pshape\" is not \"B T H\"" >&2; usage; }
+[[ -z $occupancy || $occupancy =~ ^[^\ ]+\ ([1-9][0-9]?)(,[1-9][0-9]?)*$ ]] ||
+  { echo "gpu-check.sh: --occupancy \"$occupancy\" is not \"REGEX N,N,...\" (N in 1..99)" >&2; usage; }
 [[ -z $ident || -d $ident ]] || { echo "gpu-check.sh: --ident $ident is not a directory" >&2; usage; }
 for b in ${benches[@]+"${benches[@]}"}; do
   [[ $b == *=*:* ]] || { echo "gpu-check.sh: --bench $b is not LABEL=GDN_RUN:KERNEL_DIR" >&2; usage; }
@@ -159,6 +170,38 @@ if [[ ${#profiles[@]} -gt 0 ]]; then
       tail -5 "$logs/profile_$n.log"
       status=1
     fi
+  done
+fi
+
+if [[ -n $occupancy ]]; then
+  read -r ore olist <<<"$occupancy"
+  read -r PB PT PH <<<"$pshape"
+  step "blocks per SM of kernels ~ $ore held to $olist at ${PB}x${PT}H${PH}"
+  IFS=',' read -ra counts <<<"$olist"
+  for nb in "${counts[@]}"; do
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-occ.XXXXXX")
+    cp build/kernels/*.manifest build/kernels/*.ptx "$dir"/
+    want=$(( 233472 / nb - 1088 ))
+    (( want > 232448 )) && want=232448
+    note=""
+    for m in $(grep -lE "^kernel = .*($ore)" "$dir"/*_f16.manifest "$dir"/*_f16_i64.manifest); do
+      have=$(sed -n 's/^shared_bytes = //p' "$m")
+      if (( have > want )); then
+        note="$note $(basename "$m" .manifest) needs $have B (more than $nb blocks fit);"
+      else
+        sed -i "s/^shared_bytes = .*/shared_bytes = $want/" "$m"
+      fi
+    done
+    mapfile -t ms < <(manifests "$dir" f16)
+    log=$(build-gpu/bin/gdn-run --op gdn_prefill --check none --iters 30 --B "$PB" \
+      --T "$PT" --H "$PH" --HV "$PH" --family weak --dtype f16 "${ms[@]}" 2>&1)
+    med=$(sed -n 's/^time: median \([0-9.]*\) ms.*/\1/p' <<<"$log")
+    stages=$(sed -n 's/^  stage \([a-z_0-9]*\) *median \([0-9.]*\) ms alone/\1=\2/p' \
+      <<<"$log" | tr '\n' ' ')
+    printf 'occupancy %-3s shared %6s  %9s | %s%s\n' "$nb" "$want" "${med:-ERROR}" \
+      "$stages" "${note:+ (}${note}${note:+)}"
+    [[ -n $med ]] || { status=1; tail -5 <<<"$log"; }
+    rm -rf "$dir"
   done
 fi
 
