@@ -184,7 +184,9 @@ if [[ -n $occupancy ]]; then
     want=$(( 233472 / nb - 1088 ))
     (( want > 232448 )) && want=232448
     note=""
-    for m in $(grep -lE "^kernel = .*($ore)" "$dir"/*_f16.manifest "$dir"/*_f16_i64.manifest); do
+    matched=$(grep -lE "^kernel = .*($ore)" "$dir"/*_f16.manifest "$dir"/*_f16_i64.manifest)
+    [[ -n $matched ]] || { note=" no f16 kernel matches $ore;"; status=1; }
+    for m in $matched; do
       have=$(sed -n 's/^shared_bytes = //p' "$m")
       if (( have > want )); then
         note="$note $(basename "$m" .manifest) needs $have B (more than $nb blocks fit);"
