@@ -116,6 +116,20 @@ manifests() { # DIR DTYPE: the gdn_prefill manifests of DIR in DTYPE
   grep -l "meta.op = gdn_prefill" "$1"/*_"$2".manifest
 }
 
+# time_prefill GDN_RUN DIR B T H [gdn-run options]: times DIR's f16 prefill
+# (median of 30, weak gate) into $med (empty on failure: then $log holds
+# gdn-run's output) and its per-stage medians into $stages.
+time_prefill() {
+  local run=$1 dir=$2 B=$3 T=$4 H=$5 ms
+  shift 5
+  mapfile -t ms < <(manifests "$dir" f16)
+  log=$("$run" --op gdn_prefill --check none --iters 30 --B "$B" --T "$T" \
+    --H "$H" --HV "$H" --family weak --dtype f16 "$@" "${ms[@]}" 2>&1)
+  med=$(sed -n 's/^time: median \([0-9.]*\) ms.*/\1/p' <<<"$log")
+  stages=$(sed -n 's/^  stage \([a-z_0-9]*\) *median \([0-9.]*\) ms alone/\1=\2/p' \
+    <<<"$log" | tr '\n' ' ')
+}
+
 if [[ -n $ident ]]; then
   step "bit identity: build/kernels against $ident"
   cases=(
@@ -194,12 +208,7 @@ if [[ -n $occupancy ]]; then
         sed -i "s/^shared_bytes = .*/shared_bytes = $want/" "$m"
       fi
     done
-    mapfile -t ms < <(manifests "$dir" f16)
-    log=$(build-gpu/bin/gdn-run --op gdn_prefill --check none --iters 30 --B "$PB" \
-      --T "$PT" --H "$PH" --HV "$PH" --family weak --dtype f16 "${ms[@]}" 2>&1)
-    med=$(sed -n 's/^time: median \([0-9.]*\) ms.*/\1/p' <<<"$log")
-    stages=$(sed -n 's/^  stage \([a-z_0-9]*\) *median \([0-9.]*\) ms alone/\1=\2/p' \
-      <<<"$log" | tr '\n' ' ')
+    time_prefill build-gpu/bin/gdn-run "$dir" "$PB" "$PT" "$PH"
     printf 'occupancy %-3s shared %6s  %9s | %s%s\n' "$nb" "$want" "${med:-ERROR}" \
       "$stages" "${note:+ (}${note}${note:+)}"
     [[ -n $med ]] || { status=1; tail -5 <<<"$log"; }
@@ -232,13 +241,7 @@ if [[ ${#benches[@]} -gt 0 ]]; then
         label=${b%%=*} rest=${b#*=}
         run=${rest%%:*} dir=${rest#*:}
         [[ $run == new ]] && run=build-gpu/bin/gdn-run
-        mapfile -t ms < <(manifests "$dir" f16)
-        log=$("$run" --op gdn_prefill --check none --iters 30 --B "$B" --T "$T" \
-          --H "$H" --HV "$H" --family weak --dtype f16 ${extra[@]+"${extra[@]}"} \
-          "${ms[@]}" 2>&1)
-        med=$(sed -n 's/^time: median \([0-9.]*\) ms.*/\1/p' <<<"$log")
-        stages=$(sed -n 's/^  stage \([a-z_0-9]*\) *median \([0-9.]*\) ms alone/\1=\2/p' \
-          <<<"$log" | tr '\n' ' ')
+        time_prefill "$run" "$dir" "$B" "$T" "$H" ${extra[@]+"${extra[@]}"}
         to=${tileops["${B}x${T}H${H}"]:-}
         ratio=-
         [[ -n $med && -n $to ]] && ratio=$(awk -v a="$to" -v b="$med" 'BEGIN{printf "%.3f", a/b}')
