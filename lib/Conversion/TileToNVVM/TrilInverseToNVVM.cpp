@@ -262,8 +262,8 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
 
 /// Split-tf32 tensor-core products of one warp: D += A B for a 16x16 A and a
 /// 16x8 B of f32 values, as two mma.sync.m16n8k8.tf32 k-steps of three
-/// products each (l_a h_b, h_a h_b, h_a l_b with h = tf32(x) rounded, l =
-/// tf32(x - h) truncated).
+/// products each (l_a h_b, h_a h_b, h_a l_b with h = x truncated to tf32 and
+/// l = x - h as it is).
 ///
 /// The k index of the two k-steps is permuted so that each lane reads four
 /// consecutive A columns with one 16-byte load: in the mma, lane (g, t) (g =
@@ -282,35 +282,24 @@ struct SplitTf32Mma {
         acc4(LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
                                               {f32, f32, f32, f32})) {}
 
-  /// The f32 bits `bits` rounded to tf32 (ties away from zero): plus half a
-  /// tf32 unit, low 13 bits cleared (two integer ops). Finite values round
-  /// as cvt.rna.tf32.f32 does (from 2^128 (1 - 2^-12) up to inf, as there)
-  /// and inf stays inf, but a NaN may not stay one (the carry can reach the
-  /// sign: 0x7fffffff -> -0); `split` keeps NaNs through its low part.
-  Value roundTf32(Value bits) {
-    Value half = rewriter.create<LLVM::ConstantOp>(
-        loc, i32, rewriter.getI32IntegerAttr(0x1000));
-    return truncTf32(rewriter.create<LLVM::AddOp>(loc, bits, half));
-  }
-  /// The f32 bits `bits` truncated to tf32 (low 13 bits cleared). A NaN stays
-  /// a NaN when its mantissa has a bit among the 10 kept (true of every NaN
-  /// an f32 operation produces: 0x7fffffff).
-  Value truncTf32(Value bits) {
-    Value mask = rewriter.create<LLVM::ConstantOp>(
-        loc, i32, rewriter.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000)));
-    return rewriter.create<LLVM::AndOp>(loc, bits, mask);
-  }
-  /// {h, l} = {rna_tf32(x), trunc_tf32(x - h)} as b32 registers (four ops);
-  /// x - h is exact (h is within a factor of two of x), |x - h| <= 2^-11 |x|,
-  /// so l misses at most 2^-21 |x|. Non-finite x: x - h is the canonical NaN
-  /// (NaN - anything, inf - inf), which truncation keeps, so every product
-  /// with x is NaN whatever h became.
+  /// {h, l} = {trunc_tf32(x), x - h} as b32 registers: two ops (an and, an
+  /// fsub). x - h is exact (the 13 low mantissa bits of x), |l| < 2^-10 |x|.
+  /// l is handed to the mma as an f32: the tensor core reads a tf32
+  /// operand's top 19 bits (it truncates; rounding would do as well here),
+  /// so l enters with an error below 2^-10 |l| < 2^-20 |x| and needs no
+  /// mask of its own (CUTLASS's fast 3xTF32 leaves the low bits to the
+  /// hardware the same way). h is exact in tf32 whatever the hardware does
+  /// with low bits. Non-finite x: a NaN keeps a mantissa bit among the 10
+  /// kept (every NaN an f32 operation produces: 0x7fffffff), inf stays inf
+  /// and x - h = inf - inf is NaN, so every product with x is NaN.
   std::pair<Value, Value> split(Value x) {
     Value bits = rewriter.create<LLVM::BitcastOp>(loc, i32, x);
-    Value hi = roundTf32(bits);
+    Value mask = rewriter.create<LLVM::ConstantOp>(
+        loc, i32, rewriter.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000)));
+    Value hi = rewriter.create<LLVM::AndOp>(loc, bits, mask);
     Value rest = rewriter.create<LLVM::FSubOp>(
         loc, x, rewriter.create<LLVM::BitcastOp>(loc, f32, hi));
-    return {hi, truncTf32(rewriter.create<LLVM::BitcastOp>(loc, i32, rest))};
+    return {hi, rewriter.create<LLVM::BitcastOp>(loc, i32, rest)};
   }
   void mma(SmallVectorImpl<Value> &acc, ArrayRef<Value> a, ArrayRef<Value> b) {
     SmallVector<Value> operands(a);

@@ -371,19 +371,16 @@ func.func @no_mapping(%pa: !tile.ptr<f16>, %n: index)
 // CHECK-NEXT:  llvm.cond_br
 // CHECK-COUNT-120: llvm.intr.fma
 // CHECK-NOT:   llvm.intr.fma
-// Each operand's tf32 split: h = (bits + 0x1000) & ~0x1fff (rounded), then
-// l = (x - h) & ~0x1fff (truncated: a NaN x makes x - h the canonical NaN,
-// which the mask keeps). Four integer/float ops, no NaN select.
+// Each operand's tf32 split: h = bits & ~0x1fff (truncated), then l = x - h
+// as it is (the tensor core reads a tf32 operand's top 19 bits). Two ops,
+// no add of half a unit, no mask on l, no NaN select.
 // CHECK:       %[[BITS:.*]] = llvm.bitcast %[[X:.*]] : f32 to i32
-// CHECK-NEXT:  %[[HALF:.*]] = llvm.mlir.constant(4096 : i32) : i32
-// CHECK-NEXT:  %[[SUM:.*]] = llvm.add %[[BITS]], %[[HALF]] : i32
 // CHECK-NEXT:  %[[MASK:.*]] = llvm.mlir.constant(-8192 : i32) : i32
-// CHECK-NEXT:  %[[HI:.*]] = llvm.and %[[SUM]], %[[MASK]] : i32
+// CHECK-NEXT:  %[[HI:.*]] = llvm.and %[[BITS]], %[[MASK]] : i32
 // CHECK-NEXT:  %[[HF:.*]] = llvm.bitcast %[[HI]] : i32 to f32
 // CHECK-NEXT:  %[[REST:.*]] = llvm.fsub %[[X]], %[[HF]] : f32
-// CHECK-NEXT:  %[[RB:.*]] = llvm.bitcast %[[REST]] : f32 to i32
-// CHECK-NEXT:  %[[MASK2:.*]] = llvm.mlir.constant(-8192 : i32) : i32
-// CHECK-NEXT:  %[[LO:.*]] = llvm.and %[[RB]], %[[MASK2]] : i32
+// CHECK-NEXT:  %[[LO:.*]] = llvm.bitcast %[[REST]] : f32 to i32
+// CHECK-NOT:   llvm.add %{{.*}}, %{{.*}} : i32
 // CHECK-NOT:   llvm.fcmp "uno"
 // CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 // CHECK-COUNT-2: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
