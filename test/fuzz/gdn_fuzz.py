@@ -116,7 +116,16 @@ KNOWN_UPSTREAM = [
     # (a use-after-free). Fixed in LLVM 21 (llvm-project PR #127778).
     (re.compile(r"MLIR Parser: custom op parser 'scf\."),
      "MLIR 19 scf parser use-after-free (llvm-project#127778)"),
+    # A DenseArrayAttr of i1 written with integer literals (array<i1: 0, 1>,
+    # e.g. a mutated operandSegmentSizes) is parsed into storage of the
+    # wrong size (the parser asserts a whole number of bytes per element;
+    # release builds read past it later, typically when printing it in a
+    # diagnostic: printDenseArrayAttr). Reported as llvm/circt#9374.
+    (re.compile(r"printDenseArrayAttr|DenseArrayElementParser"),
+     "MLIR 19 i1 dense array from integer literals (llvm/circt#9374)"),
 ]
+# The same i1 array bug by its input (the crash site varies).
+I1_INT_ARRAY_RE = re.compile(r"array<i1\s*:\s*[-+]?\d")
 # The same upstream bug does not always crash inside the scf parser (the
 # freed placeholder may be touched later, with no "MLIR Parser" frame on the
 # stack), so an input whose scf op takes an operand defined only further
@@ -314,6 +323,8 @@ def run_one(args, seed, it, seeds):
                           if regex.search(err)), None)
             if known is None and scf_forward_reference(text):
                 known = KNOWN_UPSTREAM[0][1]
+            if known is None and I1_INT_ARRAY_RE.search(text):
+                known = KNOWN_UPSTREAM[1][1]
         if known:
             return it, name, text, rc, err, elapsed, [], known
         if rc is None:

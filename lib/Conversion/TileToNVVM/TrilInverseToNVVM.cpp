@@ -313,28 +313,34 @@ struct SplitTf32Mma {
     for (int64_t i = 0; i < 4; ++i)
       acc[i] = rewriter.create<LLVM::ExtractValueOp>(loc, res, i);
   }
-  /// acc += A B for one k-step of 8 in the mma's own order: a = {A(g, t),
-  /// A(g + 8, t), A(g, t + 4), A(g + 8, t + 4)} (an ldmatrix.x4 of the 16x8
-  /// block), b = {B(t, g), B(t + 4, g)}. The small terms (l h, h l) and the
-  /// main term (h h) accumulate in two independent chains, `small` and
-  /// `acc`, which `finish` adds.
+  /// Operands split once, to be used in several products.
+  struct Split {
+    SmallVector<Value, 4> hi, lo;
+  };
+  Split splitAll(ArrayRef<Value> values) {
+    Split out;
+    for (Value v : values) {
+      auto [h, l] = split(v);
+      out.hi.push_back(h);
+      out.lo.push_back(l);
+    }
+    return out;
+  }
+  /// acc += A B for one k-step of 8 in the mma's own order, from split
+  /// operands: a = {A(g, t), A(g + 8, t), A(g, t + 4), A(g + 8, t + 4)} (an
+  /// ldmatrix.x4 of the 16x8 block), b = {B(t, g), B(t + 4, g)}. The small
+  /// terms (l h, h l) and the main term (h h) accumulate in two independent
+  /// chains, `small` and `acc`, which `finish` adds.
+  void kStepSplit(SmallVectorImpl<Value> &acc, SmallVectorImpl<Value> &small,
+                  const Split &a, const Split &b) {
+    mma(small, a.lo, b.hi);
+    mma(acc, a.hi, b.hi);
+    mma(small, a.hi, b.lo);
+  }
   void kStep(SmallVectorImpl<Value> &acc, SmallVectorImpl<Value> &small,
              ArrayRef<Value> a, ArrayRef<Value> b) {
-    SmallVector<Value, 4> aHi, aLo;
-    SmallVector<Value, 2> bHi, bLo;
-    for (Value v : a) {
-      auto [h, l] = split(v);
-      aHi.push_back(h);
-      aLo.push_back(l);
-    }
-    for (Value v : b) {
-      auto [h, l] = split(v);
-      bHi.push_back(h);
-      bLo.push_back(l);
-    }
-    mma(small, aLo, bHi);
-    mma(acc, aHi, bHi);
-    mma(small, aHi, bLo);
+    Split sa = splitAll(a);
+    kStepSplit(acc, small, sa, splitAll(b));
   }
   /// acc += A B over one 16-wide k range with a permuted k index (the packed
   /// inverse): aRow0/aRow1 are A's rows g and g + 8 as vector<4xf32>
@@ -362,10 +368,18 @@ struct SplitTf32Mma {
 };
 
 /// One level: T_ij = -T_ii (sum_q L_iq T_qj) for the blocks (j + level, j).
-/// Task tau = 2 j + s is the 16x8 strip s of block j's columns, dealt to warp
-/// tau % warps. The warp accumulates Y in mma registers, stages it in its own
-/// strip of T (a warp sync orders the lanes), multiplies by T_ii and
-/// overwrites the strip with the negated result.
+/// Tasks are dealt round-robin to the warps. Where dealing the level's 16x8
+/// column strips would take more rounds than dealing its blocks (unpacked
+/// only), task j is block j: the warp computes both of its strips, each A
+/// fragment (L_iq, then T_ii) loaded and split once for the two (level 1 of
+/// a 64x64 inverse on four warps: one round of three blocks, not two rounds
+/// of six strips). Otherwise task tau = 2 j + s is the strip s of block j
+/// (levels 2 and 3 there: as many rounds, more warps at work). The warp
+/// accumulates Y in
+/// mma registers, stages it in its own strips of T (a warp sync orders the
+/// lanes), multiplies by T_ii and overwrites the strips with the negated
+/// result. Each strip's sums are the same products in the same order either
+/// way.
 struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -377,7 +391,14 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
     Idx ix(rewriter, loc);
     int64_t nb = t.getShape()[0] / 16, d = op.getLevel();
     int64_t warps = numThreadsOf(op) / 32;
-    int64_t tasks = 2 * (nb - d);
+    bool packed = op.getPacked();
+    // Strips per task: a whole block (2) where dealing strips would take
+    // more rounds, else one strip (more warps at work on the level's few
+    // blocks). Packed: always one.
+    int64_t strips = 2 * (nb - d), rounds = (strips + warps - 1) / warps;
+    int64_t perTask =
+        !packed && (nb - d + warps - 1) / warps < rounds ? 2 : 1;
+    int64_t tasks = strips / perTask;
     SquareAccess acc{t, cast<BufferType>(op.getDest().getType()), src, dst};
     Type f32 = rewriter.getF32Type();
     auto vec4 = VectorType::get({4}, f32), vec2 = VectorType::get({2}, f32);
@@ -394,9 +415,12 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
       emitGuarded(rewriter, loc, guard, [&](OpBuilder &b) {
         Idx bx(b, loc);
         Value task = bx.add(warp, round * warps);
-        Value j16 = bx.mul(bx.div(task, 2), 16);
-        Value rowI = bx.add(j16, 16 * d);            // first row of block i
-        Value col = bx.add(j16, bx.mul(bx.rem(task, 2), 8)); // strip column
+        Value j16 = perTask == 1 ? bx.mul(bx.div(task, 2), 16)
+                                 : bx.mul(task, 16);
+        Value rowI = bx.add(j16, 16 * d); // first row of block i
+        // The (first) strip's first column.
+        Value col =
+            perTask == 1 ? bx.add(j16, bx.mul(bx.rem(task, 2), 8)) : j16;
         SplitTf32Mma mma(rewriter, loc);
         Value zero = f32Const(rewriter, loc, 0);
         auto loadRow4 = [&](Value base, Value r, Value c) {
@@ -404,7 +428,6 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
                                         /*alignment=*/16)
               .getResult();
         };
-        bool packed = op.getPacked();
         // Packed: T[r][c] is stored at [c][r]; `masked` reads the entries of
         // a diagonal block above its diagonal (there: L) as zeros.
         auto loadT = [&](Value r, Value c, bool masked) -> Value {
@@ -434,7 +457,8 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
           }
           return v;
         };
-        auto storeStrip = [&](ArrayRef<Value> c4, bool negate) {
+        auto storeStrip = [&](ArrayRef<Value> c4, bool negate,
+                              int64_t dc = 0) {
           if (packed) {
             for (int64_t h = 0; h < 2; ++h)
               for (int64_t e = 0; e < 2; ++e) {
@@ -457,13 +481,11 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
               v = b.create<LLVM::InsertElementOp>(loc, v, x, bx.c32(e));
             }
             b.create<LLVM::StoreOp>(
-                loc, v, acc.step(bx, at, dst, sRow, sCol, 8 * h, 0),
+                loc, v, acc.step(bx, at, dst, sRow, sCol, 8 * h, dc),
                 /*alignment=*/8);
           }
         };
         // Y = sum over the 16-column groups q of L[i][q] T[q][j].
-        SmallVector<Value> y(4, zero), ySmall(4, zero);
-        SmallVector<Value> r(4, zero), rSmall(4, zero);
         if (!packed) {
           // The A operands (L_iq, then T_ii) by ldmatrix.x4: each 16x8 f32
           // block is four 8x8 b16 matrices of 8 rows x 16 bytes, and lane (g,
@@ -497,12 +519,17 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
             return out;
           };
           auto loadAt = [&](Value at, Value base, Value r, Value c,
-                            int64_t dr) {
+                            int64_t dr, int64_t dc) {
             return b
                 .create<LLVM::LoadOp>(loc, f32,
-                                      acc.step(bx, at, base, r, c, dr, 0))
+                                      acc.step(bx, at, base, r, c, dr, dc))
                 .getResult();
           };
+          // Strip h of the task is columns col + 8 h ..: its B operands and
+          // its part of Y are a constant 8 h columns further.
+          SmallVector<SmallVector<Value>> y(perTask,
+                                            SmallVector<Value>(4, zero)),
+              ySmall = y, r = y, rSmall = y;
           Value t1 = bx.rem(lane, 4);
           Value aRow = bx.add(rowI, lRow), aCol = bx.add(j16, lCol);
           Value bRow = bx.add(j16, t1), bCol = bx.add(col, g);
@@ -511,12 +538,17 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
           for (int64_t q = 0; q < d; ++q)
             for (int64_t s = 0; s < 2; ++s) {
               int64_t k0 = 16 * q + 8 * s;
-              SmallVector<Value, 2> bk = {
-                  loadAt(bAt, dst, bRow, bCol, k0),
-                  loadAt(bAt, dst, bRow, bCol, k0 + 4)};
-              mma.kStep(y, ySmall, ldmatrixAt(aAt, src, aRow, aCol, k0), bk);
+              SplitTf32Mma::Split a =
+                  mma.splitAll(ldmatrixAt(aAt, src, aRow, aCol, k0));
+              for (int64_t h = 0; h < perTask; ++h) {
+                SmallVector<Value, 2> bk = {
+                    loadAt(bAt, dst, bRow, bCol, k0, 8 * h),
+                    loadAt(bAt, dst, bRow, bCol, k0 + 4, 8 * h)};
+                mma.kStepSplit(y[h], ySmall[h], a, mma.splitAll(bk));
+              }
             }
-          storeStrip(mma.finish(y, ySmall), /*negate=*/false);
+          for (int64_t h = 0; h < perTask; ++h)
+            storeStrip(mma.finish(y[h], ySmall[h]), /*negate=*/false, 8 * h);
           b.create<NVVM::SyncWarpOp>(loc, fullMask);
           // -T_ii Y, with Y read back from the strip.
           Value tRow = bx.add(rowI, lRow), tCol = bx.add(rowI, lCol);
@@ -524,11 +556,21 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
           Value tAt = acc.ptr(bx, dst, tRow, tCol);
           Value yAt = acc.ptr(bx, dst, yRow, bCol);
           for (int64_t s = 0; s < 2; ++s) {
-            SmallVector<Value, 2> yk = {loadAt(yAt, dst, yRow, bCol, 8 * s),
-                                        loadAt(yAt, dst, yRow, bCol, 8 * s + 4)};
-            mma.kStep(r, rSmall, ldmatrixAt(tAt, dst, tRow, tCol, 8 * s), yk);
+            SplitTf32Mma::Split a =
+                mma.splitAll(ldmatrixAt(tAt, dst, tRow, tCol, 8 * s));
+            for (int64_t h = 0; h < perTask; ++h) {
+              SmallVector<Value, 2> yk = {
+                  loadAt(yAt, dst, yRow, bCol, 8 * s, 8 * h),
+                  loadAt(yAt, dst, yRow, bCol, 8 * s + 4, 8 * h)};
+              mma.kStepSplit(r[h], rSmall[h], a, mma.splitAll(yk));
+            }
           }
+          b.create<NVVM::SyncWarpOp>(loc, fullMask);
+          for (int64_t h = 0; h < perTask; ++h)
+            storeStrip(mma.finish(r[h], rSmall[h]), /*negate=*/true, 8 * h);
         } else {
+          SmallVector<Value> y(4, zero), ySmall(4, zero);
+          SmallVector<Value> r(4, zero), rSmall(4, zero);
           for (int64_t q = 0; q < d; ++q) {
             Value k0 = bx.add(bx.add(j16, 16 * q), t4);
             // T_qj, transposed; q = 0 is the diagonal block j.
@@ -553,9 +595,9 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
           SmallVector<Value, 4> bY =
               loadTCol4(k0, bx.add(col, g), /*masked=*/false);
           mma.product(r, rSmall, a0, a1, bY);
+          b.create<NVVM::SyncWarpOp>(loc, fullMask);
+          storeStrip(mma.finish(r, rSmall), /*negate=*/true);
         }
-        b.create<NVVM::SyncWarpOp>(loc, fullMask);
-        storeStrip(mma.finish(r, rSmall), /*negate=*/true);
       });
     }
     rewriter.eraseOp(op);

@@ -359,11 +359,12 @@ func.func @no_mapping(%pa: !tile.ptr<f16>, %n: index)
 // tile-expand-tril-inverse writes them; tile-insert-barriers would put a
 // barrier between the two). Their lowering synchronizes no more than a
 // warp: the diagonal blocks by forward substitution (threads 0..63, 120
-// fma), zeros above the diagonal, then level 1 (3 blocks = 6 strips of
-// 16x8 on 4 warps: two rounds, the second for warps 0 and 1 only). Each
-// strip: Y = L T in two tf32 k-steps of three split products, staged in
-// the strip (two 8-byte stores per lane), a warp sync, -T_ii Y read back
-// (two more k-steps), a warp sync, the negated result over the strip. The
+// fma), zeros above the diagonal, then level 1 (3 blocks on 4 warps: one
+// round, warps 0..2). Each block: Y = L T in two tf32 k-steps, each one A
+// fragment (an ldmatrix, split once) times the B operands of the block's
+// two 16x8 strips (three split products each), staged in the block (two
+// 8-byte stores per lane and strip), a warp sync, -T_ii Y read back (two
+// more k-steps), a warp sync, the negated result over both strips. The
 // main (h h) and small (l h, h l) products accumulate apart.
 // CHECK-LABEL: llvm.func @tril_phases
 // CHECK-NOT:   nvvm.barrier0
@@ -371,6 +372,10 @@ func.func @no_mapping(%pa: !tile.ptr<f16>, %n: index)
 // CHECK-NEXT:  llvm.cond_br
 // CHECK-COUNT-120: llvm.intr.fma
 // CHECK-NOT:   llvm.intr.fma
+// CHECK:       %[[TASKS:.*]] = llvm.mlir.constant(3 : i64) : i64
+// CHECK-NEXT:  llvm.icmp "ult" %{{.*}}, %[[TASKS]] : i64
+// CHECK-NEXT:  llvm.cond_br
+// CHECK:       nvvm.ldmatrix
 // Each operand's tf32 split: h = bits & ~0x1fff (truncated), then l = x - h
 // as it is (the tensor core reads a tf32 operand's top 19 bits). Two ops,
 // no add of half a unit, no mask on l, no NaN select.
@@ -382,21 +387,18 @@ func.func @no_mapping(%pa: !tile.ptr<f16>, %n: index)
 // CHECK-NEXT:  %[[LO:.*]] = llvm.bitcast %[[REST]] : f32 to i32
 // CHECK-NOT:   llvm.add %{{.*}}, %{{.*}} : i32
 // CHECK-NOT:   llvm.fcmp "uno"
+// CHECK-NOT:   nvvm.ldmatrix
 // CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
-// CHECK-COUNT-2: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK:       nvvm.ldmatrix
+// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-COUNT-4: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 // CHECK-NEXT:  nvvm.bar.warp.sync
-// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK-COUNT-12: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 // CHECK-COUNT-4: llvm.extractvalue
 // CHECK-NEXT:  nvvm.bar.warp.sync
-// CHECK-COUNT-4: llvm.fneg
+// CHECK-COUNT-8: llvm.fneg
 // CHECK:       llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<3>
-// CHECK:       llvm.icmp "ult"
-// CHECK-NEXT:  llvm.cond_br
-// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
-// CHECK:       nvvm.bar.warp.sync
-// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
-// CHECK-COUNT-4: llvm.extractvalue
-// CHECK-NEXT:  nvvm.bar.warp.sync
 // CHECK-NOT:   mma.sync
 // CHECK-NOT:   nvvm.barrier0
 // CHECK:       llvm.return
@@ -430,23 +432,34 @@ func.func @tril_steps() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.
 
 // -----
 
-// A level's k-step of 8: B's rows t and t + 4 (4 rows = 1024 bytes apart)
-// by single loads, then A's 16x8 block by one ldmatrix.x4 (the m16n8k8
-// tf32 A fragment); the next k-step is 8 rows of B (2048, 3072) and 8
-// columns of A (32 bytes) further.
+// A level's k-step of 8: A's 16x8 block by one ldmatrix.x4 (the m16n8k8
+// tf32 A fragment, split once for both strips), then per strip B's rows t
+// and t + 4 (4 rows = 1024 bytes apart) by single loads, the second strip 8
+// columns (32 bytes) on; the next k-step is 8 columns of A (32 bytes) and 8
+// rows of B (2048, 3072) further. Every address is a constant step from
+// one pointer per operand.
 // CHECK-LABEL: llvm.func @tril_steps_level
-// CHECK:       llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK:       nvvm.ldmatrix
+// CHECK:       %[[SB:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT:  %[[PB:.*]] = llvm.getelementptr %[[B:[0-9]+]][%[[SB]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  llvm.load %[[PB]] : !llvm.ptr<3> -> f32
 // CHECK-NEXT:  %[[S4:.*]] = llvm.mlir.constant(1024 : i64) : i64
-// CHECK-NEXT:  %[[P4:.*]] = llvm.getelementptr %{{.*}}[%[[S4]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  %[[P4:.*]] = llvm.getelementptr %[[B]][%[[S4]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
 // CHECK-NEXT:  llvm.load %[[P4]] : !llvm.ptr<3> -> f32
-// CHECK-NEXT:  %[[SA:.*]] = llvm.mlir.constant(0 : i64) : i64
-// CHECK-NEXT:  %[[PA:.*]] = llvm.getelementptr %[[A:[0-9]+]][%[[SA]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
-// CHECK-NEXT:  nvvm.ldmatrix %[[PA]] {layout = #nvvm.mma_layout<row>, num = 4 : i32} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
-// CHECK:       llvm.mlir.constant(2048 : i64)
-// CHECK:       llvm.mlir.constant(3072 : i64)
+// CHECK:       mma.sync
+// CHECK:       %[[S8:.*]] = llvm.mlir.constant(32 : i64) : i64
+// CHECK-NEXT:  %[[P8:.*]] = llvm.getelementptr %[[B]][%[[S8]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  llvm.load %[[P8]] : !llvm.ptr<3> -> f32
+// CHECK-NEXT:  %[[S12:.*]] = llvm.mlir.constant(1056 : i64) : i64
+// CHECK-NEXT:  %[[P12:.*]] = llvm.getelementptr %[[B]][%[[S12]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  llvm.load %[[P12]] : !llvm.ptr<3> -> f32
 // CHECK:       %[[S32:.*]] = llvm.mlir.constant(32 : i64) : i64
-// CHECK-NEXT:  %[[P32:.*]] = llvm.getelementptr %[[A]][%[[S32]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  %[[P32:.*]] = llvm.getelementptr %{{[0-9]+}}[%[[S32]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
 // CHECK-NEXT:  nvvm.ldmatrix %[[P32]]
+// CHECK:       %[[S16:.*]] = llvm.mlir.constant(2048 : i64) : i64
+// CHECK-NEXT:  llvm.getelementptr %[[B]][%[[S16]]]
+// CHECK-NEXT:  llvm.load
+// CHECK-NEXT:  llvm.mlir.constant(3072 : i64)
 // CHECK:       llvm.return
 func.func @tril_steps_level() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
   %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
@@ -478,18 +491,20 @@ func.func @tril_steps_padded() attributes {tile.kernel, tile.num_warps = 4 : i64
 
 // Each operand with its own stride: B's rows 4 apart in the destination's
 // 288-byte rows (#tile.padded<8>, as tile-assign-layouts gives the
-// inverse's destination), A's ldmatrix 8 columns (32 bytes) on in the
-// source's 272-byte rows.
+// inverse's destination; the second strip 32 bytes on: 1184), A's ldmatrix
+// 8 columns (32 bytes) on in the source's 272-byte rows, then B 8 rows on
+// (2304).
 // CHECK-LABEL: llvm.func @tril_steps_level_padded
+// CHECK:       nvvm.ldmatrix
 // CHECK:       llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK-NEXT:  %[[S4:.*]] = llvm.mlir.constant(1152 : i64) : i64
 // CHECK-NEXT:  %[[P4:.*]] = llvm.getelementptr %{{.*}}[%[[S4]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
 // CHECK-NEXT:  llvm.load %[[P4]] : !llvm.ptr<3> -> f32
-// CHECK:       nvvm.ldmatrix
-// CHECK:       llvm.mlir.constant(2304 : i64)
+// CHECK:       llvm.mlir.constant(1184 : i64)
 // CHECK:       %[[S32:.*]] = llvm.mlir.constant(32 : i64) : i64
 // CHECK-NEXT:  %[[P32:.*]] = llvm.getelementptr %{{.*}}[%[[S32]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
 // CHECK-NEXT:  nvvm.ldmatrix %[[P32]]
+// CHECK:       llvm.mlir.constant(2304 : i64)
 // CHECK:       llvm.return
 func.func @tril_steps_level_padded() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 35840 : i64} {
   %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
@@ -576,7 +591,7 @@ func.func @tril_steps_swizzled() attributes {tile.kernel, tile.num_warps = 4 : i
 // The whole blocked inverse through the tile passes (PIPE): 4 phases (the
 // diagonal, then 3 levels), and the 3 barriers between them all come from
 // tile-insert-barriers; each level's code has two warp syncs per round of
-// strips (6, 4, 2 strips on 4 warps: 2, 1, 1 rounds). The first run
+// blocks (3, 2, 1 blocks on 4 warps: one round each). The first run
 // lowers tile.tril_inverse itself: no barrier.
 // CHECK-LABEL: llvm.func @tril_pipeline
 // CHECK-NOT:   nvvm.barrier0
@@ -584,7 +599,7 @@ func.func @tril_steps_swizzled() attributes {tile.kernel, tile.num_warps = 4 : i
 // PIPE-LABEL: llvm.func @tril_pipeline
 // PIPE-NOT:     nvvm.bar.warp.sync
 // PIPE:         nvvm.barrier0
-// PIPE-COUNT-4: nvvm.bar.warp.sync
+// PIPE-COUNT-2: nvvm.bar.warp.sync
 // PIPE-NOT:     nvvm.barrier0
 // PIPE:         nvvm.barrier0
 // PIPE-COUNT-2: nvvm.bar.warp.sync

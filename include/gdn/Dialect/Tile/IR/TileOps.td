@@ -201,15 +201,18 @@ def Tile_TrilInverseLevelOp : Tile_Op<"tril_inverse_level"> {
 
     Both products run on the tensor cores (`mma.sync.m16n8k8` in tf32,
     f32 accumulators): every f32 operand `x` is split into a high part
-    `h = tf32(x)` (rounded to nearest, ties away from zero) and a low part
-    `l = tf32(x - h)` (`x - h` is exact; truncated, which keeps a NaN or
-    inf of `x` in the products), and each term is
-    `h_a h_b + (l_a h_b + h_a l_b)` (two accumulator chains, added at the
-    end), which drops only `l_a l_b` and the parts below the low halves
-    (relative error about 2^-20 per term, an f32 FMA chain's is 2^-24): no
-    truncated series, and the same bits on every run. One warp computes one
-    16x8 column strip of a block (strips dealt round-robin over the warps)
-    and stages `Y` in that strip of `dest`, which no other warp touches
+    `h = tf32(x)` (truncated: the low 13 bits cleared) and a low part
+    `l = x - h` (exact; handed over as f32, whose low bits the tensor core
+    ignores; a NaN or inf of `x` makes `l` NaN, so it stays in the
+    products), and each term is `h_a h_b + (l_a h_b + h_a l_b)` (two
+    accumulator chains, added at the end), which drops only `l_a l_b` and
+    the parts below the low halves (relative error about 2^-19 per term, an
+    f32 FMA chain's is 2^-24): no truncated series, and the same bits on
+    every run. One warp computes one 16x8 column strip of a block, or, where
+    dealing strips round-robin over the warps would take more rounds than
+    dealing blocks, a whole block (its two strips, each A fragment loaded
+    and split once for both), and stages `Y` in those strips of `dest`,
+    which no other warp touches
     during the level. With `packed` (one buffer, `T` stored transposed
     above the diagonal, see `tile.tril_inverse`) block `(i, j)` of `T`
     lives in block `(j, i)` of the buffer and the entries of the diagonal
