@@ -23,7 +23,8 @@
 #   3. --profile REGEX: ncu source counters of the kernels matching REGEX
 #      (build/kernels, f16, --profile-shape, default "1 32768 16") into
 #      profile_N_sass.csv.gz, then tools/ncu-phases.py's table per block;
-#   3b. --occupancy "REGEX N,..": the stage times of build/kernels at
+#   3b. --occupancy "REGEX N,..": the stage times of build/kernels (or of
+#      each --bench KERNEL_DIR, when there are --bench options) at
 #      --profile-shape with the kernels whose name matches REGEX held to at
 #      most N blocks per SM each (their manifests' shared_bytes raised in a
 #      copy: floor(233472 / N) - 1088 bytes, never below what the kernel
@@ -192,9 +193,16 @@ if [[ -n $occupancy ]]; then
   read -r PB PT PH <<<"$pshape"
   step "blocks per SM of kernels ~ $ore held to $olist at ${PB}x${PT}H${PH}"
   IFS=',' read -ra counts <<<"$olist"
+  # The kernel directories: every --bench one (LABEL=GDN_RUN:KERNEL_DIR,
+  # timed with this build's gdn-run), else build/kernels.
+  occdirs=()
+  for b in ${benches[@]+"${benches[@]}"}; do occdirs+=("${b%%=*}=${b#*:}"); done
+  (( ${#occdirs[@]} )) || occdirs=("build=build/kernels")
+  for od in "${occdirs[@]}"; do
+  olabel=${od%%=*} odir=${od#*=}
   for nb in "${counts[@]}"; do
     dir=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-occ.XXXXXX")
-    cp build/kernels/*.manifest build/kernels/*.ptx "$dir"/
+    cp "$odir"/*.manifest "$odir"/*.ptx "$dir"/
     want=$(( 233472 / nb - 1088 ))
     (( want > 232448 )) && want=232448
     note=""
@@ -209,10 +217,11 @@ if [[ -n $occupancy ]]; then
       fi
     done
     time_prefill build-gpu/bin/gdn-run "$dir" "$PB" "$PT" "$PH"
-    printf 'occupancy %-3s shared %6s  %9s | %s%s\n' "$nb" "$want" "${med:-ERROR}" \
-      "$stages" "${note:+ (}${note}${note:+)}"
+    printf 'occupancy %-10s %-3s shared %6s  %9s | %s%s\n' "$olabel" "$nb" \
+      "$want" "${med:-ERROR}" "$stages" "${note:+ (}${note}${note:+)}"
     [[ -n $med ]] || { status=1; tail -5 <<<"$log"; }
     rm -rf "$dir"
+  done
   done
 fi
 
