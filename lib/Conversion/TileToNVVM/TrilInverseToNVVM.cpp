@@ -375,11 +375,10 @@ struct SplitTf32Mma {
 /// a 64x64 inverse on four warps: one round of three blocks, not two rounds
 /// of six strips). Otherwise task tau = 2 j + s is the strip s of block j
 /// (levels 2 and 3 there: as many rounds, more warps at work). The warp
-/// accumulates Y in
-/// mma registers, stages it in its own strips of T (a warp sync orders the
-/// lanes), multiplies by T_ii and overwrites the strips with the negated
-/// result. Each strip's sums are the same products in the same order either
-/// way.
+/// accumulates Y in mma registers, stages it in its own strips of T (a warp
+/// sync orders the lanes), multiplies by T_ii and overwrites the strips with
+/// the negated result. Each strip's sums are the same products in the same
+/// order either way.
 struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
   using TilePattern::TilePattern;
   LogicalResult

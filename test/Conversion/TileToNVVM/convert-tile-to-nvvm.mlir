@@ -412,6 +412,34 @@ func.func @tril_phases() attributes {tile.kernel, tile.num_warps = 4 : i64, tile
 
 // -----
 
+// Level 3 of a 64x64 inverse has one block, two strips: dealt as strips (one
+// round either way, two warps at work instead of one), warps 0 and 1. Each
+// strip: Y over three 16-column groups (6 k-steps, 18 mmas, each k-step its
+// own ldmatrix of L), staged (two 8-byte stores), a warp sync, -T_ii Y (2
+// k-steps, 6 mmas), a warp sync, the negated strip (a whole block per warp
+// would stage four stores and run 12 mmas before the second sync).
+// CHECK-LABEL: llvm.func @tril_level3_strips
+// CHECK:       llvm.icmp "ult" %{{[0-9]+}}, %{{[0-9]+}} : i64
+// CHECK-NEXT:  llvm.cond_br
+// CHECK-COUNT-6: nvvm.ldmatrix
+// CHECK-NOT:   nvvm.bar.warp.sync
+// CHECK-COUNT-2: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.bar.warp.sync
+// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK-COUNT-4: llvm.extractvalue
+// CHECK-NEXT:  nvvm.bar.warp.sync
+// CHECK-COUNT-4: llvm.fneg
+// CHECK-NOT:   mma.sync
+// CHECK:       llvm.return
+func.func @tril_level3_strips() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_level %l, %t {level = 3 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
 // On a row-major (unswizzled) buffer every shared access of the inverse is a
 // constant byte step from a few per-thread pointers, which NVPTX folds into
 // [reg + imm] addresses: the diagonal's rows of L in 16-byte loads at
