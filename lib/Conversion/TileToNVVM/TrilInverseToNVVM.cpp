@@ -391,12 +391,26 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
     int64_t nb = t.getShape()[0] / 16, d = op.getLevel();
     int64_t warps = numThreadsOf(op) / 32;
     bool packed = op.getPacked();
+    // L in registers: a fragment whose warp w holds rows 16 w .. 16 w + 15
+    // (#tile.mma<warps = [nb, 1]>, the Gram's accumulator).
+    bool fromRegs = t.getMemorySpace() == MemorySpace::Fragment;
+    if (fromRegs) {
+      if (failed(requireLayouts(op, op.getSource())))
+        return failure();
+      auto mma = dyn_cast<MmaLayoutAttr>(t.getLayout());
+      // The verifier checks the layout when there is one, and tile.alloc
+      // that its warps are the kernel's.
+      if (!mma || mma.getWarps() != ArrayRef<int64_t>{nb, 1})
+        return rewriter.notifyMatchFailure(
+            op, "a fragment L needs #tile.mma<warps = [n/16, 1]>");
+    }
     // Strips per task: a whole block (2) where dealing strips would take
     // more rounds, else one strip (more warps at work on the level's few
-    // blocks). Packed: always one.
+    // blocks). Packed: always one. L in registers: warp i takes block
+    // (i, i - level), whose L row block it holds.
     int64_t strips = 2 * (nb - d), rounds = (strips + warps - 1) / warps;
     int64_t perTask =
-        !packed && (nb - d + warps - 1) / warps < rounds ? 2 : 1;
+        fromRegs || (!packed && (nb - d + warps - 1) / warps < rounds) ? 2 : 1;
     int64_t tasks = strips / perTask;
     SquareAccess acc{t, cast<BufferType>(op.getDest().getType()), src, dst};
     Type f32 = rewriter.getF32Type();
@@ -407,19 +421,41 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
     Value t2 = ix.mul(ix.rem(lane, 4), 2);
     Value fullMask = rewriter.create<LLVM::ConstantOp>(
         loc, rewriter.getI32Type(), rewriter.getI32IntegerAttr(-1));
-    for (int64_t round = 0; round * warps < tasks; ++round) {
+    // Where the tasks go: rounds of tasks dealt round-robin, or, with L in
+    // registers, one branch per busy warp (its row block `rowBlock` static,
+    // so that its registers of L have static indices).
+    struct Placement {
       Value guard;
-      if ((round + 1) * warps > tasks)
-        guard = ix.ult(warp, ix.c(tasks - round * warps));
-      emitGuarded(rewriter, loc, guard, [&](OpBuilder &b) {
+      int64_t round, rowBlock;
+    };
+    SmallVector<Placement> placements;
+    if (fromRegs) {
+      for (int64_t w = d; w < nb; ++w) {
+        Value isW = rewriter.create<LLVM::ICmpOp>(
+            loc, LLVM::ICmpPredicate::eq, warp, ix.c(w));
+        placements.push_back({isW, -1, w});
+      }
+    } else {
+      for (int64_t round = 0; round * warps < tasks; ++round) {
+        Value guard;
+        if ((round + 1) * warps > tasks)
+          guard = ix.ult(warp, ix.c(tasks - round * warps));
+        placements.push_back({guard, round, -1});
+      }
+    }
+    for (const Placement &place : placements) {
+      emitGuarded(rewriter, loc, place.guard, [&](OpBuilder &b) {
         Idx bx(b, loc);
-        Value task = bx.add(warp, round * warps);
-        Value j16 = perTask == 1 ? bx.mul(bx.div(task, 2), 16)
-                                 : bx.mul(task, 16);
+        Value j16, col; // block j's first column; the (first) strip's
+        if (place.rowBlock >= 0) {
+          j16 = bx.c(16 * (place.rowBlock - d));
+          col = j16;
+        } else {
+          Value task = bx.add(warp, place.round * warps);
+          j16 = perTask == 1 ? bx.mul(bx.div(task, 2), 16) : bx.mul(task, 16);
+          col = perTask == 1 ? bx.add(j16, bx.mul(bx.rem(task, 2), 8)) : j16;
+        }
         Value rowI = bx.add(j16, 16 * d); // first row of block i
-        // The (first) strip's first column.
-        Value col =
-            perTask == 1 ? bx.add(j16, bx.mul(bx.rem(task, 2), 8)) : j16;
         SplitTf32Mma mma(rewriter, loc);
         Value zero = f32Const(rewriter, loc, 0);
         auto loadRow4 = [&](Value base, Value r, Value c) {
@@ -531,18 +567,34 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
               ySmall = y, r = y, rSmall = y;
           Value t1 = bx.rem(lane, 4);
           Value aRow = bx.add(rowI, lRow), aCol = bx.add(j16, lCol);
-          Value bRow = bx.add(j16, t1), bCol = bx.add(col, g);
-          Value aAt = acc.ptr(bx, src, aRow, aCol);
+          Value bCol = bx.add(col, g);
+          // A = L_iq: from shared by ldmatrix, or from registers. In the
+          // Gram's accumulator thread (g, t) holds, for each 8-column group
+          // c, registers 4 c .. 4 c + 3 = L(g, 8 c + 2 t), L(g, 8 c + 2 t +
+          // 1), L(g + 8, 8 c + 2 t), L(g + 8, 8 c + 2 t + 1): the m16n8k8
+          // tf32 A fragment once the k-step's logical k = t, t + 4 are its
+          // physical columns 2 t, 2 t + 1. B's rows follow: 2 t and 2 t + 1
+          // instead of t and t + 4 (the same sums, in another order).
+          Value bRow = fromRegs ? bx.add(j16, bx.mul(t1, 2)) : bx.add(j16, t1);
+          int64_t bStep = fromRegs ? 1 : 4;
+          Value aAt = fromRegs ? Value() : acc.ptr(bx, src, aRow, aCol);
           Value bAt = acc.ptr(bx, dst, bRow, bCol);
+          auto loadL = [&](int64_t k0) -> SmallVector<Value, 4> {
+            if (!fromRegs)
+              return ldmatrixAt(aAt, src, aRow, aCol, k0);
+            Regs regs{src, f32};
+            int64_t c = (16 * (place.rowBlock - d) + k0) / 8;
+            return {regs.load(bx, 4 * c), regs.load(bx, 4 * c + 2),
+                    regs.load(bx, 4 * c + 1), regs.load(bx, 4 * c + 3)};
+          };
           for (int64_t q = 0; q < d; ++q)
             for (int64_t s = 0; s < 2; ++s) {
               int64_t k0 = 16 * q + 8 * s;
-              SplitTf32Mma::Split a =
-                  mma.splitAll(ldmatrixAt(aAt, src, aRow, aCol, k0));
+              SplitTf32Mma::Split a = mma.splitAll(loadL(k0));
               for (int64_t h = 0; h < perTask; ++h) {
                 SmallVector<Value, 2> bk = {
                     loadAt(bAt, dst, bRow, bCol, k0, 8 * h),
-                    loadAt(bAt, dst, bRow, bCol, k0 + 4, 8 * h)};
+                    loadAt(bAt, dst, bRow, bCol, k0 + bStep, 8 * h)};
                 mma.kStepSplit(y[h], ySmall[h], a, mma.splitAll(bk));
               }
             }

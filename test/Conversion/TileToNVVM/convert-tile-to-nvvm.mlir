@@ -440,6 +440,60 @@ func.func @tril_level3_strips() attributes {tile.kernel, tile.num_warps = 4 : i6
 
 // -----
 
+// L in registers: the source is the Gram's accumulator (#tile.mma<warps =
+// [4, 1]>: warp w holds rows 16 w .. 16 w + 15). At level 1 warps 1, 2 and
+// 3 each take block (w, w - 1), one branch per warp so that the registers
+// have static indices. Warp 1's first k-step: L from registers 0, 2, 1, 3
+// (the A fragment under the k permutation t -> 2 t, t + 4 -> 2 t + 1), no
+// ldmatrix of L; B (T_00) at rows 2 t and 2 t + 1 (256 bytes apart in the
+// unpadded T). Both strips' Y staged (four 8-byte stores), a warp sync,
+// -T_ii Y with T_ii by ldmatrix as before.
+// CHECK-LABEL: llvm.func @tril_level_regs
+// CHECK:       %[[L:.*]] = llvm.alloca %{{.*}} x f32
+// CHECK:       %[[W1:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK-NEXT:  %[[IS1:.*]] = llvm.icmp "eq" %[[WARP:[0-9]+]], %[[W1]] : i64
+// CHECK-NEXT:  %[[W2:.*]] = llvm.mlir.constant(2 : i64) : i64
+// CHECK-NEXT:  llvm.icmp "eq" %[[WARP]], %[[W2]] : i64
+// CHECK-NEXT:  %[[W3:.*]] = llvm.mlir.constant(3 : i64) : i64
+// CHECK-NEXT:  llvm.icmp "eq" %[[WARP]], %[[W3]] : i64
+// CHECK-NEXT:  llvm.cond_br %[[IS1]]
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK:       %[[P0:.*]] = llvm.getelementptr %[[L]][%{{[0-9]+}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:  llvm.load %[[P0]] : !llvm.ptr -> f32
+// CHECK-NEXT:  %[[R2:.*]] = llvm.mlir.constant(2 : i64) : i64
+// CHECK-NEXT:  llvm.getelementptr %[[L]][%[[R2]]]
+// CHECK-NEXT:  llvm.load
+// CHECK-NEXT:  %[[R1:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK-NEXT:  llvm.getelementptr %[[L]][%[[R1]]]
+// CHECK-NEXT:  llvm.load
+// CHECK-NEXT:  %[[R3:.*]] = llvm.mlir.constant(3 : i64) : i64
+// CHECK-NEXT:  llvm.getelementptr %[[L]][%[[R3]]]
+// CHECK-NEXT:  llvm.load
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK:       %[[B0:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT:  %[[PB:.*]] = llvm.getelementptr %[[B:[0-9]+]][%[[B0]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  llvm.load %[[PB]] : !llvm.ptr<3> -> f32
+// CHECK-NEXT:  %[[B1:.*]] = llvm.mlir.constant(256 : i64) : i64
+// CHECK-NEXT:  llvm.getelementptr %[[B]][%[[B1]]]
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-COUNT-12: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-COUNT-4: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.bar.warp.sync
+// CHECK:       nvvm.ldmatrix
+// CHECK:       llvm.cond_br
+// CHECK:       llvm.cond_br
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.return
+func.func @tril_level_regs() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 16384 : i64} {
+  %l = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %t = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_level %l, %t {level = 1 : i64} : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
 // On a row-major (unswizzled) buffer every shared access of the inverse is a
 // constant byte step from a few per-thread pointers, which NVPTX folds into
 // [reg + imm] addresses: the diagonal's rows of L in 16-byte loads at

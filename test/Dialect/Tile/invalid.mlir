@@ -870,6 +870,45 @@ func.func @tril_level_too_high(%a: !tile.buffer<32x32xf32, shared>) {
 
 // -----
 
+// L in registers (a fragment source) only for the unpacked inverse.
+func.func @tril_level_regs_packed(%t: !tile.buffer<64x64xf32, shared>) {
+  %l = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  // expected-error @below {{'tile.tril_inverse_level' op a packed inverse has one shared buffer: source cannot be a fragment}}
+  tile.tril_inverse_level %l, %t {level = 1 : i64, packed} : !tile.buffer<64x64xf32, fragment>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_level_regs_shape(%t: !tile.buffer<64x64xf32, shared>) {
+  %l = tile.alloc : !tile.buffer<32x32xf32, fragment>
+  // expected-error @below {{'tile.tril_inverse_level' op a fragment source must be f32 with dest's shape}}
+  tile.tril_inverse_level %l, %t {level = 1 : i64} : !tile.buffer<32x32xf32, fragment>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// Warp w must hold rows 16 w .. 16 w + 15: a 2 x 2 warp grid does not.
+func.func @tril_level_regs_layout(%t: !tile.buffer<64x64xf32, shared>) {
+  %l = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+  // expected-error @below {{'tile.tril_inverse_level' op a fragment source needs the layout #tile.mma<warps = [4, 1]> (warp w holds rows 16 w .. 16 w + 15), got #tile.mma<warps = [2, 2]>}}
+  tile.tril_inverse_level %l, %t {level = 1 : i64} : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// The destination stays a shared buffer.
+func.func @tril_level_regs_dest(%t: !tile.buffer<64x64xf32, fragment>) {
+  %l = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  // expected-error @below {{'tile.tril_inverse_level' op operands must be square f32 shared buffers (row-major, #tile.swizzle or #tile.padded)}}
+  tile.tril_inverse_level %l, %t {level = 1 : i64} : !tile.buffer<64x64xf32, fragment>, !tile.buffer<64x64xf32, fragment>
+  return
+}
+
+// -----
+
 func.func @tril_level_zero(%a: !tile.buffer<32x32xf32, shared>) {
   // expected-error @below {{'tile.tril_inverse_level' op attribute 'level' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
   tile.tril_inverse_level %a, %a {level = 0 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>

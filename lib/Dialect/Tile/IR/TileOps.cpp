@@ -803,6 +803,26 @@ LogicalResult TrilInverseDiagOp::verify() {
 
 LogicalResult TrilInverseLevelOp::verify() {
   int64_t nb;
+  auto src = cast<BufferType>(getSource().getType());
+  if (src.getMemorySpace() == MemorySpace::Fragment) {
+    // L in registers: the Gram's accumulator, warp w holding row block w.
+    if (getPacked())
+      return emitOpError("a packed inverse has one shared buffer: source "
+                         "cannot be a fragment");
+    if (failed(verifyTrilSquares(*this, {getDest()}, nb)))
+      return failure();
+    if (src.getShape() != cast<BufferType>(getDest().getType()).getShape() ||
+        !src.getElementType().isF32())
+      return emitOpError("a fragment source must be f32 with dest's shape");
+    auto mma = dyn_cast_or_null<MmaLayoutAttr>(src.getLayout());
+    if (src.getLayout() &&
+        (!mma || mma.getWarps() != ArrayRef<int64_t>{nb, 1}))
+      return emitOpError("a fragment source needs the layout "
+                         "#tile.mma<warps = [")
+             << nb << ", 1]> (warp w holds rows 16 w .. 16 w + 15), got "
+             << src.getLayout();
+    return verifyTrilLevel(*this, getLevel(), nb);
+  }
   if (failed(verifyTrilSquares(*this, {getSource(), getDest()}, nb)))
     return failure();
   if (failed(verifyTrilLevel(*this, getLevel(), nb)))

@@ -212,12 +212,21 @@ def Tile_TrilInverseLevelOp : Tile_Op<"tril_inverse_level"> {
     dealing strips round-robin over the warps would take more rounds than
     dealing blocks, a whole block (its two strips, each A fragment loaded
     and split once for both), and stages `Y` in those strips of `dest`,
-    which no other warp touches
-    during the level. With `packed` (one buffer, `T` stored transposed
-    above the diagonal, see `tile.tril_inverse`) block `(i, j)` of `T`
-    lives in block `(j, i)` of the buffer and the entries of the diagonal
-    blocks of `T` above their diagonal (which would overlap `L`) are read
-    as zeros.
+    which no other warp touches during the level. With `packed` (one
+    buffer, `T` stored transposed above the diagonal, see
+    `tile.tril_inverse`) block `(i, j)` of `T` lives in block `(j, i)` of
+    the buffer and the entries of the diagonal blocks of `T` above their
+    diagonal (which would overlap `L`) are read as zeros.
+
+    `source` may instead be an f32 fragment with the layout
+    `#tile.mma<warps = [nb, 1]>` (any engine: warp `w` holds rows
+    `16 w .. 16 w + 15`, e.g. the accumulator of the Gram product that
+    forms `L`): then warp `i` computes block `(i, i - level)` (both strips)
+    from its own registers of `L` (the accumulator's registers are the
+    tf32 A fragment under a permutation of each k-step's index, which B's
+    rows follow), one branch per busy warp so that the registers have
+    static indices, and no `L` is read from shared memory. Not packed.
+    (Opt-in: the kernels do not use it yet; docs/perf-notes.md v22.)
 
     Example:
     ```mlir
