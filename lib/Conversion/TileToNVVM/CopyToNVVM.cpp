@@ -631,6 +631,19 @@ struct CopyLowering : TilePattern<CopyOp> {
           regs.storeVec(bx, run.reg, run.len, val);
         });
       } else {
+        // block_diagonal = K: only runs inside a diagonal K x K block (a run
+        // never straddles two: K is a multiple of its length, checked
+        // below, and runs start at multiples of their length).
+        if (std::optional<int64_t> k = op.getBlockDiagonal()) {
+          if (*k % run.len != 0)
+            return op.emitOpError("block_diagonal = ")
+                   << *k << " is not a multiple of the layout's runs ("
+                   << run.len << " elements)";
+          Value same = rewriter.create<LLVM::ICmpOp>(
+              loc, LLVM::ICmpPredicate::eq, ix.div(run.coord[0], *k),
+              ix.div(run.coord[1], *k));
+          valid = ix.and_(valid, same);
+        }
         emitGuarded(rewriter, loc, ix.and_(run.guard, valid),
                     [&](OpBuilder &b) {
                       Idx bx(b, loc);

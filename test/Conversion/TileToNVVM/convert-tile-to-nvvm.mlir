@@ -494,6 +494,26 @@ func.func @tril_level_regs() attributes {tile.kernel, tile.num_warps = 4 : i64, 
 
 // -----
 
+// block_diagonal = 16: of the accumulator's 16 runs per thread (8 column
+// groups x 2 row halves) only those in a diagonal 16x16 block are stored:
+// each run's 8-byte store under row / 16 == column / 16 (for this layout
+// warp w's column groups 2 w and 2 w + 1: 4 of the 16 runs).
+// CHECK-LABEL: llvm.func @copy_block_diagonal
+// CHECK-NOT:   llvm.store
+// CHECK:       %[[SAME:.*]] = llvm.icmp "eq" %{{[0-9]+}}, %{{[0-9]+}} : i64
+// CHECK-NEXT:  llvm.cond_br %[[SAME]]
+// CHECK:       llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-COUNT-15: llvm.cond_br
+// CHECK:       llvm.return
+func.func @copy_block_diagonal() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 16384 : i64} {
+  %l = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.copy %l to %s {block_diagonal = 16 : i64} : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>> to !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
 // On a row-major (unswizzled) buffer every shared access of the inverse is a
 // constant byte step from a few per-thread pointers, which NVPTX folds into
 // [reg + imm] addresses: the diagonal's rows of L in 16-byte loads at

@@ -2,8 +2,8 @@
 
 // The blocked inverse with L from registers through the tile passes: the
 // Gram product's accumulator (tile-assign-layouts gives it #tile.mma<warps
-// = [4, 1], engine = wgmma>) is stored into L for the diagonal phase and
-// is the L of the three levels. tile-insert-barriers puts a block barrier
+// = [4, 1], engine = wgmma>) has its diagonal 16x16 blocks stored into L
+// for the diagonal phase (block_diagonal) and is the L of the three levels. tile-insert-barriers puts a block barrier
 // after the copy into L, after the diagonal phase and between the levels
 // (they share T); inside a level only warp syncs: two per busy warp, whose
 // branches test the warp index for equality (level 1: warps 1, 2, 3; level
@@ -39,7 +39,7 @@ func.func @tril_regs_pipeline(%pk: !tile.ptr<f16>) attributes {tile.kernel, tile
   tile.fill %gram, %zero : !tile.buffer<64x64xf32, fragment>, f32
   tile.gemm %sK, %sK, %gram {transpose_b} : !tile.buffer<64x128xf16, shared>, !tile.buffer<64x128xf16, shared>, !tile.buffer<64x64xf32, fragment>
   %sL = tile.alloc : !tile.buffer<64x64xf32, shared>
-  tile.copy %gram to %sL : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, shared>
+  tile.copy %gram to %sL {block_diagonal = 16 : i64} : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, shared>
   %sT = tile.alloc : !tile.buffer<64x64xf32, shared>
   tile.tril_inverse_diag %sL, %sT : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
   tile.tril_inverse_level %gram, %sT {level = 1 : i64} : !tile.buffer<64x64xf32, fragment>, !tile.buffer<64x64xf32, shared>

@@ -870,6 +870,34 @@ func.func @tril_level_too_high(%a: !tile.buffer<32x32xf32, shared>) {
 
 // -----
 
+// block_diagonal: a whole fragment into a shared buffer, square.
+func.func @copy_block_diagonal_load(%a: !tile.buffer<64x64xf32, shared>) {
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  // expected-error @below {{'tile.copy' op block_diagonal copies a whole fragment to a shared buffer (no offsets, transpose or masked)}}
+  tile.copy %a to %f {block_diagonal = 16 : i64} : !tile.buffer<64x64xf32, shared> to !tile.buffer<64x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @copy_block_diagonal_divides(%s: !tile.buffer<64x64xf32, shared>) {
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  // expected-error @below {{'tile.copy' op block_diagonal = 24 needs a square 2-D tile whose size it divides}}
+  tile.copy %f to %s {block_diagonal = 24 : i64} : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @copy_block_diagonal_square(%s: !tile.buffer<64x32xf32, shared>) {
+  %f = tile.alloc : !tile.buffer<64x32xf32, fragment>
+  // expected-error @below {{'tile.copy' op block_diagonal = 16 needs a square 2-D tile whose size it divides}}
+  tile.copy %f to %s {block_diagonal = 16 : i64} : !tile.buffer<64x32xf32, fragment> to !tile.buffer<64x32xf32, shared>
+  return
+}
+
+// -----
+
 // L in registers (a fragment source) only for the unpacked inverse.
 func.func @tril_level_regs_packed(%t: !tile.buffer<64x64xf32, shared>) {
   %l = tile.alloc : !tile.buffer<64x64xf32, fragment>

@@ -336,11 +336,23 @@ static LogicalResult verifyCopyEndpoints(Operation *op, BufferType src,
 
 LogicalResult CopyOp::verify() {
   SmallVector<int64_t> shape;
-  return verifyCopyEndpoints(*this, cast<BufferType>(getSource().getType()),
-                             getSourceOffsets().size(),
-                             cast<BufferType>(getDest().getType()),
-                             getDestOffsets().size(), getMasked(), shape,
-                             getTranspose());
+  auto src = cast<BufferType>(getSource().getType());
+  auto dst = cast<BufferType>(getDest().getType());
+  if (failed(verifyCopyEndpoints(*this, src, getSourceOffsets().size(), dst,
+                                 getDestOffsets().size(), getMasked(), shape,
+                                 getTranspose())))
+    return failure();
+  if (std::optional<int64_t> k = getBlockDiagonal()) {
+    if (!src.isFragment() || !dst.isShared() || !getDestOffsets().empty() ||
+        getTranspose() || getMasked())
+      return emitOpError("block_diagonal copies a whole fragment to a shared "
+                         "buffer (no offsets, transpose or masked)");
+    if (src.getRank() != 2 || src.getShape()[0] != src.getShape()[1] ||
+        src.getShape()[0] % *k != 0)
+      return emitOpError("block_diagonal = ")
+             << *k << " needs a square 2-D tile whose size it divides";
+  }
+  return success();
 }
 
 SmallVector<int64_t> CopyOp::getTileShape() {

@@ -657,7 +657,8 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
       else // e.g. 2-byte strided elements: loaded ahead, synchronously
         tb.create<CopyOp>(loc, src, offsets, slice, ValueRange{},
                           p.copy.getMaskedAttr(), p.copy.getTransposeAttr(),
-                          p.copy.getLayoutAttr());
+                          p.copy.getLayoutAttr(),
+                          p.copy.getBlockDiagonalAttr());
     }
     bb.create<AsyncCommitOp>(loc);
   };

@@ -311,6 +311,12 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     writes `O^T`, `h0`/`ht` and the CP summaries in the token-major layouts
     of the ABI.
 
+    With `block_diagonal = K` (a fragment copied to a shared buffer, 2-D,
+    square, K dividing its size) only the elements of the diagonal K x K
+    blocks are stored; the rest of the buffer keeps its contents. This is
+    what the blocked inverse's diagonal phase needs of `L` when its levels
+    take `L` from the fragment (`tile.tril_inverse_level`).
+
     `tile-assign-layouts` sets `layout`, the thread mapping of copies that
     involve no fragment (for example `#tile.blocked<vector = 8>`: 16-byte
     `cp.async` chunks of f16).
@@ -328,7 +334,8 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
                        Variadic<Index>:$destOffsets,
                        UnitAttr:$masked,
                        UnitAttr:$transpose,
-                       OptionalAttr<AnyAttr>:$layout);
+                       OptionalAttr<AnyAttr>:$layout,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$block_diagonal);
   let assemblyFormat = [{
     $source (`[` $sourceOffsets^ `]`)? `to` $dest (`[` $destOffsets^ `]`)?
     attr-dict `:` qualified(type($source)) `to` qualified(type($dest))
