@@ -199,29 +199,29 @@ if [[ -n $occupancy ]]; then
   for b in ${benches[@]+"${benches[@]}"}; do occdirs+=("${b%%=*}=${b#*:}"); done
   (( ${#occdirs[@]} )) || occdirs=("build=build/kernels")
   for od in "${occdirs[@]}"; do
-  olabel=${od%%=*} odir=${od#*=}
-  for nb in "${counts[@]}"; do
-    dir=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-occ.XXXXXX")
-    cp "$odir"/*.manifest "$odir"/*.ptx "$dir"/
-    want=$(( 233472 / nb - 1088 ))
-    (( want > 232448 )) && want=232448
-    note=""
-    matched=$(grep -lE "^kernel = .*($ore)" "$dir"/*_f16.manifest "$dir"/*_f16_i64.manifest)
-    [[ -n $matched ]] || { note=" no f16 kernel matches $ore;"; status=1; }
-    for m in $matched; do
-      have=$(sed -n 's/^shared_bytes = //p' "$m")
-      if (( have > want )); then
-        note="$note $(basename "$m" .manifest) needs $have B (more than $nb blocks fit);"
-      else
-        sed -i "s/^shared_bytes = .*/shared_bytes = $want/" "$m"
-      fi
+    olabel=${od%%=*} odir=${od#*=}
+    for nb in "${counts[@]}"; do
+      dir=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-occ.XXXXXX")
+      cp "$odir"/*.manifest "$odir"/*.ptx "$dir"/
+      want=$(( 233472 / nb - 1088 ))
+      (( want > 232448 )) && want=232448
+      note=""
+      matched=$(grep -lE "^kernel = .*($ore)" "$dir"/*_f16.manifest "$dir"/*_f16_i64.manifest)
+      [[ -n $matched ]] || { note=" no f16 kernel matches $ore;"; status=1; }
+      for m in $matched; do
+        have=$(sed -n 's/^shared_bytes = //p' "$m")
+        if (( have > want )); then
+          note="$note $(basename "$m" .manifest) needs $have B (more than $nb blocks fit);"
+        else
+          sed -i "s/^shared_bytes = .*/shared_bytes = $want/" "$m"
+        fi
+      done
+      time_prefill build-gpu/bin/gdn-run "$dir" "$PB" "$PT" "$PH"
+      printf 'occupancy %-10s %-3s shared %6s  %9s | %s%s\n' "$olabel" "$nb" \
+        "$want" "${med:-ERROR}" "$stages" "${note:+ (}${note}${note:+)}"
+      [[ -n $med ]] || { status=1; tail -5 <<<"$log"; }
+      rm -rf "$dir"
     done
-    time_prefill build-gpu/bin/gdn-run "$dir" "$PB" "$PT" "$PH"
-    printf 'occupancy %-10s %-3s shared %6s  %9s | %s%s\n' "$olabel" "$nb" \
-      "$want" "${med:-ERROR}" "$stages" "${note:+ (}${note}${note:+)}"
-    [[ -n $med ]] || { status=1; tail -5 <<<"$log"; }
-    rm -rf "$dir"
-  done
   done
 fi
 

@@ -393,17 +393,24 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
     bool packed = op.getPacked();
     // L in registers: a fragment whose warp w holds rows 16 w .. 16 w + 15
     // (#tile.mma<warps = [nb, 1]>, the Gram's accumulator).
+    // (The verifier checks that layout once there is one, tile.alloc that
+    // its warps are the kernel's.)
     bool fromRegs = t.getMemorySpace() == MemorySpace::Fragment;
-    if (fromRegs) {
-      if (failed(requireLayouts(op, op.getSource())))
-        return failure();
-      auto mma = dyn_cast<MmaLayoutAttr>(t.getLayout());
-      // The verifier checks the layout when there is one, and tile.alloc
-      // that its warps are the kernel's.
-      if (!mma || mma.getWarps() != ArrayRef<int64_t>{nb, 1})
-        return rewriter.notifyMatchFailure(
-            op, "a fragment L needs #tile.mma<warps = [n/16, 1]>");
-    }
+    if (fromRegs && failed(requireLayouts(op, op.getSource())))
+      return failure();
+    // The register of L(16 w + g + 8 h, 8 c + 2 t + e) in warp w's lane (g,
+    // t): the same for every lane, so read off the layout's formula at lane
+    // 0 of warp w.
+    auto lReg = [&](int64_t w, int64_t h, int64_t c, int64_t e) -> int64_t {
+      auto mma = cast<MmaLayoutAttr>(t.getLayout());
+      int64_t n = t.getShape()[0];
+      for (int64_t idx = 0; idx < mmaFragmentSize(n, n, nb, 1); ++idx)
+        if (mmaFragmentCoord(n, n, nb, 1, 32 * w, idx,
+                             mma.getEngine() == MmaEngine::Wgmma) ==
+            std::pair<int64_t, int64_t>{16 * w + 8 * h, 8 * c + e})
+          return idx;
+      llvm_unreachable("the element is in warp w's row block");
+    };
     // Strips per task: a whole block (2) where dealing strips would take
     // more rounds, else one strip (more warps at work on the level's few
     // blocks). Packed: always one. L in registers: warp i takes block
@@ -570,11 +577,12 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
           Value bCol = bx.add(col, g);
           // A = L_iq: from shared by ldmatrix, or from registers. In the
           // Gram's accumulator thread (g, t) holds, for each 8-column group
-          // c, registers 4 c .. 4 c + 3 = L(g, 8 c + 2 t), L(g, 8 c + 2 t +
-          // 1), L(g + 8, 8 c + 2 t), L(g + 8, 8 c + 2 t + 1): the m16n8k8
-          // tf32 A fragment once the k-step's logical k = t, t + 4 are its
-          // physical columns 2 t, 2 t + 1. B's rows follow: 2 t and 2 t + 1
-          // instead of t and t + 4 (the same sums, in another order).
+          // c, L(g, 8 c + 2 t), L(g, 8 c + 2 t + 1), L(g + 8, 8 c + 2 t),
+          // L(g + 8, 8 c + 2 t + 1): the m16n8k8 tf32 A fragment {A(g, k),
+          // A(g + 8, k), A(g, k'), A(g + 8, k')} once the k-step's logical
+          // k = t, k' = t + 4 are its physical columns 2 t, 2 t + 1. B's
+          // rows follow: 2 t and 2 t + 1 instead of t and t + 4 (the same
+          // sums, in another order).
           Value bRow = fromRegs ? bx.add(j16, bx.mul(t1, 2)) : bx.add(j16, t1);
           int64_t bStep = fromRegs ? 1 : 4;
           Value aAt = fromRegs ? Value() : acc.ptr(bx, src, aRow, aCol);
@@ -583,9 +591,11 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
             if (!fromRegs)
               return ldmatrixAt(aAt, src, aRow, aCol, k0);
             Regs regs{src, f32};
-            int64_t c = (16 * (place.rowBlock - d) + k0) / 8;
-            return {regs.load(bx, 4 * c), regs.load(bx, 4 * c + 2),
-                    regs.load(bx, 4 * c + 1), regs.load(bx, 4 * c + 3)};
+            int64_t w = place.rowBlock, c = (16 * (w - d) + k0) / 8;
+            return {regs.load(bx, lReg(w, 0, c, 0)),
+                    regs.load(bx, lReg(w, 1, c, 0)),
+                    regs.load(bx, lReg(w, 0, c, 1)),
+                    regs.load(bx, lReg(w, 1, c, 1))};
           };
           for (int64_t q = 0; q < d; ++q)
             for (int64_t s = 0; s < 2; ++s) {
