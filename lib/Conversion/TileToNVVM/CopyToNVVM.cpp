@@ -624,6 +624,20 @@ struct CopyLowering : TilePattern<CopyOp> {
       }
       Type vt = vecType(memElem, run.len);
       int64_t align = run.len * eb;
+      // block_lower = K: only runs in the K x K blocks on and below the
+      // diagonal (a run never straddles two: K is a multiple of its length,
+      // checked here, and runs start at multiples of their length); a load
+      // gives the others zeros.
+      if (std::optional<int64_t> k = op.getBlockLower()) {
+        if (*k % run.len != 0)
+          return op.emitOpError("block_lower = ")
+                 << *k << " is not a multiple of the layout's runs ("
+                 << run.len << " elements)";
+        Value lower = rewriter.create<LLVM::ICmpOp>(
+            loc, LLVM::ICmpPredicate::uge, ix.div(run.coord[0], *k),
+            ix.div(run.coord[1], *k));
+        valid = ix.and_(valid, lower);
+      }
       if (load) {
         emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
           Idx bx(b, loc);

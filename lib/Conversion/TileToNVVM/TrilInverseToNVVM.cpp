@@ -234,12 +234,14 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
           });
         }
       });
-    // Packed: the blocks above the diagonal hold T^T (the levels write it).
-    // Zeros in 16-byte stores (a 16-byte chunk stays contiguous under every
-    // layout: rows are 16-byte aligned, swizzles move whole chunks).
+    // Packed: the blocks above the diagonal hold T^T (the levels write it);
+    // lower_only: nobody reads them. Else zeros in 16-byte stores (a 16-byte
+    // chunk stays contiguous under every layout: rows are 16-byte aligned,
+    // swizzles move whole chunks).
     auto zero4Type = VectorType::get({4}, rewriter.getF32Type());
     Value zero4;
-    for (int64_t bi = 0; bi < nb && !op.getPacked(); ++bi)
+    bool zeroUpper = !op.getPacked() && !op.getLowerOnly();
+    for (int64_t bi = 0; bi < nb && zeroUpper; ++bi)
       for (int64_t bj = bi + 1; bj < nb; ++bj)
         for (Run &run : blockedRuns(ix, {16, 16}, 4, numThreads, tid)) {
           if (!zero4)

@@ -514,6 +514,47 @@ func.func @copy_block_diagonal() attributes {tile.kernel, tile.num_warps = 4 : i
 
 // -----
 
+// block_lower = 16, a store: each of the accumulator's 16 runs per thread is
+// stored under row / 16 >= column / 16 (warp w keeps the column groups of
+// blocks 0 .. w); a load: the runs above the diagonal get zeros without a
+// load (a branch around it).
+// CHECK-LABEL: llvm.func @copy_block_lower
+// CHECK-NOT:   llvm.store
+// CHECK:       %[[LOW:.*]] = llvm.icmp "uge" %{{[0-9]+}}, %{{[0-9]+}} : i64
+// CHECK-NEXT:  llvm.cond_br %[[LOW]]
+// CHECK:       llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-COUNT-15: llvm.cond_br
+// CHECK:       %[[LOW2:.*]] = llvm.icmp "uge" %{{[0-9]+}}, %{{[0-9]+}} : i64
+// CHECK:       %[[Z:.*]] = llvm.mlir.zero : vector<2xf32>
+// CHECK-NEXT:  llvm.cond_br %[[LOW2]], ^{{.*}}, ^{{.*}}(%[[Z]] : vector<2xf32>)
+// CHECK:       llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> vector<2xf32>
+// CHECK:       llvm.return
+func.func @copy_block_lower() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 16384 : i64} {
+  %l = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.copy %l to %s {block_lower = 16 : i64} : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>> to !tile.buffer<64x64xf32, shared>
+  tile.copy %s to %l {block_lower = 16 : i64} : !tile.buffer<64x64xf32, shared> to !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
+
+// -----
+
+// The diagonal phase with lower_only writes only its diagonal blocks: the
+// 16 stores of each thread's column and none of the 16-byte zero stores
+// above the diagonal that the default form adds.
+// CHECK-LABEL: llvm.func @tril_diag_lower_only
+// CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK-NOT:   llvm.store
+// CHECK:       llvm.return
+func.func @tril_diag_lower_only() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_diag %l, %t {lower_only} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
 // On a row-major (unswizzled) buffer every shared access of the inverse is a
 // constant byte step from a few per-thread pointers, which NVPTX folds into
 // [reg + imm] addresses: the diagonal's rows of L in 16-byte loads at

@@ -1069,3 +1069,57 @@ func.func @wgmma_cols(%b: !tile.buffer<64x24xf32, fragment, #tile.mma<warps = [4
 // are signless integers of at least 8 bits.
 // expected-error @below {{'tile.num_warps' must be an integer in [1, 32]}}
 func.func @warps_i1() attributes {tile.kernel, tile.num_warps = 1 : i1} { return }
+
+// -----
+
+func.func @copy_block_lower_offsets(%s: !tile.buffer<64x64xf32, shared>) {
+  %c0 = arith.constant 0 : index
+  %f = tile.alloc : !tile.buffer<16x64xf32, fragment>
+  // expected-error @below {{'tile.copy' op block_lower copies a whole fragment to or from a shared buffer (no offsets, transpose or masked)}}
+  tile.copy %s[%c0, %c0] to %f {block_lower = 16 : i64} : !tile.buffer<64x64xf32, shared> to !tile.buffer<16x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @copy_block_lower_global(%g: !tile.buffer<64x64xf32, global>) {
+  %c0 = arith.constant 0 : index
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  // expected-error @below {{'tile.copy' op block_lower copies a whole fragment to or from a shared buffer (no offsets, transpose or masked)}}
+  tile.copy %g[%c0, %c0] to %f {block_lower = 16 : i64} : !tile.buffer<64x64xf32, global> to !tile.buffer<64x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @copy_block_lower_divides(%s: !tile.buffer<64x64xf32, shared>) {
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  // expected-error @below {{'tile.copy' op block_lower = 24 needs a square 2-D tile whose size it divides}}
+  tile.copy %s to %f {block_lower = 24 : i64} : !tile.buffer<64x64xf32, shared> to !tile.buffer<64x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @copy_block_lower_and_diagonal(%s: !tile.buffer<64x64xf32, shared>) {
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  // expected-error @below {{'tile.copy' op block_lower and block_diagonal exclude each other}}
+  tile.copy %f to %s {block_lower = 16 : i64, block_diagonal = 16 : i64} : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_lower_only_packed(%a: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse' op lower_only applies to a separate destination, not to a packed inverse}}
+  tile.tril_inverse %a, %a {packed, lower_only} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_diag_lower_only_packed(%a: !tile.buffer<32x32xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_diag' op lower_only applies to a separate destination, not to a packed inverse}}
+  tile.tril_inverse_diag %a, %a {packed, lower_only} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
+  return
+}

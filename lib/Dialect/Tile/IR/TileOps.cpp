@@ -352,6 +352,20 @@ LogicalResult CopyOp::verify() {
       return emitOpError("block_diagonal = ")
              << *k << " needs a square 2-D tile whose size it divides";
   }
+  if (std::optional<int64_t> k = getBlockLower()) {
+    if (getBlockDiagonal())
+      return emitOpError("block_lower and block_diagonal exclude each other");
+    bool store = src.isFragment() && dst.isShared();
+    bool load = src.isShared() && dst.isFragment();
+    if ((!store && !load) || !getSourceOffsets().empty() ||
+        !getDestOffsets().empty() || getTranspose() || getMasked())
+      return emitOpError("block_lower copies a whole fragment to or from a "
+                         "shared buffer (no offsets, transpose or masked)");
+    if (src.getRank() != 2 || src.getShape()[0] != src.getShape()[1] ||
+        src.getShape()[0] % *k != 0)
+      return emitOpError("block_lower = ")
+             << *k << " needs a square 2-D tile whose size it divides";
+  }
   return success();
 }
 
@@ -767,6 +781,9 @@ LogicalResult TrilInverseOp::verify() {
   if (cast<BufferType>(getSource().getType()).getShape() !=
       cast<BufferType>(getDest().getType()).getShape())
     return emitOpError("operands must have the same shape");
+  if (getPacked() && getLowerOnly())
+    return emitOpError("lower_only applies to a separate destination, not "
+                       "to a packed inverse");
   return verifyTrilDistinct(*this, getSource(), getDest(), getPacked());
 }
 
@@ -810,6 +827,9 @@ LogicalResult TrilInverseDiagOp::verify() {
   int64_t nb;
   if (failed(verifyTrilSquares(*this, {getSource(), getDest()}, nb)))
     return failure();
+  if (getPacked() && getLowerOnly())
+    return emitOpError("lower_only applies to a separate destination, not "
+                       "to a packed inverse");
   return verifyTrilDistinct(*this, getSource(), getDest(), getPacked());
 }
 

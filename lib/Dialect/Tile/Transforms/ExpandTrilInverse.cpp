@@ -41,7 +41,7 @@ void ExpandTrilInversePass::runOnOperation() {
     Location loc = op.getLoc();
     OpBuilder b(op);
     bool packed = op.getPacked();
-    b.create<TrilInverseDiagOp>(loc, src, dst, packed);
+    b.create<TrilInverseDiagOp>(loc, src, dst, packed, op.getLowerOnly());
     for (int64_t d = 1; d < nb; ++d)
       b.create<TrilInverseLevelOp>(loc, src, dst, d, packed);
     op.erase();

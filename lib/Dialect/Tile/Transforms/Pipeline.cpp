@@ -658,7 +658,8 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
         tb.create<CopyOp>(loc, src, offsets, slice, ValueRange{},
                           p.copy.getMaskedAttr(), p.copy.getTransposeAttr(),
                           p.copy.getLayoutAttr(),
-                          p.copy.getBlockDiagonalAttr());
+                          p.copy.getBlockDiagonalAttr(),
+                          p.copy.getBlockLowerAttr());
     }
     bb.create<AsyncCommitOp>(loc);
   };

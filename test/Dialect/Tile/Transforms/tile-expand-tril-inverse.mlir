@@ -34,6 +34,21 @@ func.func @blocked() attributes {tile.kernel, tile.num_warps = 4 : i64} {
 
 // -----
 
+// lower_only goes to the diagonal phase, the only one that writes blocks
+// above the diagonal (zeros).
+
+// CHECK-LABEL: func.func @lower_only
+// CHECK:       tile.tril_inverse_diag %{{.*}}, %{{.*}} {lower_only} :
+// CHECK-NEXT:  tile.tril_inverse_level %{{.*}}, %{{.*}} {level = 1 : i64} :
+func.func @lower_only() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %l = tile.alloc : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse %l, %t {lower_only} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
 // 32x32: one level.
 
 // CHECK-LABEL: func.func @two_blocks

@@ -134,7 +134,11 @@ def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
     `packed`: then `source` and `dest` are one buffer, whose strict lower
     triangle keeps `L` and whose upper triangle (with the diagonal) receives
     the inverse transposed (`T[i][j]`, `i >= j`, at `[j][i]`): half the
-    shared memory. The inverse is computed exactly in f32 by forward
+    shared memory. With `lower_only` (not packed) the part of `dest` above
+    the diagonal is unspecified afterwards: the blocked form below does not
+    write its 16 x 16 blocks above the diagonal. For readers that take only
+    the lower triangle (`tile.copy {block_lower = 16}`, a masked map).
+    The inverse is computed exactly in f32 by forward
     substitution, one column per thread, in a fixed order (bit-identical
     from run to run): no truncated series. `tile-expand-tril-inverse`
     rewrites sizes that are multiples of 16 (32 up to one element per
@@ -148,11 +152,12 @@ def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
     ```mlir
     tile.tril_inverse %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
     tile.tril_inverse %lt, %lt {packed} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    tile.tril_inverse %l, %t {lower_only} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
     ```
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
                        Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
-                       UnitAttr:$packed);
+                       UnitAttr:$packed, UnitAttr:$lower_only);
   let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }
@@ -173,7 +178,8 @@ def Tile_TrilInverseDiagOp : Tile_Op<"tril_inverse_diag"> {
     diagonal are left alone (`tile.tril_inverse_level` fills them). With
     `packed` (one buffer, see `tile.tril_inverse`) each diagonal block's
     inverse goes transposed into the block's upper triangle with its
-    diagonal, and nothing else is written.
+    diagonal, and nothing else is written. With `lower_only` the blocks
+    above the diagonal are not zeroed either (see `tile.tril_inverse`).
 
     Example:
     ```mlir
@@ -182,7 +188,7 @@ def Tile_TrilInverseDiagOp : Tile_Op<"tril_inverse_diag"> {
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
                        Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
-                       UnitAttr:$packed);
+                       UnitAttr:$packed, UnitAttr:$lower_only);
   let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }
@@ -317,6 +323,13 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     what the blocked inverse's diagonal phase needs of `L` when its levels
     take `L` from the fragment (`tile.tril_inverse_level`).
 
+    With `block_lower = K` (a whole 2-D square fragment and a shared buffer,
+    either way, K dividing the size) only the K x K blocks on and below the
+    diagonal move: a store leaves the blocks above the diagonal of the
+    buffer as they were, a load sets the fragment's elements there to zero
+    without reading them. For lower triangular tiles (the inverse's `L` and
+    `T`), whose upper blocks nobody reads: fewer shared-memory accesses.
+
     `tile-assign-layouts` sets `layout`, the thread mapping of copies that
     involve no fragment (for example `#tile.blocked<vector = 8>`: 16-byte
     `cp.async` chunks of f16).
@@ -335,7 +348,8 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
                        UnitAttr:$masked,
                        UnitAttr:$transpose,
                        OptionalAttr<AnyAttr>:$layout,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$block_diagonal);
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$block_diagonal,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$block_lower);
   let assemblyFormat = [{
     $source (`[` $sourceOffsets^ `]`)? `to` $dest (`[` $destOffsets^ `]`)?
     attr-dict `:` qualified(type($source)) `to` qualified(type($dest))
