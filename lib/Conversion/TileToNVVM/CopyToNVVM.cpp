@@ -624,19 +624,26 @@ struct CopyLowering : TilePattern<CopyOp> {
       }
       Type vt = vecType(memElem, run.len);
       int64_t align = run.len * eb;
-      // block_lower = K: only runs in the K x K blocks on and below the
-      // diagonal (a run never straddles two: K is a multiple of its length,
-      // checked here, and runs start at multiples of their length); a load
-      // gives the others zeros.
-      if (std::optional<int64_t> k = op.getBlockLower()) {
+      // block_diagonal = K (stores) or block_lower = K: only runs in the
+      // diagonal K x K blocks, or in those on and below the diagonal (a run
+      // never straddles two blocks: K is a multiple of its length, checked
+      // here, and runs start at multiples of their length); a load gives the
+      // others zeros.
+      std::optional<int64_t> blockDiag = op.getBlockDiagonal();
+      std::optional<int64_t> k = blockDiag;
+      if (!k)
+        k = op.getBlockLower();
+      if (k) {
         if (*k % run.len != 0)
-          return op.emitOpError("block_lower = ")
+          return op.emitOpError(blockDiag ? "block_diagonal = "
+                                          : "block_lower = ")
                  << *k << " is not a multiple of the layout's runs ("
                  << run.len << " elements)";
-        Value lower = rewriter.create<LLVM::ICmpOp>(
-            loc, LLVM::ICmpPredicate::uge, ix.div(run.coord[0], *k),
-            ix.div(run.coord[1], *k));
-        valid = ix.and_(valid, lower);
+        Value inside = rewriter.create<LLVM::ICmpOp>(
+            loc,
+            blockDiag ? LLVM::ICmpPredicate::eq : LLVM::ICmpPredicate::uge,
+            ix.div(run.coord[0], *k), ix.div(run.coord[1], *k));
+        valid = ix.and_(valid, inside);
       }
       if (load) {
         emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
@@ -645,19 +652,6 @@ struct CopyLowering : TilePattern<CopyOp> {
           regs.storeVec(bx, run.reg, run.len, val);
         });
       } else {
-        // block_diagonal = K: only runs inside a diagonal K x K block (a run
-        // never straddles two: K is a multiple of its length, checked
-        // below, and runs start at multiples of their length).
-        if (std::optional<int64_t> k = op.getBlockDiagonal()) {
-          if (*k % run.len != 0)
-            return op.emitOpError("block_diagonal = ")
-                   << *k << " is not a multiple of the layout's runs ("
-                   << run.len << " elements)";
-          Value same = rewriter.create<LLVM::ICmpOp>(
-              loc, LLVM::ICmpPredicate::eq, ix.div(run.coord[0], *k),
-              ix.div(run.coord[1], *k));
-          valid = ix.and_(valid, same);
-        }
         emitGuarded(rewriter, loc, ix.and_(run.guard, valid),
                     [&](OpBuilder &b) {
                       Idx bx(b, loc);

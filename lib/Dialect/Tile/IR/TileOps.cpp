@@ -342,15 +342,22 @@ LogicalResult CopyOp::verify() {
                                  getDestOffsets().size(), getMasked(), shape,
                                  getTranspose())))
     return failure();
+  // block_diagonal / block_lower = K: a whole square 2-D tile that K divides.
+  auto squareBlocks = [&](StringRef name, int64_t k) -> LogicalResult {
+    if (src.getRank() != 2 || src.getShape()[0] != src.getShape()[1] ||
+        src.getShape()[0] % k != 0)
+      return emitOpError(name) << " = " << k
+                               << " needs a square 2-D tile whose size it "
+                                  "divides";
+    return success();
+  };
   if (std::optional<int64_t> k = getBlockDiagonal()) {
     if (!src.isFragment() || !dst.isShared() || !getDestOffsets().empty() ||
         getTranspose() || getMasked())
       return emitOpError("block_diagonal copies a whole fragment to a shared "
                          "buffer (no offsets, transpose or masked)");
-    if (src.getRank() != 2 || src.getShape()[0] != src.getShape()[1] ||
-        src.getShape()[0] % *k != 0)
-      return emitOpError("block_diagonal = ")
-             << *k << " needs a square 2-D tile whose size it divides";
+    if (failed(squareBlocks("block_diagonal", *k)))
+      return failure();
   }
   if (std::optional<int64_t> k = getBlockLower()) {
     if (getBlockDiagonal())
@@ -361,10 +368,8 @@ LogicalResult CopyOp::verify() {
         !getDestOffsets().empty() || getTranspose() || getMasked())
       return emitOpError("block_lower copies a whole fragment to or from a "
                          "shared buffer (no offsets, transpose or masked)");
-    if (src.getRank() != 2 || src.getShape()[0] != src.getShape()[1] ||
-        src.getShape()[0] % *k != 0)
-      return emitOpError("block_lower = ")
-             << *k << " needs a square 2-D tile whose size it divides";
+    if (failed(squareBlocks("block_lower", *k)))
+      return failure();
   }
   return success();
 }
