@@ -363,7 +363,8 @@ bool pairsAligned(const GlobalView &view, ValueRange memOffsets,
 }
 
 /// A transposed store of an f32 mma accumulator (either engine) into a 2-D
-/// 16-bit or f32 global tile. In the accumulator every warp holds 8x8
+/// 16-bit or f32 global or (whole, no offsets) shared tile. In the
+/// accumulator every warp holds 8x8
 /// atoms, lane (g, t) = (lane / 4, lane % 4) the pair (g, 2t), (g, 2t + 1)
 /// of each; movmatrix.trans gives lane (g, t) the pair (2t, g), (2t + 1, g)
 /// instead, which is two consecutive elements of memory row atomCol + g:
@@ -375,7 +376,10 @@ bool pairsAligned(const GlobalView &view, ValueRange memOffsets,
 /// parameters are 16-byte aligned by the ABI), and, when masked, an even
 /// column extent; returns failure where that is not known or the fragment
 /// is not an mma accumulator, so that the caller moves single elements (an
-/// emitted index computation may be left dead).
+/// emitted index computation may be left dead). In shared memory a pair
+/// stays contiguous under every layout (rows are 16-byte aligned, padding
+/// adds whole 16-byte steps, swizzles move 16-byte chunks), so only the
+/// element size is checked there.
 LogicalResult lowerTransposedAccumulatorStore(
     CopyOp op, BufferType frag, BufferType mem, Value memVal,
     ValueRange memOffsets, Regs regs, ConversionPatternRewriter &rewriter) {
@@ -383,12 +387,18 @@ LogicalResult lowerTransposedAccumulatorStore(
   Idx ix(rewriter, loc);
   int64_t eb = mem.getElementBytes();
   bool f32 = mem.getElementType().isF32();
-  if ((eb != 2 && !f32) || !mem.isGlobal() || mem.getRank() != 2 ||
-      !hasContiguousInnermost(op.getDest()))
+  if ((eb != 2 && !f32) || mem.getRank() != 2)
     return failure();
-  GlobalView view(ix, memVal, 2);
-  if (!pairsAligned(view, memOffsets, eb, op.getMasked()))
+  std::optional<GlobalView> view;
+  if (mem.isGlobal()) {
+    if (!hasContiguousInnermost(op.getDest()))
+      return failure();
+    view.emplace(ix, memVal, 2);
+    if (!pairsAligned(*view, memOffsets, eb, op.getMasked()))
+      return failure();
+  } else if (!mem.isShared() || !memOffsets.empty()) {
     return failure();
+  }
   FailureOr<AccumulatorAtoms> acc = accumulatorAtoms(op, frag, ix);
   if (failed(acc))
     return failure();
@@ -408,10 +418,15 @@ LogicalResult lowerTransposedAccumulatorStore(
     }
     SmallVector<Value> coord = {ix.add(atom.col, acc->g),
                                 ix.add(atom.row, acc->t2)};
-    Value ptr = ix.gep(view.ptr, memElem, view.linear(ix, memOffsets, coord));
-    Value valid;
-    if (op.getMasked())
-      valid = view.inBounds(ix, memOffsets, coord, 2);
+    Value ptr, valid;
+    if (view) {
+      ptr = ix.gep(view->ptr, memElem, view->linear(ix, memOffsets, coord));
+      if (op.getMasked())
+        valid = view->inBounds(ix, memOffsets, coord, 2);
+    } else {
+      ptr = ix.gep(memVal, rewriter.getI8Type(),
+                   sharedByteOffset(ix, mem, coord));
+    }
     emitGuarded(rewriter, loc, valid, [&](OpBuilder &b) {
       b.create<LLVM::StoreOp>(loc, moved, ptr, /*alignment=*/2 * eb);
     });

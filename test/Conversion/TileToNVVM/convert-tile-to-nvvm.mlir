@@ -901,6 +901,30 @@ func.func @copy_transpose_pairs_f32(%p: !tile.ptr<f32>, %n: i32) attributes {til
 
 // -----
 
+// The same into a whole shared tile (o^T staged for a TMA store): the
+// movmatrix'd pair leaves as one 4-byte shared store at its address under
+// the buffer's layout (a 16-byte swizzle here: the pair stays inside its
+// chunk), no bounds check and no 2-byte stores; the 64x8 fragment has 8
+// atoms.
+// CHECK-LABEL: llvm.func @copy_transpose_pairs_shared
+// CHECK-NOT:     llvm.cond_br
+// CHECK-NOT:     llvm.store {{.*}} : f16, !llvm.ptr<3>
+// CHECK:         movmatrix.sync.aligned.m8n8.trans.b16
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK:         movmatrix.sync.aligned.m8n8.trans.b16
+// CHECK-COUNT-7: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK-NOT:     llvm.store
+// CHECK-NOT:     llvm.cond_br
+// CHECK:         llvm.return
+func.func @copy_transpose_pairs_shared() attributes {tile.kernel, tile.num_warps = 1 : i64, tile.shared_memory_bytes = 2048 : i64} {
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<8x64xf16, shared, #tile.swizzle<128>>
+  %f = tile.alloc : !tile.buffer<64x8xf32, fragment, #tile.mma<warps = [1, 1]>>
+  tile.copy %f to %s {transpose} : !tile.buffer<64x8xf32, fragment, #tile.mma<warps = [1, 1]>> to !tile.buffer<8x64xf16, shared, #tile.swizzle<128>>
+  return
+}
+
+// -----
+
 // The mirror: a transposed load of an f32 global tile into an mma
 // accumulator. Each lane loads the 8-byte pair at memory row atomCol + lane
 // / 4 (zeros outside the view), and two movmatrix.trans (low and high
