@@ -143,6 +143,7 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   fpm.addPass(tile::createTileExpandTrilInverse());
   fpm.addPass(tile::createTileAssignLayouts());
   fpm.addPass(tile::createTilePipeline());
+  fpm.addPass(tile::createTileTmaStore());
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(tile::createTilePlanSharedMemory());
   fpm.addPass(tile::createTileInsertBarriers());
@@ -184,7 +185,7 @@ void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
       "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-fold-zero-init (unless zero-init-gemm=0), "
-      "tile-expand-tril-inverse, tile-assign-layouts, tile-pipeline, "
+      "tile-expand-tril-inverse, tile-assign-layouts, tile-pipeline, tile-tma-store, "
       "canonicalize, tile-plan-shared-memory, tile-insert-barriers, (with async-gemm) tile-async-gemm, tile-warp-specialize, "
       "arith-expand, tile-outline-kernels, "
       "convert-tile-to-nvvm, convert-nvvm-to-llvm, reconcile-unrealized-casts, canonicalize and cse (gpu.module), "

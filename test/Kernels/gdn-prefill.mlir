@@ -237,26 +237,31 @@
 // Warp-specialized (a producer warpgroup issues the TMA loads of every
 // chunk: q, k, v, Ag by 64-column swizzled boxes, gamma by a 96-value window
 // from the sequence start rounded down to 16 bytes; two consumer
-// warpgroups), so 384 threads.
+// warpgroups), so 384 threads. o of a whole chunk goes out by one TMA
+// store (tile-tma-store: the o_tma map, 16 KB more shared memory).
 // FWDVM: kernel = gdn_chunk_fwd_vm128_f16
 // FWDVM: block = 384,1,1
-// FWDVM: shared_bytes = 123792
+// FWDVM: shared_bytes = 140176
 // FWDVM-NOT: param = P:
 // FWDVM: param = state_v_first:i32
 // FWDVM: param = q_tma:tensormap
 // FWDVM: param = gamma_tma:tensormap
+// FWDVM: param = o_tma:tensormap
 // FWDVM: tensormap.gamma_tma = base=gamma; dims=(cdiv((B)*(T), 4))*(4), HV; strides=(cdiv((B)*(T), 4))*(4); box=96, 1; swizzle=none
+// FWDVM: tensormap.o_tma = base=o; dims=128, HV, (B)*(T); strides=128, (HV)*(128); box=64, 1, 64; swizzle=128
 // FWDVM: tensormap.q_tma = base=q; dims=128, H, (B)*(T); strides=128, (H)*(128); box=64, 1, 64; swizzle=128
 // FWDVM: meta.block_v = 128
 // FWDVM: meta.grid = 1,HV,N
 // FWDVM: meta.path = direct
 // SUMMVM: kernel = gdn_cp_summary_vm128_f16
 // SUMMVM-NOT: param = state_v_first
+// SUMMVM-NOT: param = o_tma
 // SUMMVM: block = 384,1,1
 // SUMMVM: meta.grid = 2,HV,NS
 // REPLAYVM: kernel = gdn_cp_replay_vm128_f16
 // REPLAYVM-NOT: param = P:
 // REPLAYVM: param = state_v_first:i32
+// REPLAYVM: param = o_tma:tensormap
 // REPLAYVM: meta.grid = 1,HV,NS
 // REPLAYVM: meta.order = 5
 // Shared-operand wgmma for P = Q K^T (m64n32 per warpgroup, both operands

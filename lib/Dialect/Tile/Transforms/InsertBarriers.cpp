@@ -50,9 +50,13 @@ struct RangeSet {
   }
 };
 
-/// What happened to shared memory since the last barrier.
+/// What happened to shared memory since the last barrier: synchronous
+/// reads and writes, cp.async writes not yet waited for (`pending`), and
+/// TMA stores' reads of their sources not yet waited for (`storeReads`:
+/// a barrier does not end them, only the issuing thread's
+/// tile.tma_store_wait {read}).
 struct State {
-  RangeSet reads, writes, pending;
+  RangeSet reads, writes, pending, storeReads;
   void clearSync() {
     reads = {};
     writes = {};
@@ -61,9 +65,11 @@ struct State {
     reads.add(o.reads);
     writes.add(o.writes);
     pending.add(o.pending);
+    storeReads.add(o.storeReads);
   }
   bool operator==(const State &o) const {
-    return reads == o.reads && writes == o.writes && pending == o.pending;
+    return reads == o.reads && writes == o.writes && pending == o.pending &&
+           storeReads == o.storeReads;
   }
 };
 
@@ -104,6 +110,7 @@ struct InsertBarriersPass
   void visitOp(Operation *op, State &state, bool insert);
 
   OrderedAllocs mbarrierOrdered;
+  bool hadError = false;
 };
 
 /// Shared ranges an op reads and writes synchronously: its memory effects,
@@ -202,24 +209,49 @@ void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
 
   // Ordinary ops; ops with recursive memory effects (tile.map) contribute
   // their nested accesses (tile.load in the body).
-  RangeSet reads, writes;
+  RangeSet reads, writes, storeReads, doneReads;
   if (op->getNumRegions() == 0 ||
       op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
     sharedEffects(op, mbarrierOrdered, reads, writes);
   } else {
-    // Other region ops (tile.producer, whose single thread cannot take part
-    // in a block barrier): the op and everything in it, as a whole, with
-    // any barrier placed before the op.
+    // Other region ops: the op and everything in it, as a whole, with any
+    // barrier placed before the op.
     op->walk([&](Operation *inner) {
       sharedEffects(inner, mbarrierOrdered, reads, writes);
     });
   }
+  // A TMA store (in a tile.producer: one thread, which cannot take part in
+  // a block barrier) reads its source until a tile.tma_store_wait {read}
+  // (pending = 0) of that thread, whatever barriers come between.
+  op->walk([&](Operation *inner) {
+    if (auto store = dyn_cast<TmaStoreOp>(inner)) {
+      if (auto r = rangeOf(store.getSource(), mbarrierOrdered))
+        storeReads.add(*r);
+    } else if (auto wait = dyn_cast<TmaStoreWaitOp>(inner)) {
+      if (wait.getRead() && wait.getPending() == 0) {
+        // The reads are done; others may write those bytes after the
+        // next barrier.
+        doneReads.add(state.storeReads);
+        doneReads.add(storeReads);
+        state.storeReads = {};
+        storeReads = {};
+      }
+    }
+  });
   bool hazard = false;
   for (const Range &r : reads.ranges)
     hazard |= state.writes.overlaps(r);
-  for (const Range &r : writes.ranges)
+  for (const Range &r : writes.ranges) {
     hazard |= state.writes.overlaps(r) || state.reads.overlaps(r) ||
               state.pending.overlaps(r);
+    // No barrier helps here: the TMA unit may still be reading.
+    if (insert && state.storeReads.overlaps(r)) {
+      op->emitError("writes shared memory that a TMA store may still be "
+                    "reading: put a tile.tma_store_wait {read} of the "
+                    "storing thread before it");
+      hadError = true;
+    }
+  }
   if (hazard) {
     if (insert) {
       OpBuilder(op).create<BarrierOp>(op->getLoc());
@@ -233,7 +265,9 @@ void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
     return;
   }
   state.reads.add(reads);
+  state.reads.add(doneReads);
   state.writes.add(writes);
+  state.storeReads.add(storeReads);
 }
 
 void InsertBarriersPass::visitBlock(Block &block, State &state, bool insert) {
@@ -246,8 +280,11 @@ void InsertBarriersPass::runOnOperation() {
   if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
     return;
   mbarrierOrdered = collectRingAllocs(func);
+  hadError = false;
   State state;
   visitBlock(func.getBody().front(), state, /*insert=*/true);
+  if (hadError)
+    signalPassFailure();
 }
 
 } // namespace

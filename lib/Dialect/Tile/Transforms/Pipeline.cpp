@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Divisibility.h"
+#include "TmaPlan.h"
 #include "gdn/Dialect/Tile/IR/TileLimits.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
@@ -75,293 +76,6 @@ bool canCopyAsync(CopyOp copy) {
   return bytes == 4 || bytes == 8 || bytes == 16;
 }
 
-//===----------------------------------------------------------------------===//
-// TMA planning: which copies a tensor map can serve, and the host recipe
-//===----------------------------------------------------------------------===//
-
-/// An integer expression of the launch parameters, as the manifest writes
-/// it (`M`, `K*2`, `(B*T)`, `cdiv((B)*(T), 4)`: sums, differences,
-/// products, unsigned and ceiling quotients of launch integers and
-/// constants, the grammar of GridExpr.h), or nothing when `v` is not one.
-std::optional<std::string> hostExpr(Value v, func::FuncOp kernel,
-                                    int depth = 0) {
-  if (depth > 16)
-    return std::nullopt;
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c)))
-    return std::to_string(c.getSExtValue());
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    if (arg.getOwner() != &kernel.getBody().front() ||
-        !isa<IntegerType>(arg.getType()))
-      return std::nullopt;
-    if (auto name = kernel.getArgAttrOfType<StringAttr>(
-            arg.getArgNumber(), TileDialect::getArgNameAttrName()))
-      return name.str();
-    return "arg" + std::to_string(arg.getArgNumber());
-  }
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return std::nullopt;
-  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-          arith::ExtUIOp>(def))
-    return hostExpr(def->getOperand(0), kernel, depth + 1);
-  const char *sym = nullptr;
-  bool ceil = false;
-  if (isa<arith::MulIOp>(def))
-    sym = "*";
-  else if (isa<arith::AddIOp>(def))
-    sym = "+";
-  else if (isa<arith::SubIOp>(def))
-    sym = "-";
-  else if (isa<arith::DivUIOp>(def))
-    sym = "/"; // floor division; sizes are not negative
-  else if (isa<arith::CeilDivUIOp, arith::CeilDivSIOp>(def))
-    ceil = true;
-  if (!sym && !ceil)
-    return std::nullopt;
-  auto lhs = hostExpr(def->getOperand(0), kernel, depth + 1);
-  auto rhs = hostExpr(def->getOperand(1), kernel, depth + 1);
-  if (!lhs || !rhs)
-    return std::nullopt;
-  if (ceil)
-    return "cdiv(" + *lhs + ", " + *rhs + ")";
-  return "(" + *lhs + ")" + sym + "(" + *rhs + ")";
-}
-
-/// How one global->shared copy loads with TMA: the kernel's pointer
-/// argument, the tensor (all dimensions of the view, before tile.take),
-/// the box and the coordinates.
-struct TmaPlan {
-  BlockArgument base;               ///< the !tile.ptr kernel argument
-  SmallVector<std::string> dims;    ///< tensor sizes, outermost first
-  SmallVector<std::string> strides; ///< element strides of dims 0..rank-2
-  SmallVector<int64_t> box;         ///< box shape, outermost first
-  int64_t swizzle = 0;
-  /// Coordinate of each tensor dimension: an index into the copy's
-  /// offsets (>= 0) or, for a taken dimension, -1 - its tile.take index.
-  SmallVector<int64_t> coordSource;
-  SmallVector<Value> takeIndices;
-  /// tile.narrow starts added to each tensor dimension's coordinate.
-  SmallVector<SmallVector<Value>> coordAdd;
-  /// A masked copy from a view narrowed along the tile's dimension 0: the
-  /// narrowed extent, and that dimension's index among the copy's offsets
-  /// (rows past `maskSize - offset` are zeroed after the load). Null when
-  /// TMA's own zero fill past the tensor's end is the whole mask.
-  Value maskSize;
-  int64_t maskOffset = -1;
-};
-
-/// Plans `copy` (global to shared) as a TMA load, or says why not.
-FailureOr<TmaPlan> planTma(CopyOp copy, func::FuncOp kernel,
-                           std::string &why) {
-  auto dst = cast<BufferType>(copy.getDest().getType());
-  auto src = cast<BufferType>(copy.getSource().getType());
-  Type elem = dst.getElementType();
-  if (!elem.isF16() && !elem.isBF16() && !elem.isF32()) {
-    why = "element type is not f16, bf16 or f32";
-    return failure();
-  }
-  if (dst.getRowPadding()) {
-    why = "the destination's rows are padded (#tile.padded), which a TMA "
-          "box cannot write";
-    return failure();
-  }
-  TmaPlan plan;
-  // The view, through tile.take ops (each fixes some dimensions) and
-  // tile.narrow ops (each offsets one dimension's coordinate).
-  Value v = copy.getSource();
-  SmallVector<Operation *> chain; // innermost (nearest the copy) first
-  while (true) {
-    if (auto take = v.getDefiningOp<TakeOp>()) {
-      chain.push_back(take);
-      v = take.getSource();
-    } else if (auto narrow = v.getDefiningOp<NarrowOp>()) {
-      chain.push_back(narrow);
-      v = narrow.getSource();
-    } else {
-      break;
-    }
-  }
-  auto view = v.getDefiningOp<ViewOp>();
-  if (!view) {
-    why = "the source is not a tile.view (through tile.take and tile.narrow) "
-          "of a kernel pointer";
-    return failure();
-  }
-  auto ptr = dyn_cast<BlockArgument>(view.getPtr());
-  if (!ptr || ptr.getOwner() != &kernel.getBody().front()) {
-    why = "the viewed pointer is not a kernel argument";
-    return failure();
-  }
-  plan.base = ptr;
-  auto viewType = cast<BufferType>(view.getType());
-  int64_t rank = viewType.getRank();
-  if (rank > 5) {
-    why = "TMA tensors have at most 5 dimensions";
-    return failure();
-  }
-  SmallVector<Value> sizes;
-  unsigned dyn = 0;
-  for (int64_t d : viewType.getShape()) {
-    if (ShapedType::isDynamic(d)) {
-      Value s = view.getSizes()[dyn++];
-      auto e = hostExpr(s, kernel);
-      if (!e) {
-        why = "a view size is not an expression of the launch parameters";
-        return failure();
-      }
-      plan.dims.push_back(*e);
-    } else {
-      plan.dims.push_back(std::to_string(d));
-    }
-  }
-  for (int64_t d = 0; d + 1 < rank; ++d) {
-    std::string stride = plan.dims[d + 1];
-    for (int64_t e = d + 2; e < rank; ++e)
-      stride = "(" + stride + ")*(" + plan.dims[e] + ")";
-    plan.strides.push_back(stride);
-  }
-  // Which view dimensions the takes fixed (innermost take first in
-  // `takes`; map each back to the view's numbering).
-  SmallVector<int64_t> viewDimOf; // remaining dim -> view dim
-  for (int64_t d = 0; d < rank; ++d)
-    viewDimOf.push_back(d);
-  plan.coordSource.assign(rank, 0);
-  plan.coordAdd.assign(rank, {});
-  // The narrowest extent of each view dimension (the tile.narrow nearest
-  // the copy wins: a masked copy stops at its source's end).
-  SmallVector<Value> narrowSize(rank);
-  SmallVector<bool> taken(rank, false);
-  for (Operation *op : llvm::reverse(chain)) {
-    if (auto narrow = dyn_cast<NarrowOp>(op)) {
-      int64_t d = viewDimOf[narrow.getDim()];
-      plan.coordAdd[d].push_back(narrow.getStart());
-      narrowSize[d] = narrow.getSize();
-      continue;
-    }
-    auto take = cast<TakeOp>(op);
-    SmallVector<int64_t> remaining;
-    for (auto [i, d] : llvm::enumerate(take.getDims())) {
-      plan.coordSource[viewDimOf[d]] =
-          -1 - static_cast<int64_t>(plan.takeIndices.size() + i);
-      taken[viewDimOf[d]] = true;
-    }
-    for (Value idx : take.getIndices())
-      plan.takeIndices.push_back(idx);
-    for (int64_t d = 0; d < static_cast<int64_t>(viewDimOf.size()); ++d)
-      if (!llvm::is_contained(take.getDims(), d))
-        remaining.push_back(viewDimOf[d]);
-    viewDimOf = remaining;
-  }
-  for (int64_t d = 0; d < rank; ++d)
-    if (taken[d] && narrowSize[d]) {
-      why = "a narrowed dimension is taken";
-      return failure();
-    }
-  if (static_cast<int64_t>(viewDimOf.size()) != src.getRank() ||
-      src.getRank() != dst.getRank()) {
-    why = "the copied tile's rank differs from the source's";
-    return failure();
-  }
-  // The innermost tensor dimension must be the tile's innermost, dense.
-  if (viewDimOf.back() != rank - 1) {
-    why = "the innermost tensor dimension is taken";
-    return failure();
-  }
-  for (auto [i, d] : llvm::enumerate(viewDimOf))
-    plan.coordSource[d] = i;
-  // A masked copy: TMA fills zeros past the tensor's end; past a narrowed
-  // extent the rows are zeroed after the load, which the ring supports
-  // along the tile's dimension 0 only.
-  if (copy.getMasked()) {
-    for (auto [i, d] : llvm::enumerate(viewDimOf)) {
-      if (!narrowSize[d])
-        continue;
-      if (i != 0) {
-        why = "a masked copy is narrowed along a dimension other than the "
-              "tile's first";
-        return failure();
-      }
-      plan.maskSize = narrowSize[d];
-      plan.maskOffset = 0;
-    }
-  }
-  // The box: the tile, with one box per swizzle span along the innermost
-  // dimension.
-  int64_t eb = dst.getElementBytes();
-  // A box's first element along the contiguous dimension must lie on 16
-  // bytes (measured on the H200: a TMA load from a coordinate off that
-  // raises an illegal-instruction fault), so its coordinate, the copy's
-  // offset plus the narrow starts, must be a provable multiple of 16 / eb.
-  {
-    int64_t need = std::max<int64_t>(1, 16 / eb);
-    auto offsets = copy.getSourceOffsets();
-    int64_t at = plan.coordSource[rank - 1];
-    int64_t div = at < static_cast<int64_t>(offsets.size())
-                      ? knownMultiple(offsets[at])
-                      : kMaxKnownMultiple;
-    for (Value start : plan.coordAdd[rank - 1])
-      div = std::min(div, knownMultiple(start));
-    if (div % need != 0) {
-      why = "the innermost coordinate is not provably a multiple of " +
-            std::to_string(need) + " elements (16 bytes)";
-      return failure();
-    }
-  }
-  if (auto swz = dyn_cast_or_null<SwizzleAttr>(dst.getLayout()))
-    plan.swizzle = swz.getBytes();
-  // #tile.swizzle<32|64|128> is the TMA swizzle of that width.
-  plan.box.assign(rank, 1);
-  for (auto [i, d] : llvm::enumerate(viewDimOf))
-    plan.box[d] = dst.getShape()[i];
-  if (plan.swizzle)
-    plan.box[rank - 1] = plan.swizzle / eb;
-  for (int64_t b : plan.box)
-    if (b > 256) {
-      why = "a box dimension exceeds 256 elements";
-      return failure();
-    }
-  if ((plan.box[rank - 1] * eb) % 16 != 0) {
-    why = "the box's innermost row is not a multiple of 16 bytes";
-    return failure();
-  }
-  if (dst.getShape().back() % plan.box[rank - 1] != 0) {
-    why = "the tile's rows are not whole boxes";
-    return failure();
-  }
-  // Each stage of the ring is a TMA destination: 128-byte aligned, and
-  // aligned to the swizzle's period, 8 rows of the box (1024 bytes for
-  // 128, 512 for 64, 256 for 32). The N-stage buffer's base is aligned by
-  // tile-plan-shared-memory; the stages follow at multiples of the tile's
-  // bytes.
-  int64_t tileBytes = dst.getNumElements() * eb;
-  int64_t align = std::max<int64_t>(128, 8 * plan.swizzle);
-  if (tileBytes % align != 0) {
-    why = "the tile's " + std::to_string(tileBytes) +
-          " bytes would put ring stages off the " + std::to_string(align) +
-          "-byte alignment TMA destinations need";
-    return failure();
-  }
-  // Tensor strides must be multiples of 16 bytes; the runtime checks the
-  // symbolic ones, static ones are checked here (cp.async has no such
-  // limit, so a kernel falls back rather than fail at launch).
-  for (int64_t d = 0; d + 1 < rank; ++d) {
-    int64_t stride = eb;
-    bool known = true;
-    for (int64_t e = d + 1; e < rank && known; ++e) {
-      int64_t n = viewType.getShape()[e];
-      known = !ShapedType::isDynamic(n);
-      stride *= known ? n : 1;
-    }
-    if (known && stride % 16 != 0) {
-      why = "tensor dimension " + std::to_string(d) + " has a stride of " +
-            std::to_string(stride) + " bytes, not a multiple of 16";
-      return failure();
-    }
-  }
-  return plan;
-}
-
 /// Where a TMA ring can go: at the kernel's top level, or directly in one
 /// loop there whose iterations do not change the ring loop's trip count
 /// (the ring numbers its iterations across the outer loop's). Returns the
@@ -389,55 +103,6 @@ FailureOr<Operation *> ringPlacement(ForOp loop, func::FuncOp kernel,
     }
   return parent;
 }
-
-/// The tensor-map kernel arguments of one kernel, one per distinct
-/// (pointer, tensor, box, swizzle).
-struct TensorMaps {
-  func::FuncOp kernel;
-  std::map<std::string, unsigned> byKey;
-
-  /// The argument serving `plan`, appended to the kernel on first use.
-  Value get(const TmaPlan &plan, Type elem) {
-    auto type = TensorMapType::get(kernel.getContext(), plan.box, elem,
-                                   plan.swizzle);
-    std::string base = "arg" + std::to_string(plan.base.getArgNumber());
-    if (auto name = kernel.getArgAttrOfType<StringAttr>(
-            plan.base.getArgNumber(), TileDialect::getArgNameAttrName()))
-      base = name.str();
-    std::string key = base + "|" + llvm::join(plan.dims, ",") + "|";
-    for (int64_t b : plan.box)
-      key += std::to_string(b) + ",";
-    key += "|" + std::to_string(plan.swizzle);
-    auto it = byKey.find(key);
-    if (it != byKey.end())
-      return kernel.getArgument(it->second);
-    Builder b(kernel.getContext());
-    std::string name = base + "_tma";
-    unsigned n = 0;
-    for (auto &[k, idx] : byKey)
-      if (StringRef(k).starts_with(base + "|"))
-        ++n;
-    if (n)
-      name += std::to_string(n);
-    SmallVector<Attribute> dims, strides;
-    for (const std::string &d : plan.dims)
-      dims.push_back(b.getStringAttr(d));
-    for (const std::string &s : plan.strides)
-      strides.push_back(b.getStringAttr(s));
-    NamedAttrList attrs;
-    attrs.append(TileDialect::getArgNameAttrName(), b.getStringAttr(name));
-    attrs.append(TileDialect::getTensorMapAttrName(),
-                 b.getDictionaryAttr(
-                     {b.getNamedAttr("base", b.getStringAttr(base)),
-                      b.getNamedAttr("dims", b.getArrayAttr(dims)),
-                      b.getNamedAttr("strides", b.getArrayAttr(strides))}));
-    unsigned idx = kernel.getNumArguments();
-    kernel.insertArgument(idx, type, attrs.getDictionary(kernel.getContext()),
-                          kernel.getLoc());
-    byKey[key] = idx;
-    return kernel.getArgument(idx);
-  }
-};
 
 /// Clones the body of `loop` (but its producer copies) at `ib` for
 /// induction value `iv`, with each producer's buffer replaced by stage
@@ -588,7 +253,10 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
     for (Producer &p : producers) {
       if (!placed)
         break;
-      FailureOr<TmaPlan> plan = planTma(p.copy, kernel, why);
+      FailureOr<TmaPlan> plan =
+          planTma(p.copy.getSource(), p.copy.getSourceOffsets(),
+                  cast<BufferType>(p.copy.getDest().getType()),
+                  p.copy.getMasked(), TmaUse::RingLoad, kernel, why);
       if (failed(plan))
         break;
       plans.push_back(*plan);
@@ -843,17 +511,9 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
       SmallVector<Value> offsets;
       for (Value o : p.copy.getSourceOffsets())
         offsets.push_back(recompute(tb, o, loop, mapping));
-      SmallVector<Value> c;
-      for (auto [d, src] : llvm::enumerate(plan.coordSource)) {
-        Value x = src >= 0 ? offsets[src]
-                           : recompute(tb, plan.takeIndices[-1 - src], loop,
-                                       mapping);
-        for (Value start : plan.coordAdd[d])
-          x = tb.create<arith::AddIOp>(
-              loc, recompute(tb, start, loop, mapping), x);
-        c.push_back(x);
-      }
-      coords.push_back(c);
+      coords.push_back(tmaCoords(tb, loc, plan, offsets, [&](Value v) {
+        return recompute(tb, v, loop, mapping);
+      }));
     }
     SmallVector<Value> slices;
     for (auto [p, buf] : llvm::zip(producers, staged))
@@ -993,7 +653,7 @@ void PipelinePass::runOnOperation() {
                      "with tile.num_warps)");
     return signalPassFailure();
   }
-  maps.emplace(TensorMaps{kernel, {}});
+  maps.emplace(kernel);
   SmallVector<ForOp> loops;
   getOperation().walk([&](ForOp loop) { loops.push_back(loop); });
   // Post-order walk: inner loops come first.

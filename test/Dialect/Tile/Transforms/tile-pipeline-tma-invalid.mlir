@@ -37,7 +37,7 @@ func.func @padded_destination(%pq: !tile.ptr<f16>, %T: i32)
   %q = tile.view %pq[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
   %s = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.padded<8>>
   %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
-  // expected-remark @below {{pipelined with cp.async instead of TMA: the destination's rows are padded (#tile.padded), which a TMA box cannot write}}
+  // expected-remark @below {{pipelined with cp.async instead of TMA: the shared tile's rows are padded (#tile.padded), which a TMA box cannot address}}
   tile.for %i = %c0 to %t step %c64 stages 2 {
     tile.copy %q[%i, %c0] to %s {masked, layout = #tile.blocked<vector = 8>} : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared, #tile.padded<8>>
     tile.copy %s to %f : !tile.buffer<64x64xf16, shared, #tile.padded<8>> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>

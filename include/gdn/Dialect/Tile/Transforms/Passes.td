@@ -220,6 +220,79 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// TmaStore
+//===----------------------------------------------------------------------===//
+
+def TileTmaStore : Pass<"tile-tma-store", "::mlir::func::FuncOp"> {
+  let summary = "Store whole shared buffers to global memory with TMA";
+  let description = [{
+    In a kernel with `tile.copy_engine = "tma"`, a `tile.copy` of a whole
+    shared buffer (a `tile.alloc`, no offsets) to a global view (a
+    `tile.view` of a kernel pointer through `tile.take` and `tile.narrow`;
+    not masked) becomes one asynchronous TMA store, planned as
+    tile-pipeline plans its loads (the same tensor, box, swizzle and
+    16-byte checks; the kernel gains a tensor-map argument, or reuses one
+    with the same recipe). Instead of every thread storing its vectors and
+    waiting for them, one thread hands the tile to the TMA unit; the store
+    completes in the background while the kernel goes on.
+
+    The copy becomes `tile.producer { tile.tma_store }` (thread 0). The
+    shared buffer must not change while the TMA unit reads it, so the pass
+    puts `tile.producer { tile.tma_store_wait {read} }` (the issuing thread
+    waits until its stores have read their sources):
+    * before every other op that writes the buffer inside the kernel's
+      top-level op that holds the store (in a loop: the next iteration's
+      writes), and
+    * right after that top-level op, so that a buffer that reuses the
+      bytes later (tile-plan-shared-memory) is written only after the read.
+    tile-insert-barriers then orders the rest like any shared access: a
+    barrier between the threads' writes of the buffer and the store (in
+    wgmma kernels its `fence.proxy.async` makes them visible to the TMA
+    unit), and one between the wait and the next writes.
+
+    A copy that cannot be planned (a coordinate along the contiguous
+    dimension not provably on 16 bytes, a padded buffer, ...) stays a
+    per-thread copy, with a remark saying why. Run after tile-pipeline
+    (whose tensor-map arguments it reuses), before
+    tile-plan-shared-memory and tile-insert-barriers. A store that must not
+    write past a ragged end (a sequence's last, partial chunk) stays a
+    masked per-thread copy: TMA writes whole boxes (it clips them only at
+    the tensor's end).
+
+    Before:
+    ```mlir
+    func.func @k(%po: !tile.ptr<f16> {tile.name = "o"}, %T: i32 {tile.name = "T"}, ...)
+        attributes {tile.kernel, tile.copy_engine = "tma", ...} {
+      %O = tile.view %po[%t, %c128] : !tile.ptr<f16> -> !tile.buffer<?x128xf16, global>
+      %sO = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+      scf.for %i = ... {
+        tile.copy %acc to %sO : ...
+        tile.copy %sO to %O[%r, %c0] : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>> to !tile.buffer<?x128xf16, global>
+      }
+      return
+    }
+    ```
+    After:
+    ```mlir
+    func.func @k(..., %map: !tile.tensormap<64x64xf16, swizzle = 128> {tile.name = "o_tma", tile.tensor_map = {base = "o", dims = ["T", "128"], strides = ["128"]}}) {
+      scf.for %i = ... {
+        tile.producer { tile.tma_store_wait {read} }
+        tile.copy %acc to %sO : ...
+        tile.producer { tile.tma_store %sO to %map[%r, %c0] : ... }
+      }
+      tile.producer { tile.tma_store_wait {read} }
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gdn::tile::TileDialect",
+                           "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numStores", "tma-stores", "Copies turned into TMA stores">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // PlanSharedMemory
 //===----------------------------------------------------------------------===//
 
@@ -293,6 +366,12 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::func::FuncOp"> {
     arrays are exempt: the ring's full/empty barriers order them. The body
     of a `tile.producer` (one thread) is treated as a whole, so a barrier it
     needs goes before it, never inside.
+
+    A `tile.tma_store` reads its source asynchronously: barriers do not end
+    that read, only a `tile.tma_store_wait {read}` (pending = 0) of the
+    storing thread, after which a barrier lets others write the bytes. A
+    write of the source while a store may still read it is an error (no
+    barrier can fix it; tile-tma-store puts the waits in).
 
     Before:
     ```mlir
