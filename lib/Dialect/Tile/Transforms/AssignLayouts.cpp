@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Divisibility.h"
+#include "RingUtils.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
 #include "gdn/Dialect/Tile/Utils/LayoutUtils.h"
@@ -346,27 +347,15 @@ void AssignLayoutsPass::runOnOperation() {
   // cp.async destinations, copies to global) or that feed the tensor cores
   // from shared memory keep their layout.
   auto onlyRegisterAccess = [&](Value root) {
-    SmallVector<Value> worklist{root};
-    while (!worklist.empty()) {
-      Value v = worklist.pop_back_val();
-      for (Operation *user : v.getUsers()) {
-        if (auto slice = dyn_cast<SliceOp>(user)) {
-          worklist.push_back(slice.getResult());
-          continue;
-        }
-        if (auto copy = dyn_cast<CopyOp>(user)) {
-          Value other = copy.getSource() == v ? copy.getDest()
-                                              : copy.getSource();
-          if (!cast<BufferType>(other.getType()).isFragment())
-            return false;
-          continue;
-        }
-        if (!isa<LoadOp, TrilInverseOp, TrilInverseDiagOp,
-                 TrilInverseLevelOp>(user))
-          return false;
+    return forEachBufferUser(root, [](Operation *user, Value v) {
+      if (auto copy = dyn_cast<CopyOp>(user)) {
+        Value other =
+            copy.getSource() == v ? copy.getDest() : copy.getSource();
+        return cast<BufferType>(other.getType()).isFragment();
       }
-    }
-    return true;
+      return isa<LoadOp, TrilInverseOp, TrilInverseDiagOp,
+                 TrilInverseLevelOp>(user);
+    });
   };
   func.walk([&](AllocOp alloc) {
     auto type = cast<BufferType>(alloc.getType());

@@ -97,20 +97,16 @@ void PlanSharedMemoryPass::runOnOperation() {
       iv.align = 1024;
     // Uses, through slices; a use inside a loop that does not contain the
     // allocation keeps the buffer live to the end of that loop.
-    SmallVector<Value> worklist{alloc.getResult()};
-    while (!worklist.empty()) {
-      Value v = worklist.pop_back_val();
-      for (Operation *user : v.getUsers()) {
-        if (auto slice = dyn_cast<SliceOp>(user))
-          worklist.push_back(slice.getResult());
-        int64_t end = first[user];
-        for (Operation *p = user->getParentOp(); p && p != func;
-             p = p->getParentOp())
-          if (isLoop(p) && !p->isAncestor(alloc))
-            end = std::max(end, last[p]);
-        iv.end = std::max(iv.end, end);
-      }
-    }
+    // (A slice, a view, comes before its own uses.)
+    forEachBufferUser(alloc.getResult(), [&](Operation *user, Value) {
+      int64_t end = first[user];
+      for (Operation *p = user->getParentOp(); p && p != func;
+           p = p->getParentOp())
+        if (isLoop(p) && !p->isAncestor(alloc))
+          end = std::max(end, last[p]);
+      iv.end = std::max(iv.end, end);
+      return true;
+    });
     if (rings.contains(alloc)) {
       iv.start = 0;
       iv.end = last[func];

@@ -1,7 +1,8 @@
 //===- RingUtils.h - TMA/mbarrier ring helpers of the tile passes -*- C++ -*-===//
 //
 // What tile-plan-shared-memory and tile-insert-barriers both need to know
-// about the rings tile-pipeline builds (see Passes.td).
+// about the rings tile-pipeline builds (see Passes.td), and the walk over a
+// buffer's uses through its slices that several tile passes make.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace mlir::gdn::tile {
 
@@ -20,6 +22,24 @@ inline AllocOp rootAlloc(Value v) {
   while (auto slice = v.getDefiningOp<SliceOp>())
     v = slice.getSource();
   return v.getDefiningOp<AllocOp>();
+}
+
+/// Calls `fn(user, v)` for every op that uses the buffer `root` or a
+/// tile.slice view of it (`v`: the value it uses), but the slices
+/// themselves; stops and returns false as soon as `fn` does.
+inline bool forEachBufferUser(Value root,
+                              llvm::function_ref<bool(Operation *, Value)> fn) {
+  SmallVector<Value> worklist{root};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (auto slice = dyn_cast<SliceOp>(user))
+        worklist.push_back(slice.getResult());
+      else if (!fn(user, v))
+        return false;
+    }
+  }
+  return true;
 }
 
 /// The shared allocations of `kernel`'s TMA rings: the stages TMA loads

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RingUtils.h"
 #include "TmaPlan.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
@@ -40,18 +41,11 @@ bool mayWrite(Operation *op, Value v) {
 /// The ops that may write `alloc`'s buffer, through tile.slice views.
 SmallVector<Operation *> writersOf(AllocOp alloc) {
   SmallVector<Operation *> writers;
-  SmallVector<Value> worklist{alloc.getResult()};
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    for (Operation *user : v.getUsers()) {
-      if (auto slice = dyn_cast<SliceOp>(user)) {
-        worklist.push_back(slice.getResult());
-        continue;
-      }
-      if (mayWrite(user, v) && !llvm::is_contained(writers, user))
-        writers.push_back(user);
-    }
-  }
+  forEachBufferUser(alloc.getResult(), [&](Operation *user, Value v) {
+    if (mayWrite(user, v) && !llvm::is_contained(writers, user))
+      writers.push_back(user);
+    return true;
+  });
   return writers;
 }
 
