@@ -116,8 +116,12 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
       tiles * hv * sumChunks / (sms * c.forwardBlocksPerSm);
   e.direct =
       c.forwardUs * std::max(static_cast<double>(maxChunks), forwardWork);
-  const int64_t walked =
-      shape.warmupChunks > 0 ? std::min(m, shape.warmupChunks) : m;
+  // One summary block walks its segment's window (warm-up), else the
+  // whole segment; the value-major (block_v 128) summary's block then
+  // walks it once more for M (B and M in one block, one after the other).
+  const int64_t walked = shape.warmupChunks > 0
+                             ? std::min(m, shape.warmupChunks)
+                             : (e.blockV >= kGdnHeadDim ? 2 * m : m);
   e.summary = maxSegments > 1
                   ? std::max(static_cast<double>(walked) * c.summaryLatencyUs,
                              (shape.warmupChunks > 0 ? c.summaryWarmupUs

@@ -138,7 +138,8 @@ struct GdnBlockVCost {
 ///       1.50 and 2.1 us per 64-column tile); the warm-up summaries at
 ///       128K HV16 in 8 segments (79 us, ncu) match t_win;
 ///     t_sum_lat 2.6 us: as block_v 64's (each warpgroup walks the same
-///       64 columns per step).
+///       64 columns per step); one block computes B and then M, so a
+///       summary without the warm-up walks its segment twice (v25).
 ///   t_prep (ncu, 128K HV16 on 132 SMs): 3.1 us for gdn_chunk_prep (762
 ///     us, before v13.1's cheaper tf32 split; not re-measured), 1.93 us
 ///     for gdn_chunk_prep_k (479 us, v17's padded rows; 2.38 before).

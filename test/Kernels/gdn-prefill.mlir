@@ -256,8 +256,11 @@
 // SUMMVM: kernel = gdn_cp_summary_vm128_f16
 // SUMMVM-NOT: param = state_v_first
 // SUMMVM-NOT: param = o_tma
+// One block per (segment, value head): B, then M where it is needed, each
+// chunk loop with its own TMA ring (two rings of 80 KB).
 // SUMMVM: block = 384,1,1
-// SUMMVM: meta.grid = 2,HV,NS
+// SUMMVM: shared_bytes = 165776
+// SUMMVM: meta.grid = 1,HV,NS
 // REPLAYVM: kernel = gdn_cp_replay_vm128_f16
 // REPLAYVM-NOT: param = P:
 // REPLAYVM: param = state_v_first:i32
