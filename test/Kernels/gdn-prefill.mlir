@@ -36,6 +36,7 @@
 // RUN: FileCheck %s --check-prefix=SUMMVM --input-file=%t.out/gdn_cp_summary_vm128_f16.manifest
 // RUN: FileCheck %s --check-prefix=REPLAYVM --input-file=%t.out/gdn_cp_replay_vm128_f16.manifest
 // RUN: FileCheck %s --check-prefix=PTXVM --input-file=%t.out/gdn_forward_vm_f16.ptx
+// RUN: FileCheck %s --check-prefix=PTXOST --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: rm -rf %t.async && mkdir -p %t.async
 // RUN: sed 's/tile.warp_specialize = {[^}]*},//' %t.vm.mlir | gdn-opt --gdn-lower-to-ptx="async-gemm=1 output-dir=%t.async" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTXASYNC --input-file=%t.async/gdn_forward_vm_f16.ptx
@@ -271,6 +272,28 @@
 // by descriptor), register-A wgmma for K S, Q S (m64n64, K = 128), Ag W
 // and P V_new (m64n64, K = 64) and the state update (m64n128); no
 // mma.sync.
+// o's TMA store in the forward (tile-tma-store, tile-insert-barriers): the
+// storing thread waits for the previous chunk's store to have read sO,
+// then a barrier, then every thread writes sO (movmatrix + 4-byte
+// st.shared), the async-proxy fence and a barrier, then the store (two
+// 64-column boxes), committed; one more wait after the loop.
+// PTXOST-LABEL: .entry gdn_chunk_fwd_vm128_f16
+// PTXOST: cp.async.bulk.wait_group.read 0;
+// PTXOST-NOT: st.shared
+// PTXOST: bar.sync
+// PTXOST: movmatrix.sync.aligned.m8n8.trans.b16
+// PTXOST: st.shared.u32
+// PTXOST-NOT: cp.async.bulk.tensor.3d.global
+// PTXOST: fence.proxy.async.shared::cta;
+// PTXOST-NOT: st.shared
+// PTXOST: bar.sync
+// PTXOST-NOT: st.shared
+// PTXOST: cp.async.bulk.tensor.3d.global.shared::cta.bulk_group
+// PTXOST: cp.async.bulk.tensor.3d.global.shared::cta.bulk_group
+// PTXOST-NEXT: // end inline asm
+// PTXOST-NEXT: cp.async.bulk.commit_group;
+// PTXOST: cp.async.bulk.wait_group.read 0;
+// PTXOST: .entry gdn_cp_summary_vm128_f16
 // PTXVM: .entry gdn_chunk_fwd_vm128_f16
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
