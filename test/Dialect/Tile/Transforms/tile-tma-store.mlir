@@ -140,3 +140,33 @@ func.func @no_tma(%po: !tile.ptr<f16> {tile.name = "o"}, %T: i32 {tile.name = "T
   tile.copy %sO to %O[%r, %c0] : !tile.buffer<64x128xf16, shared> to !tile.buffer<?x128xf16, global>
   return
 }
+
+// -----
+
+// After tile-pipeline: a tile loaded by TMA and stored back to the same
+// tensor with the same box shares one tensor map (the one tile-pipeline
+// added, found again by its recipe).
+
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-pipeline,tile-tma-store))' 2>&1 | FileCheck %s --check-prefix=SHARED
+// SHARED-LABEL: func.func @load_then_store
+// SHARED-SAME:    %[[MAP:[^:]*]]: !tile.tensormap<64x64xf16, swizzle = 128> {tile.name = "X_tma", tile.tensor_map = {base = "X", dims = ["T", "64"], strides = ["64"]}})
+// SHARED-NOT:   tile.tensormap
+// SHARED:       tile.tma_load %[[MAP]]
+// SHARED:       tile.tma_store %{{.*}} to %[[MAP]]
+func.func @load_then_store(%px: !tile.ptr<f16> {tile.name = "X"}, %T: i32 {tile.name = "T"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %X = tile.view %px[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sIn = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %sOut = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.for %r = %c0 to %t step %c64 stages 2 {
+    tile.copy %X[%r, %c0] to %sIn : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.copy %sIn to %acc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>> to !tile.buffer<64x64xf32, fragment>
+    tile.copy %acc to %sOut : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.copy %sOut to %X[%r, %c0] : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>> to !tile.buffer<?x64xf16, global>
+  }
+  return
+}
