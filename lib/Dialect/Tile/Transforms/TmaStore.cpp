@@ -82,6 +82,8 @@ void TmaStorePass::runOnOperation() {
     FailureOr<TmaPlan> plan = failure();
     if (!alloc)
       why = "the source is not a whole shared buffer (a tile.alloc)";
+    else if (copy->getParentOfType<ProducerOp>())
+      why = "the copy is one thread's already (inside a tile.producer)";
     else
       plan = planTma(copy.getDest(), copy.getDestOffsets(), type,
                      copy.getMasked(), TmaUse::Store, kernel, why);

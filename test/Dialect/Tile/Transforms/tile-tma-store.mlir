@@ -170,3 +170,20 @@ func.func @load_then_store(%px: !tile.ptr<f16> {tile.name = "X"}, %T: i32 {tile.
   }
   return
 }
+
+// -----
+
+// A copy inside a tile.producer region (one thread's) stays as written.
+
+func.func @in_producer(%po: !tile.ptr<f16> {tile.name = "o"}, %T: i32 {tile.name = "T"}, %r: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %t = arith.index_cast %T : i32 to index
+  %O = tile.view %po[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sO = tile.alloc : !tile.buffer<64x64xf16, shared>
+  tile.producer {
+    // expected-remark @below {{stored per thread instead of with TMA: the copy is one thread's already (inside a tile.producer)}}
+    tile.copy %sO to %O[%r, %c0] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x64xf16, global>
+  }
+  return
+}
