@@ -60,16 +60,16 @@ std::optional<std::string> hostExpr(Value v, func::FuncOp kernel,
   return "(" + *lhs + ")" + sym + "(" + *rhs + ")";
 }
 
-FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType dst,
+FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType sType,
                            bool masked, TmaUse use, func::FuncOp kernel,
                            std::string &why) {
-  auto src = cast<BufferType>(global.getType());
-  Type elem = dst.getElementType();
+  auto gType = cast<BufferType>(global.getType());
+  Type elem = sType.getElementType();
   if (!elem.isF16() && !elem.isBF16() && !elem.isF32()) {
     why = "element type is not f16, bf16 or f32";
     return failure();
   }
-  if (dst.getRowPadding()) {
+  if (sType.getRowPadding()) {
     why = "the shared tile's rows are padded (#tile.padded), which a TMA "
           "box cannot address";
     return failure();
@@ -170,8 +170,8 @@ FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType dst,
       why = "a narrowed dimension is taken";
       return failure();
     }
-  if (static_cast<int64_t>(viewDimOf.size()) != src.getRank() ||
-      src.getRank() != dst.getRank()) {
+  if (static_cast<int64_t>(viewDimOf.size()) != gType.getRank() ||
+      gType.getRank() != sType.getRank()) {
     why = "the copied tile's rank differs from the source's";
     return failure();
   }
@@ -200,7 +200,7 @@ FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType dst,
   }
   // The box: the tile, with one box per swizzle span along the innermost
   // dimension.
-  int64_t eb = dst.getElementBytes();
+  int64_t eb = sType.getElementBytes();
   // A box's first element along the contiguous dimension must lie on 16
   // bytes (measured on the H200: a TMA load from a coordinate off that
   // raises an illegal-instruction fault), so its coordinate, the copy's
@@ -219,12 +219,12 @@ FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType dst,
       return failure();
     }
   }
-  if (auto swz = dyn_cast_or_null<SwizzleAttr>(dst.getLayout()))
+  if (auto swz = dyn_cast_or_null<SwizzleAttr>(sType.getLayout()))
     plan.swizzle = swz.getBytes();
   // #tile.swizzle<32|64|128> is the TMA swizzle of that width.
   plan.box.assign(rank, 1);
   for (auto [i, d] : llvm::enumerate(viewDimOf))
-    plan.box[d] = dst.getShape()[i];
+    plan.box[d] = sType.getShape()[i];
   if (plan.swizzle)
     plan.box[rank - 1] = plan.swizzle / eb;
   for (int64_t b : plan.box)
@@ -236,7 +236,7 @@ FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType dst,
     why = "the box's innermost row is not a multiple of 16 bytes";
     return failure();
   }
-  if (dst.getShape().back() % plan.box[rank - 1] != 0) {
+  if (sType.getShape().back() % plan.box[rank - 1] != 0) {
     why = "the tile's rows are not whole boxes";
     return failure();
   }
@@ -245,7 +245,7 @@ FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType dst,
   // 128, 512 for 64, 256 for 32). The N-stage buffer's base is aligned by
   // tile-plan-shared-memory; the stages follow at multiples of the tile's
   // bytes. (A stored buffer is whole: tile-plan-shared-memory aligns it.)
-  int64_t tileBytes = dst.getNumElements() * eb;
+  int64_t tileBytes = sType.getNumElements() * eb;
   int64_t align = std::max<int64_t>(128, 8 * plan.swizzle);
   if (use == TmaUse::RingLoad && tileBytes % align != 0) {
     why = "the tile's " + std::to_string(tileBytes) +

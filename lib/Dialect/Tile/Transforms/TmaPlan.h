@@ -58,8 +58,9 @@ enum class TmaUse {
 
 /// Plans a TMA copy between `global` (a tile.view of a kernel pointer,
 /// through tile.take and tile.narrow) at element offsets `offsets` and a
-/// shared tile of type `tile`, or says why not. `masked`: a masked load.
-FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType tile,
+/// shared tile of type `sType` (a load's destination, a store's source),
+/// or says why not. `masked`: a masked load.
+FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType sType,
                            bool masked, TmaUse use, func::FuncOp kernel,
                            std::string &why);
 
