@@ -14,6 +14,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "llvm/ADT/SetVector.h"
+
 namespace mlir::gdn::tile {
 #define GEN_PASS_DEF_TILETMASTORE
 #include "gdn/Dialect/Tile/Transforms/Passes.h.inc"
@@ -74,6 +76,10 @@ void TmaStorePass::runOnOperation() {
     return;
   TensorMaps maps(kernel);
   Block &entry = kernel.getBody().front();
+  // Where the storing thread waits for its stores' reads: before these
+  // writers and after these top-level ops. Sets, because one wait (pending
+  // 0) covers every store before it.
+  llvm::SetVector<Operation *> waitBefore, waitAfter;
   for (CopyOp copy : copies) {
     Location loc = copy.getLoc();
     auto type = cast<BufferType>(copy.getSource().getType());
@@ -105,14 +111,18 @@ void TmaStorePass::runOnOperation() {
     // buffer wait for the store's read (in a loop, the next iteration's),
     // and so does everything after it.
     Operation *top = entry.findAncestorOpInBlock(*prod);
-    for (Operation *writer : writersOf(alloc)) {
-      if (!top->isAncestor(writer))
-        continue;
-      OpBuilder wb(writer);
-      createReadWait(wb, loc);
-    }
+    for (Operation *writer : writersOf(alloc))
+      if (top->isAncestor(writer))
+        waitBefore.insert(writer);
+    waitAfter.insert(top);
+  }
+  for (Operation *writer : waitBefore) {
+    OpBuilder wb(writer);
+    createReadWait(wb, writer->getLoc());
+  }
+  for (Operation *top : waitAfter) {
     OpBuilder after(top->getBlock(), std::next(top->getIterator()));
-    createReadWait(after, loc);
+    createReadWait(after, top->getLoc());
   }
 }
 

@@ -187,3 +187,53 @@ func.func @in_producer(%po: !tile.ptr<f16> {tile.name = "o"}, %T: i32 {tile.name
   }
   return
 }
+
+// -----
+
+// Two buffers stored in one loop: one wait before each buffer's write, one
+// after the loop (a wait covers every store of the thread before it).
+
+// CHECK-LABEL: func.func @two_stores
+// CHECK:       scf.for
+// CHECK:         tile.producer {
+// CHECK-NEXT:      tile.tma_store_wait {read}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tile.copy %{{.*}} to %[[SA:.*]] :
+// CHECK-NEXT:    tile.producer {
+// CHECK-NEXT:      tile.tma_store_wait {read}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tile.copy %{{.*}} to %[[SB:.*]] :
+// CHECK-NEXT:    tile.producer {
+// CHECK-NEXT:      tile.tma_store %[[SA]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tile.producer {
+// CHECK-NEXT:      tile.tma_store %[[SB]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+// CHECK-NEXT:  tile.producer {
+// CHECK-NEXT:    tile.tma_store_wait {read}
+// CHECK-NEXT:  }
+// CHECK-NEXT:  return
+func.func @two_stores(%pa: !tile.ptr<f16> {tile.name = "A"}, %pb: !tile.ptr<f16> {tile.name = "B"},
+                      %T: i32 {tile.name = "T"}, %n: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant 1.0 : f32
+  %t = arith.index_cast %T : i32 to index
+  %A = tile.view %pa[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %B = tile.view %pb[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %sB = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.fill %acc, %one : !tile.buffer<64x64xf32, fragment>, f32
+  scf.for %i = %c0 to %n step %c1 {
+    %r = arith.muli %i, %c64 : index
+    tile.copy %acc to %sA : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf16, shared>
+    tile.copy %acc to %sB : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf16, shared>
+    tile.copy %sA to %A[%r, %c0] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x64xf16, global>
+    tile.copy %sB to %B[%r, %c0] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x64xf16, global>
+  }
+  return
+}
