@@ -104,7 +104,7 @@
 // PLAN-PREP-LABEL: func.func @gdn_chunk_prep_f16
 // PLAN-PREP-SAME: tile.shared_memory_bytes = 36224
 // PLAN-LABEL: func.func @gdn_chunk_fwd_f16
-// PLAN-SAME: tile.shared_memory_bytes = 113152
+// PLAN-SAME: tile.shared_memory_bytes = 111104
 // PLAN: tile.alloc {offset = 0 : i64} : !tile.buffer<2x64x128xf16, shared, #tile.swizzle<128>>
 
 // Barriers: the scratch of the cumsum's second reduce reuses the bytes of
@@ -165,7 +165,7 @@
 // The block_v 64 variant: 8 warps, 2 blocks per head, 64-wide tiles.
 // FWD64: kernel = gdn_chunk_fwd_bv64_f16
 // FWD64: block = 256,1,1
-// FWD64: shared_bytes = 156160
+// FWD64: shared_bytes = 147968
 // FWD64: meta.block_v = 64
 // FWD64: meta.grid = 2,HV,N
 // FWD64: meta.path = direct
@@ -174,11 +174,11 @@
 // SUMM64: meta.grid = 4,HV,NS
 
 // The CP path: the summary runs the shared chunk loop without O (no q, P,
-// o parameters, no Q/P buffers: 62 KB of shared memory instead of 113 KB);
+// o parameters, no Q/P buffers: 60 KB of shared memory instead of 111 KB);
 // the scan keeps two stages of the three bf16 parts of M_s (3 x 32 KB) and
 // of B_s (8 KB).
 // SUMM: kernel = gdn_cp_summary_f16
-// SUMM: shared_bytes = 61952
+// SUMM: shared_bytes = 59904
 // SUMM: param = cp_bounds:ptr<i32>
 // SUMM: param = cp_B:ptr<f32>
 // SUMM: param = cp_M:ptr<bf16>
@@ -199,7 +199,7 @@
 // SCAN: meta.path = cp
 // SCAN: meta.ws_cp_h = NS*HV*16384
 // REPLAY: kernel = gdn_cp_replay_f16
-// REPLAY: shared_bytes = 113152
+// REPLAY: shared_bytes = 111104
 // REPLAY: param = cp_h:ptr<f32>
 // REPLAY: param = o:ptr<f16>
 // REPLAY: param = ht:ptr<f32>

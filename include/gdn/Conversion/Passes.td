@@ -102,6 +102,9 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::ModuleOp"> {
       `fence.proxy.async` before every barrier;
     * `tile.map` bodies are inlined per register; `tile.reduce` goes through
       its shared scratch in a fixed order.
+    * an `scf.for` with an LLVM loop annotation (`loop_annotation =
+      #llvm.loop_annotation<...>`, e.g. `licm = <disable = true>`) passes
+      it to its latch branch, where LLVM reads it.
 
     The index type is the gpu.module's data layout's (i64 unless
     `tile-outline-kernels` made it i32): descriptor sizes and strides,

@@ -21,6 +21,7 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::gdn {
@@ -39,6 +40,63 @@ struct ConvertTileToNVVMPass
 bool isTileKernel(Operation &op) {
   auto func = dyn_cast<func::FuncOp>(op);
   return func && func->hasAttr(TileDialect::getKernelAttrName());
+}
+
+/// The name of the LLVM loop annotation attribute, on `llvm.br` /
+/// `llvm.cond_br` and, before the conversion, on `scf.for`.
+constexpr llvm::StringLiteral kLoopAnnotation = "loop_annotation";
+constexpr llvm::StringLiteral kLoopMarker = "gdn.loop_body_marker";
+
+/// An `scf.for` that carries an LLVM loop annotation (for example
+/// `#llvm.loop_annotation<licm = <disable = true>>`: keep the per-thread
+/// address arithmetic of a large loop body in the body, where the kernel
+/// recomputes it per iteration, instead of hoisting all of it in front of
+/// the loop and holding it in registers throughout) gets a marker at the
+/// top of its body; after the conversion, the branch that closes the loop
+/// (a back edge to a block that dominates the marker, from a block the
+/// marker dominates) takes the annotation, as LLVM expects it on the latch.
+SmallVector<std::pair<Operation *, LLVM::LoopAnnotationAttr>>
+markAnnotatedLoops(gpu::GPUModuleOp gpuModule) {
+  SmallVector<std::pair<Operation *, LLVM::LoopAnnotationAttr>> marks;
+  gpuModule.walk([&](scf::ForOp forOp) {
+    auto annotation =
+        forOp->getAttrOfType<LLVM::LoopAnnotationAttr>(kLoopAnnotation);
+    if (!annotation)
+      return;
+    OpBuilder b = OpBuilder::atBlockBegin(forOp.getBody());
+    Operation *marker = b.create<LLVM::ConstantOp>(
+        forOp.getLoc(), b.getI32Type(), b.getI32IntegerAttr(0));
+    marker->setAttr(kLoopMarker, b.getUnitAttr());
+    marks.push_back({marker, annotation});
+  });
+  return marks;
+}
+
+LogicalResult annotateLatches(
+    ArrayRef<std::pair<Operation *, LLVM::LoopAnnotationAttr>> marks) {
+  for (auto [marker, annotation] : marks) {
+    auto func = marker->getParentOfType<LLVM::LLVMFuncOp>();
+    Block *top = marker->getBlock();
+    DominanceInfo dom(func);
+    int latches = 0;
+    func.walk([&](Operation *op) {
+      if (!isa<LLVM::BrOp, LLVM::CondBrOp>(op))
+        return;
+      Block *from = op->getBlock();
+      for (Block *to : op->getSuccessors())
+        if (dom.dominates(to, from) && dom.dominates(to, top) &&
+            dom.dominates(top, from)) {
+          op->setAttr(kLoopAnnotation, annotation);
+          ++latches;
+          break;
+        }
+    });
+    if (latches != 1)
+      return marker->emitError("convert-tile-to-nvvm: found ")
+             << latches << " latches for an annotated scf.for, expected 1";
+    marker->erase();
+  }
+  return success();
 }
 
 void ConvertTileToNVVMPass::runOnOperation() {
@@ -80,7 +138,10 @@ void ConvertTileToNVVMPass::runOnOperation() {
 
     int64_t kernels =
         llvm::count_if(gpuModule.getBody()->getOperations(), isTileKernel);
+    auto marks = markAnnotatedLoops(gpuModule);
     if (failed(applyFullConversion(gpuModule, target, frozen)))
+      return signalPassFailure();
+    if (failed(annotateLatches(marks)))
       return signalPassFailure();
     numKernels += kernels;
     gpuModule.walk([&](LLVM::LLVMFuncOp f) {

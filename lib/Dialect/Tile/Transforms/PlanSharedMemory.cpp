@@ -19,11 +19,22 @@ namespace mlir::gdn::tile {
 
 namespace {
 
+/// A buffer's live range: a union of program-order index ranges
+/// (inclusive), one for straight-line code, more where a loop reuses the
+/// buffer's bytes between two of its generations.
 struct Interval {
   AllocOp alloc;
-  int64_t start, end; // program-order indices, inclusive
+  SmallVector<std::pair<int64_t, int64_t>, 2> live;
   int64_t size, align;
   int64_t offset = -1;
+  int64_t start() const { return live.front().first; }
+  bool overlaps(const Interval &o) const {
+    for (auto [s, e] : live)
+      for (auto [os, oe] : o.live)
+        if (s <= oe && os <= e)
+          return true;
+    return false;
+  }
 };
 
 struct PlanSharedMemoryPass
@@ -34,6 +45,99 @@ struct PlanSharedMemoryPass
 
 bool isLoop(Operation *op) {
   return isa<LoopLikeOpInterface, ForOp>(op);
+}
+
+/// Whether `user` overwrites every byte of `buffer` (the allocation's own
+/// value, not a slice of it) without reading it: a copy into the whole
+/// buffer (a masked global source zero-fills, so it writes every element
+/// too) or a fill. Such a write ends the previous contents' lifetime.
+bool isWholeWrite(Operation *user, Value buffer) {
+  if (auto copy = dyn_cast<CopyOp>(user))
+    return copy.getDest() == buffer && copy.getSource() != buffer &&
+           copy.getDestOffsets().empty() && !copy.getBlockDiagonal() &&
+           !copy.getBlockLower();
+  if (auto copy = dyn_cast<AsyncCopyOp>(user))
+    return copy.getDest() == buffer && copy.getSource() != buffer;
+  if (auto fill = dyn_cast<FillOp>(user))
+    return fill->getOperand(0) == buffer;
+  return false;
+}
+
+/// The live range of a buffer allocated outside `loop` and used in it (and
+/// possibly before it, never after), by generations: a whole-buffer write
+/// directly in the loop body (not under a condition) starts a generation,
+/// which lives to its last use before the next one. The generation alive
+/// at the end of the body lives to the end of the loop only when the body
+/// uses the buffer before its first whole write (the next iteration reads
+/// it); that first, upward-exposed part lives from the allocation on.
+/// Returns nothing where a use is outside the body's generations (no whole
+/// write in the body): the caller keeps the buffer live through the loop.
+std::optional<SmallVector<std::pair<int64_t, int64_t>, 2>>
+loopGenerations(Operation *loop, int64_t allocAt, int64_t beforeLoopEnd,
+                ArrayRef<std::pair<Operation *, Value>> uses,
+                Value buffer, DenseMap<Operation *, int64_t> &first,
+                DenseMap<Operation *, int64_t> &last) {
+  if (loop->getNumRegions() != 1 || !loop->getRegion(0).hasOneBlock())
+    return std::nullopt;
+  // A TMA store reads its source until a later wait of the storing thread,
+  // possibly in the next iteration: no generations for its buffers.
+  if (llvm::any_of(uses, [](auto u) { return isa<TmaStoreOp>(u.first); }))
+    return std::nullopt;
+  Block &body = loop->getRegion(0).front();
+  // The body's ops that hold uses, in order, and whether each is a whole
+  // write.
+  SmallVector<std::pair<Operation *, bool>> events;
+  for (Operation &op : body) {
+    bool any = false, whole = false;
+    for (auto [user, v] : uses) {
+      if (!op.isAncestor(user))
+        continue;
+      any = true;
+      whole = user == &op && isWholeWrite(user, buffer);
+    }
+    if (!any)
+      continue;
+    // An op with several uses is a whole write only if its one use is.
+    int n = llvm::count_if(uses, [&](auto u) { return op.isAncestor(u.first); });
+    events.push_back({&op, whole && n == 1});
+  }
+  SmallVector<std::pair<int64_t, int64_t>, 2> live;
+  bool killed = false, exposed = false;
+  int64_t exposedEnd = -1, genStart = -1, genEnd = -1;
+  // A cp.async writes until a later wait: a generation it starts must be
+  // read (after that wait) in the body, or stay live to the loop's end.
+  bool deadAsync = false;
+  Operation *genOp = nullptr;
+  for (auto [op, whole] : events) {
+    if (whole) {
+      if (killed) {
+        deadAsync |= genEnd == last[genOp] && isa<AsyncCopyOp>(genOp);
+        live.push_back({genStart, genEnd});
+      }
+      killed = true;
+      genOp = op;
+      genStart = first[op];
+      genEnd = last[op];
+    } else if (!killed) {
+      exposed = true;
+      exposedEnd = last[op];
+    } else {
+      genEnd = last[op];
+    }
+  }
+  if (!killed || deadAsync)
+    return std::nullopt;
+  if (!exposed && genEnd == last[genOp] && isa<AsyncCopyOp>(genOp))
+    return std::nullopt;
+  if (exposed) {
+    live.push_back({allocAt, exposedEnd});
+    live.push_back({genStart, last[loop]});
+  } else {
+    live.push_back({allocAt, beforeLoopEnd});
+    live.push_back({genStart, genEnd});
+  }
+  llvm::sort(live);
+  return live;
 }
 
 void PlanSharedMemoryPass::runOnOperation() {
@@ -81,7 +185,8 @@ void PlanSharedMemoryPass::runOnOperation() {
     auto type = cast<BufferType>(alloc.getType());
     if (!type.isShared())
       return WalkResult::advance();
-    Interval iv{alloc, first[alloc], first[alloc], 0, alignment};
+    Interval iv{alloc, {}, 0, alignment};
+    int64_t start = first[alloc], end = first[alloc];
     // Passes build types without the type verifier (tile-pipeline's stage
     // buffers): the size is checked here; the plan's total below.
     std::optional<int64_t> size =
@@ -96,21 +201,51 @@ void PlanSharedMemoryPass::runOnOperation() {
     if (isa_and_nonnull<SwizzleAttr>(type.getLayout()))
       iv.align = 1024;
     // Uses, through slices; a use inside a loop that does not contain the
-    // allocation keeps the buffer live to the end of that loop.
-    // (A slice, a view, comes before its own uses.)
-    forEachBufferUser(alloc.getResult(), [&](Operation *user, Value) {
-      int64_t end = first[user];
+    // allocation keeps the buffer live to the end of that loop, except
+    // between the generations of a buffer the loop body overwrites whole
+    // (loopGenerations). (A slice, a view, comes before its own uses.)
+    SmallVector<std::pair<Operation *, Value>> uses;
+    Operation *outerLoop = nullptr;
+    bool oneLoop = true;
+    int64_t beforeLoopEnd = start;
+    forEachBufferUser(alloc.getResult(), [&](Operation *user, Value v) {
+      uses.push_back({user, v});
+      int64_t useEnd = first[user];
+      Operation *outermost = nullptr;
       for (Operation *p = user->getParentOp(); p && p != func;
            p = p->getParentOp())
-        if (isLoop(p) && !p->isAncestor(alloc))
-          end = std::max(end, last[p]);
-      iv.end = std::max(iv.end, end);
+        if (isLoop(p) && !p->isAncestor(alloc)) {
+          useEnd = std::max(useEnd, last[p]);
+          outermost = p;
+        }
+      end = std::max(end, useEnd);
+      if (outermost) {
+        if (outerLoop && outerLoop != outermost)
+          oneLoop = false;
+        outerLoop = outermost;
+      }
       return true;
     });
-    if (rings.contains(alloc)) {
-      iv.start = 0;
-      iv.end = last[func];
+    // Uses outside the loop must all come before it.
+    if (outerLoop && oneLoop) {
+      for (auto [user, v] : uses)
+        if (!outerLoop->isAncestor(user)) {
+          if (first[user] > first[outerLoop])
+            oneLoop = false;
+          else
+            beforeLoopEnd = std::max(beforeLoopEnd, first[user]);
+        }
     }
+    std::optional<SmallVector<std::pair<int64_t, int64_t>, 2>> gens;
+    if (outerLoop && oneLoop && !rings.contains(alloc))
+      gens = loopGenerations(outerLoop, start, beforeLoopEnd, uses,
+                             alloc.getResult(), first, last);
+    if (gens)
+      iv.live = std::move(*gens);
+    else
+      iv.live.push_back({start, end});
+    if (rings.contains(alloc))
+      iv.live = {{0, last[func]}};
     intervals.push_back(iv);
     return WalkResult::advance();
   });
@@ -124,14 +259,14 @@ void PlanSharedMemoryPass::runOnOperation() {
   llvm::stable_sort(order, [](Interval *a, Interval *b) {
     if (a->size != b->size)
       return a->size > b->size;
-    return a->start < b->start;
+    return a->start() < b->start();
   });
   int64_t total = 0, sumSizes = 0;
   SmallVector<Interval *> placed;
   for (Interval *iv : order) {
     SmallVector<std::pair<int64_t, int64_t>> busy;
     for (Interval *p : placed)
-      if (p->start <= iv->end && iv->start <= p->end)
+      if (p->overlaps(*iv))
         busy.push_back({p->offset, p->offset + p->size});
     llvm::sort(busy);
     // Offsets stay below the sum of the sizes plus alignment padding;

@@ -81,10 +81,10 @@ func.func @padded(%pa: !tile.ptr<f16>, %pf: !tile.ptr<f32>, %n: i32) attributes 
 
 // -----
 
-// A buffer allocated before a loop and used inside it stays live to the end
-// of the loop (the next iteration reads it again), so a buffer allocated
-// later in the body cannot take its bytes, although the body uses it after
-// the first buffer's last use.
+// A buffer allocated before a loop and read in it before the body writes
+// it stays live to the end of the loop (the next iteration reads what this
+// one wrote), so a buffer allocated later in the body cannot take its
+// bytes, although the body uses it after the first buffer's last use.
 
 // CHECK-LABEL: func.func @live_through_loop
 // CHECK-SAME:  tile.shared_memory_bytes = 12288 : i64
@@ -98,6 +98,35 @@ func.func @live_through_loop(%pa: !tile.ptr<f16>, %pf: !tile.ptr<f32>, %n: i32) 
   %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
   %F = tile.view %pf[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
   %a = tile.alloc : !tile.buffer<64x64xf16, shared>
+  tile.copy %A[%c0, %c0] to %a : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  scf.for %i = %c0 to %m step %c1 {
+    tile.copy %a to %A[%c0, %i] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+    tile.copy %A[%i, %c0] to %a : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    %b = tile.alloc : !tile.buffer<32x32xf32, shared>
+    tile.copy %F[%i, %c0] to %b : !tile.buffer<?x?xf32, global> to !tile.buffer<32x32xf32, shared>
+    tile.copy %b to %F[%c0, %i] : !tile.buffer<32x32xf32, shared> to !tile.buffer<?x?xf32, global>
+  }
+  return
+}
+
+// -----
+
+// A body that overwrites the whole buffer before it reads it: each
+// iteration's contents die at their last read (the next iteration writes
+// before it reads), so the later buffer takes the same bytes.
+
+// CHECK-LABEL: func.func @generation_per_iteration
+// CHECK-SAME:  tile.shared_memory_bytes = 8192 : i64
+// CHECK:      tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+// CHECK:      scf.for
+// CHECK:        tile.alloc {offset = 0 : i64} : !tile.buffer<32x32xf32, shared>
+func.func @generation_per_iteration(%pa: !tile.ptr<f16>, %pf: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %F = tile.view %pf[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared>
   scf.for %i = %c0 to %m step %c1 {
     tile.copy %A[%i, %c0] to %a : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
     tile.copy %a to %A[%c0, %i] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
@@ -105,6 +134,126 @@ func.func @live_through_loop(%pa: !tile.ptr<f16>, %pf: !tile.ptr<f32>, %n: i32) 
     tile.copy %F[%i, %c0] to %b : !tile.buffer<?x?xf32, global> to !tile.buffer<32x32xf32, shared>
     tile.copy %b to %F[%c0, %i] : !tile.buffer<32x32xf32, shared> to !tile.buffer<?x?xf32, global>
   }
+  return
+}
+
+// -----
+
+// A prefetch: the body reads the tile the previous iteration (or the
+// prologue) loaded, works on other buffers, then loads the next tile with
+// cp.async. %a is live from its allocation to its read and from the
+// prefetch to the end of the loop; %b lives between the two and takes %a's
+// bytes; %c lives across the prefetch and does not.
+
+// CHECK-LABEL: func.func @prefetch
+// CHECK-SAME:  tile.shared_memory_bytes = 12288 : i64
+// CHECK:      tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+// CHECK:      scf.for
+// CHECK:        tile.alloc {offset = 0 : i64} : !tile.buffer<32x32xf32, shared>
+// CHECK:        tile.alloc {offset = 8192 : i64} : !tile.buffer<32x32xf32, shared>
+func.func @prefetch(%pa: !tile.ptr<f16>, %pf: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %F = tile.view %pf[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared>
+  tile.async_copy %A[%c0, %c0] to %a {masked} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  tile.async_commit
+  scf.for %i = %c0 to %m step %c1 {
+    tile.async_wait {pending = 0}
+    tile.copy %a to %A[%c0, %i] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+    %b = tile.alloc : !tile.buffer<32x32xf32, shared>
+    tile.copy %F[%i, %c0] to %b : !tile.buffer<?x?xf32, global> to !tile.buffer<32x32xf32, shared>
+    tile.copy %b to %F[%c0, %i] : !tile.buffer<32x32xf32, shared> to !tile.buffer<?x?xf32, global>
+    %c = tile.alloc : !tile.buffer<32x32xf32, shared>
+    tile.copy %F[%c0, %i] to %c : !tile.buffer<?x?xf32, global> to !tile.buffer<32x32xf32, shared>
+    %i1 = arith.addi %i, %c1 : index
+    tile.async_copy %A[%i1, %c0] to %a {masked} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.async_commit
+    tile.copy %c to %F[%i, %i] : !tile.buffer<32x32xf32, shared> to !tile.buffer<?x?xf32, global>
+  }
+  return
+}
+
+// -----
+
+// Writes that do not end a generation: one under a condition (it may not
+// run), and one into a sub-tile (the rest keeps its contents). %a stays
+// live through both loops.
+
+// CHECK-LABEL: func.func @no_whole_write
+// CHECK-SAME:  tile.shared_memory_bytes = 12288 : i64
+// CHECK:      tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+// CHECK:      scf.for
+// CHECK:        tile.alloc {offset = 8192 : i64} : !tile.buffer<32x32xf32, shared>
+// CHECK-LABEL: func.func @partial_write
+// CHECK-SAME:  tile.shared_memory_bytes = 12288 : i64
+// CHECK:      tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+// CHECK:      scf.for
+// CHECK:        tile.alloc {offset = 8192 : i64} : !tile.buffer<32x32xf32, shared>
+func.func @no_whole_write(%pa: !tile.ptr<f16>, %pf: !tile.ptr<f32>, %n: i32, %p: i1) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %F = tile.view %pf[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared>
+  scf.for %i = %c0 to %m step %c1 {
+    scf.if %p {
+      tile.copy %A[%i, %c0] to %a : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    }
+    tile.copy %a to %A[%c0, %i] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+    %b = tile.alloc : !tile.buffer<32x32xf32, shared>
+    tile.copy %F[%i, %c0] to %b : !tile.buffer<?x?xf32, global> to !tile.buffer<32x32xf32, shared>
+    tile.copy %b to %F[%c0, %i] : !tile.buffer<32x32xf32, shared> to !tile.buffer<?x?xf32, global>
+  }
+  return
+}
+func.func @partial_write(%pa: !tile.ptr<f16>, %pf: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %F = tile.view %pf[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %r = tile.alloc : !tile.buffer<16x64xf32, fragment>
+  scf.for %i = %c0 to %m step %c1 {
+    tile.copy %r to %a[%c0, %c0] : !tile.buffer<16x64xf32, fragment> to !tile.buffer<64x64xf16, shared>
+    tile.copy %a to %A[%c0, %i] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+    %b = tile.alloc : !tile.buffer<32x32xf32, shared>
+    tile.copy %F[%i, %c0] to %b : !tile.buffer<?x?xf32, global> to !tile.buffer<32x32xf32, shared>
+    tile.copy %b to %F[%c0, %i] : !tile.buffer<32x32xf32, shared> to !tile.buffer<?x?xf32, global>
+  }
+  return
+}
+
+// -----
+
+// A cp.async whose tile the body never reads again writes until some later
+// wait: its generation cannot end at the copy, so %a stays live through
+// the loop.
+
+// CHECK-LABEL: func.func @unread_async_copy
+// CHECK-SAME:  tile.shared_memory_bytes = 12288 : i64
+// CHECK:      tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+// CHECK:      scf.for
+// CHECK:        tile.alloc {offset = 8192 : i64} : !tile.buffer<32x32xf32, shared>
+func.func @unread_async_copy(%pa: !tile.ptr<f16>, %pf: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %F = tile.view %pf[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared>
+  scf.for %i = %c0 to %m step %c1 {
+    tile.async_copy %A[%i, %c0] to %a {masked} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.async_commit
+    %b = tile.alloc : !tile.buffer<32x32xf32, shared>
+    tile.copy %F[%i, %c0] to %b : !tile.buffer<?x?xf32, global> to !tile.buffer<32x32xf32, shared>
+    tile.copy %b to %F[%c0, %i] : !tile.buffer<32x32xf32, shared> to !tile.buffer<?x?xf32, global>
+  }
+  tile.async_wait {pending = 0}
   return
 }
 
@@ -133,7 +282,8 @@ func.func @no_loop(%pa: !tile.ptr<f16>, %pf: !tile.ptr<f32>, %n: i32) attributes
 
 // -----
 
-// tile.for (before tile-pipeline) counts as a loop too.
+// tile.for (before tile-pipeline) counts as a loop too (%a read before the
+// body writes it: live through the loop).
 
 // CHECK-LABEL: func.func @live_through_tile_for
 // CHECK-SAME:  tile.shared_memory_bytes = 12288 : i64
@@ -148,8 +298,8 @@ func.func @live_through_tile_for(%pa: !tile.ptr<f16>, %pf: !tile.ptr<f32>, %n: i
   %F = tile.view %pf[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
   %a = tile.alloc : !tile.buffer<64x64xf16, shared>
   tile.for %i = %c0 to %m step %c1 stages 1 {
-    tile.copy %A[%i, %c0] to %a : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
     tile.copy %a to %A[%c0, %i] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+    tile.copy %A[%i, %c0] to %a : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
     %b = tile.alloc : !tile.buffer<32x32xf32, shared>
     tile.copy %F[%i, %c0] to %b : !tile.buffer<?x?xf32, global> to !tile.buffer<32x32xf32, shared>
     tile.copy %b to %F[%c0, %i] : !tile.buffer<32x32xf32, shared> to !tile.buffer<?x?xf32, global>

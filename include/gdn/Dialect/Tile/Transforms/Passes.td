@@ -305,7 +305,14 @@ def TilePlanSharedMemory : Pass<"tile-plan-shared-memory", "::mlir::func::FuncOp
 
     A buffer is live from its allocation to its last use in program order;
     a use inside a loop keeps it live until the end of that loop (the next
-    iteration may read it again). Buffers whose live ranges overlap get
+    iteration may read it again), unless the loop body overwrites the whole
+    buffer (a copy into all of it, a fill; not under a condition): then
+    each such write starts a generation that lives to its last use before
+    the next one, and only where the body reads the buffer before its first
+    whole write does the last generation live to the end of the loop (and
+    the buffer from its allocation to that read). So a buffer prefetched
+    late in an iteration for the next one shares bytes with the buffers
+    that live between its last read and the prefetch. Buffers whose live ranges overlap get
     disjoint byte ranges; others may share bytes. Buffers are placed
     largest first at the lowest offset that fits, aligned to 1024 bytes for
     swizzled buffers (the 128-byte swizzle pattern repeats every 1024 bytes,
