@@ -88,18 +88,17 @@ loopGenerations(Operation *loop, int64_t allocAt, int64_t beforeLoopEnd,
   // write.
   SmallVector<std::pair<Operation *, bool>> events;
   for (Operation &op : body) {
-    bool any = false, whole = false;
+    // An op that uses the buffer once, as the whole write itself.
+    int n = 0;
+    bool whole = false;
     for (auto [user, v] : uses) {
       if (!op.isAncestor(user))
         continue;
-      any = true;
+      ++n;
       whole = user == &op && isWholeWrite(user, buffer);
     }
-    if (!any)
-      continue;
-    // An op with several uses is a whole write only if its one use is.
-    int n = llvm::count_if(uses, [&](auto u) { return op.isAncestor(u.first); });
-    events.push_back({&op, whole && n == 1});
+    if (n > 0)
+      events.push_back({&op, whole && n == 1});
   }
   SmallVector<std::pair<int64_t, int64_t>, 2> live;
   bool killed = false, exposed = false;
