@@ -55,20 +55,25 @@ constexpr llvm::StringLiteral kLoopMarker = "gdn.loop_body_marker";
 /// top of its body; after the conversion, the branch that closes the loop
 /// (a back edge to a block that dominates the marker, from a block the
 /// marker dominates) takes the annotation, as LLVM expects it on the latch.
+/// Loops of the module's tile kernels only (the functions it converts).
 SmallVector<std::pair<Operation *, LLVM::LoopAnnotationAttr>>
 markAnnotatedLoops(gpu::GPUModuleOp gpuModule) {
   SmallVector<std::pair<Operation *, LLVM::LoopAnnotationAttr>> marks;
-  gpuModule.walk([&](scf::ForOp forOp) {
-    auto annotation =
-        forOp->getAttrOfType<LLVM::LoopAnnotationAttr>(kLoopAnnotation);
-    if (!annotation)
-      return;
-    OpBuilder b = OpBuilder::atBlockBegin(forOp.getBody());
-    Operation *marker = b.create<LLVM::ConstantOp>(
-        forOp.getLoc(), b.getI32Type(), b.getI32IntegerAttr(0));
-    marker->setAttr(kLoopMarker, b.getUnitAttr());
-    marks.push_back({marker, annotation});
-  });
+  for (Operation &op : gpuModule.getBody()->getOperations()) {
+    if (!isTileKernel(op))
+      continue;
+    op.walk([&](scf::ForOp forOp) {
+      auto annotation =
+          forOp->getAttrOfType<LLVM::LoopAnnotationAttr>(kLoopAnnotation);
+      if (!annotation)
+        return;
+      OpBuilder b = OpBuilder::atBlockBegin(forOp.getBody());
+      Operation *marker = b.create<LLVM::ConstantOp>(
+          forOp.getLoc(), b.getI32Type(), b.getI32IntegerAttr(0));
+      marker->setAttr(kLoopMarker, b.getUnitAttr());
+      marks.push_back({marker, annotation});
+    });
+  }
   return marks;
 }
 
