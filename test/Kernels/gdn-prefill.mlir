@@ -76,12 +76,13 @@
 // are swizzled.
 // LAYOUT-PREP-LABEL: func.func @gdn_chunk_prep_f16
 // LAYOUT-PREP: tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
-// LAYOUT-PREP: tile.alloc : !tile.buffer<8x8xf32, fragment, #tile.blocked<vector = 4>>
-// LAYOUT-PREP: tile.alloc : !tile.buffer<8xf32, shared>
-// LAYOUT-PREP-NEXT: tile.reduce add
-// LAYOUT-PREP: tile.alloc : !tile.buffer<64x16xf32, fragment, #tile.blocked<vector = 4>>
-// LAYOUT-PREP: tile.alloc : !tile.buffer<64xf32, shared>
-// LAYOUT-PREP-NEXT: tile.reduce add
+// The cumsum's g: the scan's layout (64 tokens, two per lane of the first
+// warp), which the gate map on it shares; no reduction in the prep.
+// LAYOUT-PREP: %[[G:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
+// LAYOUT-PREP-NEXT: tile.copy %{{.*}} to %[[G]] {masked} : !tile.buffer<?xf32, global> to !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
+// LAYOUT-PREP: tile.map indexed ins(%[[G]] : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>)
+// LAYOUT-PREP: tile.scan add %[[G]], %[[G]] : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
+// LAYOUT-PREP-NOT: tile.reduce
 // LAYOUT-PREP: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
 // LAYOUT-LABEL: func.func @gdn_chunk_fwd_f16
 // LAYOUT: tile.alloc : !tile.buffer<128x16xf32, fragment, #tile.mma<warps = [4, 1]>>
@@ -99,21 +100,23 @@
 // PIPE: tile.async_commit
 
 // The shared-memory plan: sizes recorded on the kernels (prep: 36224 bytes,
-// six blocks per SM with its 80 registers; its reductions' scratch is one
-// f32 per row; L0's rows padded by 4 words, the inverse's by 8).
+// six blocks per SM with its 80 registers; L0's rows padded by 4 words, the
+// inverse's by 8).
 // PLAN-PREP-LABEL: func.func @gdn_chunk_prep_f16
 // PLAN-PREP-SAME: tile.shared_memory_bytes = 36224
 // PLAN-LABEL: func.func @gdn_chunk_fwd_f16
 // PLAN-SAME: tile.shared_memory_bytes = 111104
 // PLAN: tile.alloc {offset = 0 : i64} : !tile.buffer<2x64x128xf16, shared, #tile.swizzle<128>>
 
-// Barriers: the scratch of the cumsum's second reduce reuses the bytes of
-// g, read by the map before it, so a barrier separates them.
+// Barriers: the cumsum runs in registers (tile.scan) with none before the
+// one that waits for K; gamma leaves through shared memory after it.
 // BAR-LABEL: func.func @gdn_chunk_prep_f16
-// BAR: tile.map indexed outs
-// BAR: tile.map indexed outs
-// BAR: tile.barrier
-// BAR-NEXT: tile.reduce add
+// BAR: tile.scan add
+// BAR-NEXT: tile.alloc
+// BAR-NEXT: tile.copy %{{.*}} : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>> to !tile.buffer<64xf32, shared>
+// BAR-NEXT: tile.async_wait {pending = 0 : i64}
+// BAR-NEXT: tile.barrier
+// BAR-NEXT: tile.copy %{{.*}} {layout = #tile.blocked<vector = 1>, masked} : !tile.buffer<64xf32, shared> to !tile.buffer<?xf32, global>
 
 // PREP: kernel = gdn_chunk_prep_f16
 // PREP: shared_bytes = 36224

@@ -2,8 +2,8 @@
 //
 // tile.fill stores a scalar into every register, tile.map inlines its body
 // once per register (with the register's coordinates for indexed bodies),
-// tile.reduce goes through its shared scratch in a fixed order, and math.exp
-// becomes ex2.approx.ftz.
+// tile.reduce goes through its shared scratch in a fixed order, tile.scan
+// through warp shuffles, and math.exp becomes ex2.approx.ftz.
 //
 //===----------------------------------------------------------------------===//
 
@@ -117,13 +117,23 @@ struct ReduceLowering : TilePattern<ReduceOp> {
   LogicalResult
   matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!op.getScratch())
-      return op.emitOpError("has no scratch buffer; run tile-assign-layouts "
-                            "first");
     if (failed(requireLayouts(op, {op.getSource(), op.getDest()})))
       return failure();
-    auto scratchT = cast<BufferType>(op.getScratch().getType());
     auto dstT = cast<BufferType>(op.getDest().getType());
+    if (!op.getScratch()) {
+      // One row on one lane group: every lane of the group ends the
+      // butterfly with the result and thread 0, the destination's owner, is
+      // one of them.
+      std::optional<int64_t> lanes = ReduceOp::getInWarpLanes(
+          cast<BufferType>(op.getSource().getType()), op.getDim());
+      if (!lanes || dstT.getShape()[0] != 1)
+        return op.emitOpError("has no scratch buffer; run tile-assign-layouts "
+                              "first");
+      lowerInWarp(op, adaptor, rewriter, *lanes);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    auto scratchT = cast<BufferType>(op.getScratch().getType());
     if (scratchT.getShape() == dstT.getShape()) {
       std::optional<int64_t> lanes = ReduceOp::getInWarpLanes(
           cast<BufferType>(op.getSource().getType()), op.getDim());
@@ -154,13 +164,14 @@ private:
   }
 
   /// Rows of `lanes` lanes: vectors in order, a butterfly, one store per
-  /// row, the barrier, the destination's loads.
+  /// row, the barrier, the destination's loads. Without a scratch (a single
+  /// row, held by lanes 0 .. lanes - 1): the butterfly's result goes
+  /// straight into the destination's one register, no barrier.
   static void lowerInWarp(ReduceOp op, OpAdaptor adaptor,
                           ConversionPatternRewriter &rewriter,
                           int64_t lanes) {
     auto srcT = cast<BufferType>(op.getSource().getType());
     auto dstT = cast<BufferType>(op.getDest().getType());
-    auto scratchT = cast<BufferType>(op.getScratch().getType());
     Location loc = op.getLoc();
     Idx ix(rewriter, loc);
     Type f32 = rewriter.getF32Type();
@@ -195,6 +206,12 @@ private:
         partial = combine(op, rewriter, partial, other);
       }
     }
+    if (!op.getScratch()) {
+      // A single row (see matchAndRewrite): straight into the destination.
+      dst.store(ix, 0, partials.front());
+      return;
+    }
+    auto scratchT = cast<BufferType>(op.getScratch().getType());
     emitGuarded(rewriter, loc, leader, [&](OpBuilder &) {
       for (auto [run, partial] : llvm::zip(runs, partials))
         emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
@@ -307,6 +324,81 @@ Value emitLog1p(OpBuilder &b, Location loc, Value t) {
   return b.create<LLVM::SelectOp>(loc, small, acc, lg);
 }
 
+/// tile.scan in registers and warp shuffles (the layout keeps all n / v
+/// vectors on the first lanes of warp 0, one per lane): each lane scans its
+/// vector in index order; an inclusive Kogge-Stone scan of the lanes' totals
+/// (round m: lane l >= m combines lane l - m's running value on the left of
+/// its own); lane l > 0 then combines the inclusive total of lane l - 1 on
+/// the left of each of its elements. Lanes past the last vector (and the
+/// other warps) compute on values nobody reads: an owner only ever pulls
+/// from lanes below it, which are owners.
+struct ScanLowering : TilePattern<ScanOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(ScanOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireLayouts(op, {op.getSource(), op.getDest()})))
+      return failure();
+    auto srcT = cast<BufferType>(op.getSource().getType());
+    auto blocked = dyn_cast<BlockedLayoutAttr>(srcT.getLayout());
+    int64_t n = srcT.getShape()[0];
+    int64_t numThreads = numThreadsOf(op);
+    if (!blocked || n % blocked.getVector() != 0 ||
+        n > 32 * blocked.getVector() || numThreads < 32)
+      return op.emitOpError("needs a blocked layout whose vectors fit the "
+                            "first warp");
+    int64_t v = blocked.getVector(), owners = n / v;
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    Type f32 = rewriter.getF32Type();
+    Regs src{adaptor.getSource(), f32}, dst{adaptor.getDest(), f32};
+    auto combine = [&](Value x, Value y) -> Value {
+      switch (op.getKind()) {
+      case ReduceKind::Add:
+        return rewriter.create<LLVM::FAddOp>(loc, x, y);
+      case ReduceKind::Max:
+        return rewriter.create<LLVM::MaxNumOp>(loc, x, y);
+      case ReduceKind::Min:
+        return rewriter.create<LLVM::MinNumOp>(loc, x, y);
+      }
+      llvm_unreachable("unknown scan kind");
+    };
+    // Within the lane's vector.
+    SmallVector<Value> run;
+    for (int64_t i = 0; i < v; ++i) {
+      Value x = src.load(ix, i);
+      run.push_back(i == 0 ? x : combine(run.back(), x));
+    }
+    Value lane = ix.rem(ix.tid(), 32);
+    Value fullMask = ix.c32(-1), noClamp = ix.c32(0);
+    auto shflUp = [&](Value x, int64_t m) -> Value {
+      return rewriter.create<NVVM::ShflOp>(loc, f32, fullMask, x, ix.c32(m),
+                                           noClamp, NVVM::ShflKind::up,
+                                           UnitAttr());
+    };
+    // Across the lanes: inclusive totals.
+    Value total = run.back();
+    for (int64_t m = 1; m < owners; m *= 2) {
+      Value left = shflUp(total, m);
+      Value has = rewriter.create<LLVM::ICmpOp>(
+          loc, LLVM::ICmpPredicate::uge, lane, ix.c(m));
+      total = rewriter.create<LLVM::SelectOp>(loc, has, combine(left, total),
+                                              total);
+    }
+    if (owners > 1) {
+      Value prefix = shflUp(total, 1);
+      Value first = ix.ult(lane, ix.c(1));
+      for (Value &x : run)
+        x = rewriter.create<LLVM::SelectOp>(loc, first, x,
+                                            combine(prefix, x));
+    }
+    for (int64_t i = 0; i < v; ++i)
+      dst.store(ix, i, run[i]);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// An f32 math op by one of the emitters above (NVPTX cannot select
 /// llvm.intr.exp / log / log1p, which MathToLLVM would produce).
 template <typename OpTy, Value (*Emit)(OpBuilder &, Location, Value)>
@@ -326,7 +418,8 @@ struct F32MathLowering : ConvertOpToLLVMPattern<OpTy> {
 
 void populateElementwiseToNVVMPatterns(LLVMTypeConverter &converter,
                                        RewritePatternSet &patterns) {
-  patterns.add<FillLowering, MapLowering, ReduceLowering>(converter);
+  patterns.add<FillLowering, MapLowering, ReduceLowering, ScanLowering>(
+      converter);
   // Preferred over MathToLLVM's intrinsics, which NVPTX cannot select.
   patterns.add<F32MathLowering<math::ExpOp, emitExp>,
                F32MathLowering<math::LogOp, emitLog>,

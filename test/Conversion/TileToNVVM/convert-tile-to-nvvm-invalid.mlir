@@ -6,3 +6,19 @@
 func.func @k() attributes {tile.kernel, tile.num_warps = 4 : i64} {
   return
 }
+
+// -----
+
+// Only a single row on one lane group goes without a scratch.
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+func.func @reduce_rows_no_scratch() attributes {tile.kernel, tile.num_warps = 2 : i64} {
+  %src = tile.alloc : !tile.buffer<2x64xf32, fragment, #tile.blocked<vector = 4>>
+  %dst = tile.alloc : !tile.buffer<2xf32, fragment, #tile.blocked<vector = 1>>
+  // expected-error @below {{has no scratch buffer; run tile-assign-layouts first}}
+  // expected-error @below {{failed to legalize operation 'tile.reduce'}}
+  tile.reduce max %src, %dst {dim = 1 : i64} : !tile.buffer<2x64xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<2xf32, fragment, #tile.blocked<vector = 1>>
+  return
+}
+}
+}

@@ -1287,6 +1287,88 @@ func.func @reduce_in_warp() attributes {tile.kernel, tile.num_warps = 2 : i64, t
 
 // -----
 
+// A single row without a scratch: 16 lanes of 4, the butterfly (m = 1, 2,
+// 4, 8), the result straight into the destination's register; no shared
+// memory, no barrier.
+// CHECK-LABEL: llvm.func @reduce_one_row
+// CHECK-NOT:     nvvm.barrier0
+// CHECK-COUNT-4: nvvm.shfl.sync  bfly
+// CHECK-NOT:     nvvm.shfl.sync
+// CHECK:         %[[R:.*]] = llvm.intr.maxnum
+// CHECK:         llvm.store %[[R]], %{{.*}} : f32, !llvm.ptr{{$}}
+// CHECK-NOT:     !llvm.ptr<3>
+// CHECK-NOT:     nvvm.barrier0
+// CHECK:         llvm.return
+func.func @reduce_one_row() attributes {tile.kernel, tile.num_warps = 2 : i64} {
+  %src = tile.alloc : !tile.buffer<1x64xf32, fragment, #tile.blocked<vector = 4>>
+  %dst = tile.alloc : !tile.buffer<1xf32, fragment, #tile.blocked<vector = 1>>
+  tile.reduce max %src, %dst {dim = 1 : i64} : !tile.buffer<1x64xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<1xf32, fragment, #tile.blocked<vector = 1>>
+  return
+}
+
+// -----
+
+// tile.scan on 64 elements, two per lane of the first warp: the lane's pair
+// (x0, x0 + x1), five Kogge-Stone rounds over shfl.up (lane >= m combines
+// lane l - m's total on the left), then the inclusive total of lane l - 1
+// on the left of both elements (lane 0 keeps its own). Registers only: no
+// shared memory, no barrier.
+// CHECK-LABEL: llvm.func @scan_add
+// CHECK-NOT:     nvvm.barrier0
+// CHECK:         %[[X0:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK:         %[[X1:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[R1:.*]] = llvm.fadd %[[X0]], %[[X1]] : f32
+// CHECK:         %[[LANE:.*]] = llvm.urem %{{.*}}, %{{.*}} : i64
+// CHECK:         %[[U1:.*]] = nvvm.shfl.sync  up %{{.*}}, %[[R1]], %{{.*}}, %{{.*}} : f32 -> f32
+// CHECK:         %[[H1:.*]] = llvm.icmp "uge" %[[LANE]], %{{.*}} : i64
+// CHECK-NEXT:    %[[A1:.*]] = llvm.fadd %[[U1]], %[[R1]] : f32
+// CHECK-NEXT:    %[[T1:.*]] = llvm.select %[[H1]], %[[A1]], %[[R1]] : i1, f32
+// CHECK-COUNT-4: nvvm.shfl.sync  up
+// CHECK:         %[[T5:.*]] = llvm.select %{{.*}} : i1, f32
+// CHECK:         %[[P:.*]] = nvvm.shfl.sync  up %{{.*}}, %[[T5]], %{{.*}}, %{{.*}} : f32 -> f32
+// CHECK:         %[[FIRST:.*]] = llvm.icmp "ult" %[[LANE]], %{{.*}} : i64
+// CHECK-NEXT:    %[[Y0:.*]] = llvm.fadd %[[P]], %[[X0]] : f32
+// CHECK-NEXT:    %[[O0:.*]] = llvm.select %[[FIRST]], %[[X0]], %[[Y0]] : i1, f32
+// CHECK-NEXT:    %[[Y1:.*]] = llvm.fadd %[[P]], %[[R1]] : f32
+// CHECK-NEXT:    %[[O1:.*]] = llvm.select %[[FIRST]], %[[R1]], %[[Y1]] : i1, f32
+// CHECK:         llvm.store %[[O0]]
+// CHECK:         llvm.store %[[O1]]
+// CHECK-NOT:     nvvm.shfl.sync
+// CHECK-NOT:     nvvm.barrier0
+// CHECK:         llvm.return
+func.func @scan_add() attributes {tile.kernel, tile.num_warps = 2 : i64} {
+  %g = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
+  tile.scan add %g, %g : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>> -> !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
+  return
+}
+
+// -----
+
+// One element per lane (32 on one warp): the rounds and the final shuffle,
+// with max as the combiner; 4 lanes of 8 take two rounds.
+// CHECK-LABEL: llvm.func @scan_max
+// CHECK-COUNT-5: nvvm.shfl.sync  up
+// CHECK:         llvm.intr.maxnum
+// CHECK:         nvvm.shfl.sync  up
+// CHECK-NOT:     nvvm.shfl.sync
+// CHECK-LABEL: llvm.func @scan_min_short
+// CHECK-COUNT-2: nvvm.shfl.sync  up
+// CHECK:         nvvm.shfl.sync  up
+// CHECK-NOT:     nvvm.shfl.sync
+// CHECK:         llvm.return
+func.func @scan_max() attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %g = tile.alloc : !tile.buffer<32xf32, fragment, #tile.blocked<vector = 1>>
+  tile.scan max %g, %g : !tile.buffer<32xf32, fragment, #tile.blocked<vector = 1>> -> !tile.buffer<32xf32, fragment, #tile.blocked<vector = 1>>
+  return
+}
+func.func @scan_min_short() attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %g = tile.alloc : !tile.buffer<32xf32, fragment, #tile.blocked<vector = 8>>
+  tile.scan min %g, %g : !tile.buffer<32xf32, fragment, #tile.blocked<vector = 8>> -> !tile.buffer<32xf32, fragment, #tile.blocked<vector = 8>>
+  return
+}
+
+// -----
+
 // zero_init (tile-fold-zero-init): C = A x B. On the wgmma engine the first
 // k-step does not accumulate (scale-d zero) and takes an undefined
 // accumulator, the others accumulate.

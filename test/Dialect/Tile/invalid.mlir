@@ -1123,3 +1123,51 @@ func.func @tril_diag_lower_only_packed(%a: !tile.buffer<32x32xf32, shared>) {
   tile.tril_inverse_diag %a, %a {packed, lower_only} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
   return
 }
+
+// -----
+
+func.func @scan_rank(%a: !tile.buffer<8x8xf32, fragment>) {
+  // expected-error @below {{scans a 1-D fragment into one of the same shape, got 8x8 -> 8x8}}
+  tile.scan add %a, %a : !tile.buffer<8x8xf32, fragment> -> !tile.buffer<8x8xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @scan_shape(%a: !tile.buffer<64xf32, fragment>, %b: !tile.buffer<32xf32, fragment>) {
+  // expected-error @below {{scans a 1-D fragment into one of the same shape, got 64 -> 32}}
+  tile.scan add %a, %b : !tile.buffer<64xf32, fragment> -> !tile.buffer<32xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @scan_type(%a: !tile.buffer<64xf16, fragment>) {
+  // expected-error @below {{scans are on f32 fragments}}
+  tile.scan add %a, %a : !tile.buffer<64xf16, fragment> -> !tile.buffer<64xf16, fragment>
+  return
+}
+
+// -----
+
+func.func @scan_shared(%a: !tile.buffer<64xf32, shared>) {
+  // expected-error @below {{source and destination must be fragments}}
+  tile.scan add %a, %a : !tile.buffer<64xf32, shared> -> !tile.buffer<64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @scan_layouts(%a: !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>, %b: !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>) {
+  // expected-error @below {{source and destination must have one layout}}
+  tile.scan add %a, %b : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>> -> !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
+  return
+}
+
+// -----
+
+func.func @scan_wide(%a: !tile.buffer<128xf32, fragment, #tile.blocked<vector = 2>>) {
+  // expected-error @below {{needs a #tile.blocked layout whose vectors fit one warp (vector dividing 128 and 32 x vector >= 128), got #tile.blocked<vector = 2>}}
+  tile.scan add %a, %a : !tile.buffer<128xf32, fragment, #tile.blocked<vector = 2>> -> !tile.buffer<128xf32, fragment, #tile.blocked<vector = 2>>
+  return
+}

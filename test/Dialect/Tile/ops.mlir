@@ -166,3 +166,14 @@ func.func @shared_subtile(%s: !tile.buffer<64x128xf16, shared, #tile.swizzle<128
   tile.copy %f to %s[%c16, %c0] : !tile.buffer<16x128xf32, fragment> to !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @scan
+// CHECK: tile.scan add %[[G:.*]], %[[G]] : !tile.buffer<64xf32, fragment> -> !tile.buffer<64xf32, fragment>
+// CHECK: tile.scan max %{{.*}}, %{{.*}} : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>> -> !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
+func.func @scan(%g: !tile.buffer<64xf32, fragment>, %a: !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>, %b: !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>) {
+  tile.scan add %g, %g : !tile.buffer<64xf32, fragment> -> !tile.buffer<64xf32, fragment>
+  tile.scan max %a, %b : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>> -> !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
+  return
+}

@@ -585,6 +585,43 @@ LogicalResult ReduceOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// ScanOp
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> ScanOp::chooseVector(int64_t n) {
+  int64_t v = 1;
+  while (32 * v < n)
+    v *= 2;
+  if (n <= 0 || n % v != 0)
+    return std::nullopt;
+  return v;
+}
+
+LogicalResult ScanOp::verify() {
+  auto src = cast<BufferType>(getSource().getType());
+  auto dst = cast<BufferType>(getDest().getType());
+  if (!src.isFragment() || !dst.isFragment())
+    return emitOpError("source and destination must be fragments");
+  if (src.getRank() != 1 || dst.getShape() != src.getShape())
+    return emitOpError("scans a 1-D fragment into one of the same shape, got ")
+           << shapeStr(src.getShape()) << " -> " << shapeStr(dst.getShape());
+  if (!src.getElementType().isF32() || !dst.getElementType().isF32())
+    return emitOpError("scans are on f32 fragments");
+  if (src.getLayout() != dst.getLayout())
+    return emitOpError("source and destination must have one layout");
+  if (Attribute layout = src.getLayout()) {
+    auto blocked = dyn_cast<BlockedLayoutAttr>(layout);
+    int64_t n = src.getShape()[0];
+    if (!blocked || n % blocked.getVector() != 0 ||
+        n > 32 * blocked.getVector())
+      return emitOpError("needs a #tile.blocked layout whose vectors fit one "
+                         "warp (vector dividing ")
+             << n << " and 32 x vector >= " << n << "), got " << layout;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ForOp
 //===----------------------------------------------------------------------===//
 

@@ -179,6 +179,11 @@ void AssignLayoutsPass::runOnOperation() {
     if (cast<BufferType>(alloc.getType()).isFragment())
       classes.insert(alloc.getResult());
   });
+  // A scan's source and destination share one layout too.
+  func.walk([&](ScanOp scan) {
+    if (classes.contains(scan.getSource()) && classes.contains(scan.getDest()))
+      classes.unionSets(scan.getSource(), scan.getDest());
+  });
   func.walk([&](MapOp map) {
     Value first;
     for (Value v : map->getOperands()) {
@@ -277,6 +282,48 @@ void AssignLayoutsPass::runOnOperation() {
                                            : MmaEngine::MmaSync);
     if (failed(setClassLayout(c, layout, gemm)) ||
         failed(shareWithA(gemm, layout)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return signalPassFailure();
+
+  // A scan's fragments: blocked, their vectors on the first lanes of one
+  // warp (n <= 32 v), so that the lowering needs shuffles only.
+  result = func.walk([&](ScanOp scan) {
+    auto type = cast<BufferType>(scan.getSource().getType());
+    int64_t n = type.getShape()[0];
+    for (Value operand : {scan.getSource(), scan.getDest()}) {
+      if (!classes.contains(operand)) {
+        scan.emitOpError("operands must be tile.alloc fragments");
+        return WalkResult::interrupt();
+      }
+    }
+    // A layout the class already has (written in the kernel, or an mma
+    // accumulator's) must be one the lowering takes.
+    auto it = classLayout.find(classes.getLeaderValue(scan.getSource()));
+    if (it != classLayout.end()) {
+      auto blocked = dyn_cast<BlockedLayoutAttr>(it->second);
+      if (blocked && n % blocked.getVector() == 0 &&
+          n <= 32 * blocked.getVector())
+        return WalkResult::advance();
+      scan.emitOpError("operands have the layout ")
+          << it->second
+          << ", which does not put them on one warp (a #tile.blocked with "
+             "32 x vector >= "
+          << n << ")";
+      return WalkResult::interrupt();
+    }
+    std::optional<int64_t> v = ScanOp::chooseVector(n);
+    if (!v) {
+      scan.emitOpError("cannot lay out a scan of ")
+          << type.getShape()[0]
+          << " elements on one warp (needs a power-of-two vector v dividing "
+             "it with 32 v >= it)";
+      return WalkResult::interrupt();
+    }
+    if (failed(setClassLayout(scan.getSource(),
+                              BlockedLayoutAttr::get(ctx, *v), scan)))
       return WalkResult::interrupt();
     return WalkResult::advance();
   });
@@ -526,6 +573,12 @@ void AssignLayoutsPass::runOnOperation() {
     OpBuilder b(reduce);
     if (ReduceOp::getInWarpLanes(src, reduce.getDim())) {
       auto dst = cast<BufferType>(reduce.getDest().getType());
+      // A single row needs none: the butterfly leaves its result on the
+      // destination's owner, thread 0, too.
+      if (dst.getShape()[0] == 1) {
+        ++numInWarpReductions;
+        return;
+      }
       Value scratch = b.create<AllocOp>(
           reduce.getLoc(),
           BufferType::get(dst.getShape(), b.getF32Type(), MemorySpace::Shared),

@@ -259,8 +259,9 @@ void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
     }
     state.clearSync();
   }
-  if (isa<ReduceOp>(op)) {
-    // Its lowering ends with a barrier.
+  if (auto reduce = dyn_cast<ReduceOp>(op); reduce && reduce.getScratch()) {
+    // Its lowering ends with a barrier (a reduction without a scratch, one
+    // row in one warp, has none).
     state.clearSync();
     return;
   }

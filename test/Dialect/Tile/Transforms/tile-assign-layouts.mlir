@@ -619,3 +619,93 @@ func.func @pad_register_tiles(%p: !tile.ptr<f32>, %i: index)
   tile.copy %fh to %h : !tile.buffer<64x64xf16, fragment> to !tile.buffer<64x64xf16, shared>
   return
 }
+
+// -----
+
+// A single row held by one lane group needs no scratch: the butterfly
+// leaves the result on thread 0, the destination's owner. Two rows do.
+// CHECK-LABEL: func.func @reduce_one_row
+// CHECK-NEXT: tile.alloc : !tile.buffer<1x64xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK-NEXT: tile.alloc : !tile.buffer<1xf32, fragment, #tile.blocked<vector = 1>>
+// CHECK-NEXT: tile.reduce max %{{.*}}, %{{.*}} {dim = 1 : i64} : !tile.buffer<1x64xf32
+// CHECK:      tile.alloc : !tile.buffer<2xf32, shared>
+// CHECK-NEXT: tile.reduce max %{{.*}}, %{{.*}} scratch(
+func.func @reduce_one_row() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %a = tile.alloc : !tile.buffer<1x64xf32, fragment>
+  %r = tile.alloc : !tile.buffer<1xf32, fragment>
+  tile.reduce max %a, %r {dim = 1 : i64} : !tile.buffer<1x64xf32, fragment> -> !tile.buffer<1xf32, fragment>
+  %b = tile.alloc : !tile.buffer<2x64xf32, fragment>
+  %rb = tile.alloc : !tile.buffer<2xf32, fragment>
+  tile.reduce max %b, %rb {dim = 1 : i64} : !tile.buffer<2x64xf32, fragment> -> !tile.buffer<2xf32, fragment>
+  return
+}
+
+// -----
+
+// A scan's fragments (and what shares a class with them: the map on its
+// input) get the blocked layout with the smallest power-of-two vector that
+// puts them on one warp: 64 elements, two per lane; 32, one; 96, four on 24
+// lanes.
+// CHECK-LABEL: func.func @scan_layouts
+// CHECK: %[[A:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
+// CHECK: %[[B:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
+// CHECK: %[[C:.*]] = tile.alloc : !tile.buffer<32xf32, fragment, #tile.blocked<vector = 1>>
+// CHECK: %[[D:.*]] = tile.alloc : !tile.buffer<96xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK: %[[E:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
+func.func @scan_layouts() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %a = tile.alloc : !tile.buffer<64xf32, fragment>
+  %b = tile.alloc : !tile.buffer<64xf32, fragment>
+  %c = tile.alloc : !tile.buffer<32xf32, fragment>
+  %d = tile.alloc : !tile.buffer<96xf32, fragment>
+  %e = tile.alloc : !tile.buffer<64xf32, fragment>
+  tile.map ins(%e : !tile.buffer<64xf32, fragment>) outs(%a : !tile.buffer<64xf32, fragment>) {
+  ^bb0(%x: f32):
+    tile.yield %x : f32
+  }
+  tile.scan add %a, %b : !tile.buffer<64xf32, fragment> -> !tile.buffer<64xf32, fragment>
+  tile.scan max %c, %c : !tile.buffer<32xf32, fragment> -> !tile.buffer<32xf32, fragment>
+  tile.scan min %d, %d : !tile.buffer<96xf32, fragment> -> !tile.buffer<96xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @scan_odd() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %a = tile.alloc : !tile.buffer<33xf32, fragment>
+  // expected-error @below {{'tile.scan' op cannot lay out a scan of 33 elements on one warp (needs a power-of-two vector v dividing it with 32 v >= it)}}
+  tile.scan add %a, %a : !tile.buffer<33xf32, fragment> -> !tile.buffer<33xf32, fragment>
+  return
+}
+
+// -----
+
+// A layout the class already has is kept where the lowering takes it (the
+// map's preset vector of 4: 64 elements on 16 lanes) ...
+// CHECK-LABEL: func.func @scan_preset
+// CHECK: tile.scan add %{{.*}}, %{{.*}} : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
+func.func @scan_preset() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %p = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
+  %a = tile.alloc : !tile.buffer<64xf32, fragment>
+  tile.map ins(%p : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>) outs(%a : !tile.buffer<64xf32, fragment>) {
+  ^bb0(%x: f32):
+    tile.yield %x : f32
+  }
+  tile.scan add %a, %a : !tile.buffer<64xf32, fragment> -> !tile.buffer<64xf32, fragment>
+  return
+}
+
+// -----
+
+// ... and rejected where it does not (one element per thread: 64 on two
+// warps; a gemm accumulator's mma layout).
+func.func @scan_preset_wide() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %p = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
+  %a = tile.alloc : !tile.buffer<64xf32, fragment>
+  tile.map ins(%p : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>) outs(%a : !tile.buffer<64xf32, fragment>) {
+  ^bb0(%x: f32):
+    tile.yield %x : f32
+  }
+  // expected-error @below {{'tile.scan' op operands have the layout #tile.blocked<vector = 1>, which does not put them on one warp (a #tile.blocked with 32 x vector >= 64)}}
+  tile.scan add %a, %a : !tile.buffer<64xf32, fragment> -> !tile.buffer<64xf32, fragment>
+  return
+}

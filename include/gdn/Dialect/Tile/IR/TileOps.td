@@ -587,7 +587,10 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
       each lane combines its vector in index order, the g lanes combine
       their partials in a butterfly of warp shuffles (lane l with lane
       l ^ m, m = 1, 2, .., g / 2), and one lane per row writes the result;
-      the order depends only on the row length and the vector;
+      the order depends only on the row length and the vector; a single
+      row (`[1, N]` into `[1]`) needs no scratch at all: every lane of the
+      group, thread 0 among them, ends the butterfly with the result, which
+      goes straight into the destination (no shared memory, no barrier);
     - any other reduction gets a scratch of the source's shape `[M, N]`
       (row-major or `#tile.padded`: rows of a multiple of 32 words are
       padded by 4, so that the threads reading consecutive rows hit
@@ -615,6 +618,45 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
     /// in-warp lowering applies.
     static std::optional<int64_t> getInWarpLanes(BufferType source,
                                                  int64_t dim);
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ScanOp : Tile_Op<"scan"> {
+  let summary = "inclusive prefix scan of a 1-D fragment";
+  let description = [{
+    `dest[i] = source[0] (+) source[1] (+) ... (+) source[i]` for the
+    combiner `(+)` of `kind` (`add`: a cumulative sum, `max`, `min`), over a
+    1-D f32 fragment; `dest` may be `source`. The order of the combinations
+    is fixed by the layout alone, so results are bit-identical from run to
+    run: the fragment is a `#tile.blocked<vector = v>` whose `n / v` vectors
+    are held by the first `n / v` lanes of the first warp (`n <= 32 v`, `v`
+    divides `n`; tile-assign-layouts gives the operands the smallest power of
+    two `v` with `n <= 32 v`). Each lane scans its vector in index order,
+    the lanes' totals go through an inclusive Kogge-Stone scan over warp
+    shuffles (`shfl.up` by 1, 2, 4, ...: lane `l` combines the running value
+    of lane `l - m` on the left of its own), and each element of lane `l > 0`
+    is then `(prefix of lanes 0 .. l - 1) (+) (its lane's running value)`.
+    No shared memory and no barrier: a 64-token cumulative sum is two adds
+    per lane, six shuffles and six dependent adds.
+
+    Example:
+    ```mlir
+    tile.scan add %g, %gamma : !tile.buffer<64xf32, fragment> -> !tile.buffer<64xf32, fragment>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKindAttr:$kind,
+                       Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
+                       Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest);
+  let assemblyFormat = [{
+    custom<ReduceKind>($kind) $source `,` $dest attr-dict
+    `:` qualified(type($source)) `->` qualified(type($dest))
+  }];
+  let extraClassDeclaration = [{
+    /// The vector width a scan of `n` elements lowers with when its layout
+    /// is chosen for it: the smallest power of two v with n <= 32 v, or
+    /// std::nullopt when that v does not divide n.
+    static std::optional<int64_t> chooseVector(int64_t n);
   }];
   let hasVerifier = 1;
 }
