@@ -340,6 +340,31 @@ void Regs::store(Idx &ix, int64_t reg, Value v) {
 Value Regs::loadVec(Idx &ix, int64_t reg, int64_t len, Type to) {
   if (len == 1)
     return convert(ix, load(ix, reg), to);
+  // f32 pairs to f16 / bf16: one packed cvt.rn.{f16,bf16}x2.f32 per pair
+  // (the same rounding as two scalar ones). As an intrinsic it also keeps
+  // LLVM from narrowing a select on the f32 values into one per 16-bit
+  // half, which ptxas turns into byte permutes (PRMT) and selects per half.
+  if (len % 2 == 0 && elem.isF32() && (to.isF16() || to.isBF16())) {
+    OpBuilder &b = ix.b;
+    StringRef name =
+        to.isF16() ? "llvm.nvvm.ff2f16x2.rn" : "llvm.nvvm.ff2bf16x2.rn";
+    Type i32 = b.getI32Type();
+    Value words = b.create<LLVM::UndefOp>(ix.loc, VectorType::get({len / 2}, i32));
+    for (int64_t i = 0; i < len; i += 2) {
+      // The first operand goes to the upper half: element i + 1.
+      Value pair = b.create<LLVM::CallIntrinsicOp>(
+                        ix.loc, VectorType::get({2}, to), name,
+                        ValueRange{load(ix, reg + i + 1), load(ix, reg + i)})
+                       .getResult(0);
+      if (len == 2)
+        return pair;
+      Value word = b.create<LLVM::BitcastOp>(ix.loc, i32, pair);
+      words = b.create<LLVM::InsertElementOp>(ix.loc, words, word,
+                                              ix.c32(i / 2));
+    }
+    return b.create<LLVM::BitcastOp>(ix.loc, VectorType::get({len}, to),
+                                     words);
+  }
   Value vec = ix.b.create<LLVM::UndefOp>(ix.loc, VectorType::get({len}, to));
   for (int64_t i = 0; i < len; ++i)
     vec = ix.b.create<LLVM::InsertElementOp>(

@@ -1308,6 +1308,42 @@ func.func @reduce_one_row() attributes {tile.kernel, tile.num_warps = 2 : i64} {
 
 // -----
 
+// f32 registers stored as f16 / bf16 in runs of 4: one packed conversion
+// per pair (cvt.rn.{f16,bf16}x2.f32, element 2i + 1 first: it goes to the
+// upper half), the words assembled and stored as one 8-byte vector; the
+// selects of a map before the store stay on the f32 values.
+// CHECK-LABEL: llvm.func @copy_packed_cvt
+// CHECK:         %[[SEL:.*]] = llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NOT:     llvm.fptrunc
+// CHECK:         %[[P0:.*]] = llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"(%{{.*}}, %{{.*}}) : (f32, f32) -> vector<2xf16>
+// CHECK:         llvm.bitcast %[[P0]] : vector<2xf16> to i32
+// CHECK:         %[[P1:.*]] = llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"(%{{.*}}, %{{.*}}) : (f32, f32) -> vector<2xf16>
+// CHECK:         %[[W:.*]] = llvm.bitcast %{{.*}} : vector<2xi32> to vector<4xf16>
+// CHECK:         llvm.store %[[W]], %{{.*}} {alignment = 8 : i64} : vector<4xf16>, !llvm.ptr<1>
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"
+// CHECK:         llvm.bitcast %{{.*}} : vector<2xi32> to vector<4xbf16>
+// CHECK-NOT:     llvm.fptrunc
+// CHECK:         llvm.return
+func.func @copy_packed_cvt(%p: !tile.ptr<f16>, %q: !tile.ptr<bf16>) attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %G = tile.view %p[] : !tile.ptr<f16> -> !tile.buffer<32x4xf16, global>
+  %H = tile.view %q[] : !tile.ptr<bf16> -> !tile.buffer<32x4xbf16, global>
+  %f = tile.alloc : !tile.buffer<32x4xf32, fragment, #tile.blocked<vector = 4>>
+  tile.map indexed ins(%f : !tile.buffer<32x4xf32, fragment, #tile.blocked<vector = 4>>) outs(%f : !tile.buffer<32x4xf32, fragment, #tile.blocked<vector = 4>>) {
+  ^bb0(%i: index, %j: index, %x: f32):
+    %lower = arith.cmpi uge, %i, %j : index
+    %r = arith.select %lower, %x, %zero : f32
+    tile.yield %r : f32
+  }
+  tile.copy %f to %G[%c0, %c0] : !tile.buffer<32x4xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<32x4xf16, global>
+  tile.copy %f to %H[%c0, %c0] : !tile.buffer<32x4xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<32x4xbf16, global>
+  return
+}
+
+// -----
+
 // tile.scan on 64 elements, two per lane of the first warp: the lane's pair
 // (x0, x0 + x1), five Kogge-Stone rounds over shfl.up (lane >= m combines
 // lane l - m's total on the left), then the inclusive total of lane l - 1
