@@ -562,10 +562,9 @@ void AssignLayoutsPass::runOnOperation() {
   // (#tile.padded<4>, a
   // stride of 4 x odd words: 8 consecutive rows on 32 distinct banks, and
   // still 16-byte aligned). Shorter rows conflict at most 4-way, which
-  // costs less than the padding's shared memory and addressing (the prep's
-  // cumsum over [64, 16]: 4x wavefronts on 4 loads per thread, under 1 % of
-  // its conflicts, while 16 more bytes per row would cost gdn_chunk_prep
-  // its sixth block per SM).
+  // costs less than the padding's shared memory and addressing (a kernel
+  // with 6 blocks per SM at its limit, such as the GDN prep, would lose one
+  // to 16 more bytes per row).
   func.walk([&](ReduceOp reduce) {
     if (reduce.getScratch())
       return;
