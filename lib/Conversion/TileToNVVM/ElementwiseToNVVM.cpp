@@ -100,6 +100,21 @@ Value f32Constant(OpBuilder &b, Location loc, float v) {
   return b.create<LLVM::ConstantOp>(loc, b.getF32Type(), b.getF32FloatAttr(v));
 }
 
+/// x (+) y for a reduction or scan kind: fadd, or maxnum / minnum (which
+/// drop a NaN operand).
+Value combineF32(OpBuilder &b, Location loc, ReduceKind kind, Value x,
+                 Value y) {
+  switch (kind) {
+  case ReduceKind::Add:
+    return b.create<LLVM::FAddOp>(loc, x, y);
+  case ReduceKind::Max:
+    return b.create<LLVM::MaxNumOp>(loc, x, y);
+  case ReduceKind::Min:
+    return b.create<LLVM::MinNumOp>(loc, x, y);
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
 /// tile.reduce through its shared scratch. With a scratch of the source's
 /// shape: every thread writes its registers, then each destination element
 /// is combined serially in index order. With a scratch of the destination's
@@ -151,16 +166,7 @@ struct ReduceLowering : TilePattern<ReduceOp> {
 
 private:
   static Value combine(ReduceOp op, OpBuilder &b, Value x, Value y) {
-    Location loc = op.getLoc();
-    switch (op.getKind()) {
-    case ReduceKind::Add:
-      return b.create<LLVM::FAddOp>(loc, x, y);
-    case ReduceKind::Max:
-      return b.create<LLVM::MaxNumOp>(loc, x, y);
-    case ReduceKind::Min:
-      return b.create<LLVM::MinNumOp>(loc, x, y);
-    }
-    llvm_unreachable("unknown reduction");
+    return combineF32(b, op.getLoc(), op.getKind(), x, y);
   }
 
   /// Rows of `lanes` lanes: vectors in order, a butterfly, one store per
@@ -340,28 +346,18 @@ struct ScanLowering : TilePattern<ScanOp> {
     if (failed(requireLayouts(op, {op.getSource(), op.getDest()})))
       return failure();
     auto srcT = cast<BufferType>(op.getSource().getType());
-    auto blocked = dyn_cast<BlockedLayoutAttr>(srcT.getLayout());
     int64_t n = srcT.getShape()[0];
-    int64_t numThreads = numThreadsOf(op);
-    if (!blocked || n % blocked.getVector() != 0 ||
-        n > 32 * blocked.getVector() || numThreads < 32)
+    if (!ScanOp::fitsOneWarp(srcT.getLayout(), n) || numThreadsOf(op) < 32)
       return op.emitOpError("needs a blocked layout whose vectors fit the "
                             "first warp");
-    int64_t v = blocked.getVector(), owners = n / v;
+    int64_t v = cast<BlockedLayoutAttr>(srcT.getLayout()).getVector();
+    int64_t owners = n / v;
     Location loc = op.getLoc();
     Idx ix(rewriter, loc);
     Type f32 = rewriter.getF32Type();
     Regs src{adaptor.getSource(), f32}, dst{adaptor.getDest(), f32};
-    auto combine = [&](Value x, Value y) -> Value {
-      switch (op.getKind()) {
-      case ReduceKind::Add:
-        return rewriter.create<LLVM::FAddOp>(loc, x, y);
-      case ReduceKind::Max:
-        return rewriter.create<LLVM::MaxNumOp>(loc, x, y);
-      case ReduceKind::Min:
-        return rewriter.create<LLVM::MinNumOp>(loc, x, y);
-      }
-      llvm_unreachable("unknown scan kind");
+    auto combine = [&](Value x, Value y) {
+      return combineF32(rewriter, loc, op.getKind(), x, y);
     };
     // Within the lane's vector.
     SmallVector<Value> run;

@@ -597,6 +597,12 @@ std::optional<int64_t> ScanOp::chooseVector(int64_t n) {
   return v;
 }
 
+bool ScanOp::fitsOneWarp(Attribute layout, int64_t n) {
+  auto blocked = dyn_cast_or_null<BlockedLayoutAttr>(layout);
+  return blocked && n % blocked.getVector() == 0 &&
+         n <= 32 * blocked.getVector();
+}
+
 LogicalResult ScanOp::verify() {
   auto src = cast<BufferType>(getSource().getType());
   auto dst = cast<BufferType>(getDest().getType());
@@ -610,10 +616,8 @@ LogicalResult ScanOp::verify() {
   if (src.getLayout() != dst.getLayout())
     return emitOpError("source and destination must have one layout");
   if (Attribute layout = src.getLayout()) {
-    auto blocked = dyn_cast<BlockedLayoutAttr>(layout);
     int64_t n = src.getShape()[0];
-    if (!blocked || n % blocked.getVector() != 0 ||
-        n > 32 * blocked.getVector())
+    if (!fitsOneWarp(layout, n))
       return emitOpError("needs a #tile.blocked layout whose vectors fit one "
                          "warp (vector dividing ")
              << n << " and 32 x vector >= " << n << "), got " << layout;

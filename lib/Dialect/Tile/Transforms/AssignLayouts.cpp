@@ -303,9 +303,7 @@ void AssignLayoutsPass::runOnOperation() {
     // accumulator's) must be one the lowering takes.
     auto it = classLayout.find(classes.getLeaderValue(scan.getSource()));
     if (it != classLayout.end()) {
-      auto blocked = dyn_cast<BlockedLayoutAttr>(it->second);
-      if (blocked && n % blocked.getVector() == 0 &&
-          n <= 32 * blocked.getVector())
+      if (ScanOp::fitsOneWarp(it->second, n))
         return WalkResult::advance();
       scan.emitOpError("operands have the layout ")
           << it->second

@@ -657,6 +657,9 @@ def Tile_ScanOp : Tile_Op<"scan"> {
     /// is chosen for it: the smallest power of two v with n <= 32 v, or
     /// std::nullopt when that v does not divide n.
     static std::optional<int64_t> chooseVector(int64_t n);
+    /// Whether `layout` is one the lowering takes for `n` elements: a
+    /// #tile.blocked whose vector divides n with 32 x vector >= n.
+    static bool fitsOneWarp(Attribute layout, int64_t n);
   }];
   let hasVerifier = 1;
 }
