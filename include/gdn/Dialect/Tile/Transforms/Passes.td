@@ -97,7 +97,13 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       group of lanes of one warp (blocked source, row length / vector a
       divisor of 32), which then combines in registers and shuffles;
       otherwise the source's shape (a row reduction's rows of a multiple of
-      32 words padded by 4 words).
+      32 words padded by 4 words); a single row held by one lane group
+      (`[1, N]` into `[1]`) gets none (its butterfly leaves the result on
+      thread 0);
+    * each `tile.scan`'s source and destination (and what shares a class
+      with them) get `#tile.blocked<vector = v>`, the smallest power of two
+      v with n <= 32 v, so that the first warp holds the whole fragment; a
+      layout the class already has must satisfy that too.
 
     Before:
     ```mlir
@@ -365,8 +371,8 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::func::FuncOp"> {
     copies count as writes once a `tile.async_wait` lets them land. Branches
     merge their states; loops are iterated to a fixpoint so that hazards
     across iterations (the next iteration's write after this one's read) are
-    caught. Ops that end in a barrier of their own (`tile.reduce`) clear the
-    state; no other op synchronizes internally (the blocked
+    caught. Ops that end in a barrier of their own (`tile.reduce` with a
+    scratch) clear the state; no other op synchronizes internally (the blocked
     `tile.tril_inverse` arrives as phases, see `tile-expand-tril-inverse`).
     Accesses through `tile.slice` conservatively cover the whole
     multi-buffered allocation. The stages TMA loads write and the mbarrier
