@@ -139,12 +139,13 @@ struct ReduceLowering : TilePattern<ReduceOp> {
       // One row on one lane group: every lane of the group ends the
       // butterfly with the result and thread 0, the destination's owner, is
       // one of them.
-      std::optional<int64_t> lanes = ReduceOp::getInWarpLanes(
-          cast<BufferType>(op.getSource().getType()), op.getDim());
-      if (!lanes || dstT.getShape()[0] != 1)
+      if (!op.isScratchFree())
         return op.emitOpError("has no scratch buffer; run tile-assign-layouts "
                               "first");
-      lowerInWarp(op, adaptor, rewriter, *lanes);
+      lowerInWarp(op, adaptor, rewriter,
+                  *ReduceOp::getInWarpLanes(
+                      cast<BufferType>(op.getSource().getType()),
+                      op.getDim()));
       rewriter.eraseOp(op);
       return success();
     }

@@ -348,20 +348,24 @@ Value Regs::loadVec(Idx &ix, int64_t reg, int64_t len, Type to) {
     OpBuilder &b = ix.b;
     StringRef name =
         to.isF16() ? "llvm.nvvm.ff2f16x2.rn" : "llvm.nvvm.ff2bf16x2.rn";
+    // The first operand goes to the upper half: element i + 1.
+    auto pairAt = [&](int64_t i) -> Value {
+      return b
+          .create<LLVM::CallIntrinsicOp>(
+              ix.loc, VectorType::get({2}, to), name,
+              ValueRange{load(ix, reg + i + 1), load(ix, reg + i)})
+          .getResult(0);
+    };
+    if (len == 2)
+      return pairAt(0);
+    // Longer runs: the pairs as the 32-bit words of one vector.
     Type i32 = b.getI32Type();
-    Value words = b.create<LLVM::UndefOp>(ix.loc, VectorType::get({len / 2}, i32));
-    for (int64_t i = 0; i < len; i += 2) {
-      // The first operand goes to the upper half: element i + 1.
-      Value pair = b.create<LLVM::CallIntrinsicOp>(
-                        ix.loc, VectorType::get({2}, to), name,
-                        ValueRange{load(ix, reg + i + 1), load(ix, reg + i)})
-                       .getResult(0);
-      if (len == 2)
-        return pair;
-      Value word = b.create<LLVM::BitcastOp>(ix.loc, i32, pair);
-      words = b.create<LLVM::InsertElementOp>(ix.loc, words, word,
-                                              ix.c32(i / 2));
-    }
+    Value words =
+        b.create<LLVM::UndefOp>(ix.loc, VectorType::get({len / 2}, i32));
+    for (int64_t i = 0; i < len; i += 2)
+      words = b.create<LLVM::InsertElementOp>(
+          ix.loc, words, b.create<LLVM::BitcastOp>(ix.loc, i32, pairAt(i)),
+          ix.c32(i / 2));
     return b.create<LLVM::BitcastOp>(ix.loc, VectorType::get({len}, to),
                                      words);
   }

@@ -539,6 +539,12 @@ std::optional<int64_t> ReduceOp::getInWarpLanes(BufferType source,
   return lanes;
 }
 
+bool ReduceOp::isScratchFree() {
+  auto src = cast<BufferType>(getSource().getType());
+  auto dst = cast<BufferType>(getDest().getType());
+  return dst.getShape()[0] == 1 && getInWarpLanes(src, getDim());
+}
+
 LogicalResult ReduceOp::verify() {
   auto src = cast<BufferType>(getSource().getType());
   auto dst = cast<BufferType>(getDest().getType());

@@ -570,9 +570,8 @@ void AssignLayoutsPass::runOnOperation() {
     OpBuilder b(reduce);
     if (ReduceOp::getInWarpLanes(src, reduce.getDim())) {
       auto dst = cast<BufferType>(reduce.getDest().getType());
-      // A single row needs none: the butterfly leaves its result on the
-      // destination's owner, thread 0, too.
-      if (dst.getShape()[0] == 1) {
+      // A single row needs none (ReduceOp::isScratchFree).
+      if (reduce.isScratchFree()) {
         ++numInWarpReductions;
         return;
       }

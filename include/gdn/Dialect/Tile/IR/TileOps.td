@@ -618,6 +618,10 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
     /// in-warp lowering applies.
     static std::optional<int64_t> getInWarpLanes(BufferType source,
                                                  int64_t dim);
+    /// Whether this reduction needs no scratch: a single row (`[1, N]` into
+    /// `[1]`) held by one lane group (getInWarpLanes), whose butterfly
+    /// leaves the result on thread 0, the destination's owner.
+    bool isScratchFree();
   }];
   let hasVerifier = 1;
 }
