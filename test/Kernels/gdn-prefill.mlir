@@ -75,11 +75,23 @@
 // (16-wide N per warp); fragments outside gemms are blocked; gemm operands
 // are swizzled.
 // LAYOUT-PREP-LABEL: func.func @gdn_chunk_prep_f16
+// A block finds its chunk's place: equal-length sequences (not varlen) by
+// arithmetic, no load; varlen by one round of loads of chunk_map.
+// LAYOUT-PREP: scf.if %{{.*}} -> (index, index, index) {
+// LAYOUT-PREP-COUNT-3: tile.load %{{.*}} : !tile.buffer<?xi32, global>
+// LAYOUT-PREP: } else {
+// LAYOUT-PREP-NOT: tile.load
+// LAYOUT-PREP: arith.ceildivui
+// LAYOUT-PREP-NOT: tile.load
+// LAYOUT-PREP: scf.yield
 // LAYOUT-PREP: tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
 // The cumsum's g: the scan's layout (64 tokens, two per lane of the first
 // warp), which the gate map on it shares; no reduction in the prep.
 // LAYOUT-PREP: %[[G:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
 // LAYOUT-PREP-NEXT: tile.copy %{{.*}} to %[[G]] {masked} : !tile.buffer<?xf32, global> to !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
+// g's loads go out before beta's copy, whose shared stores wait for its
+// loads (the first warp loads both and then runs the scan).
+// LAYOUT-PREP-NEXT: tile.copy %{{.*}} to %{{.*}} {layout = #tile.blocked<vector = 1>, masked} : !tile.buffer<?xf16, global> to !tile.buffer<64xf16, shared>
 // LAYOUT-PREP: tile.map indexed ins(%[[G]] : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>)
 // LAYOUT-PREP: tile.scan add %[[G]], %[[G]] : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
 // LAYOUT-PREP-NOT: tile.reduce
@@ -131,6 +143,8 @@
 // PREP: param = scale:f32
 // Both preps apply the gate and beta transforms to what they load (the only
 // readers of g and beta), so the gate_beta stage never runs with them.
+// The varlen flag: equal-length sequences need no chunk_map load.
+// PREP: param = varlen:i32
 // PREP: meta.block_v = 16
 // PREP: meta.fuses = gate_beta
 // PREP: meta.grid = NT,HV,1
@@ -152,6 +166,7 @@
 // PREPK: param = q_l2:ptr<f16>
 // PREPK-NEXT: param = k_l2:ptr<f16>
 // PREPK-NEXT: param = qk_l2norm:i32
+// PREPK: param = varlen:i32
 // PREPK: meta.block_v = 128
 // PREPK: meta.fuses = qk_l2norm,gate_beta
 // PREPK: meta.grid = NT,HV,1

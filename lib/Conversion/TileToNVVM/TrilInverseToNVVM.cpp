@@ -303,7 +303,7 @@ struct SplitTf32Mma {
         loc, x, rewriter.create<LLVM::BitcastOp>(loc, f32, hi));
     return {hi, rewriter.create<LLVM::BitcastOp>(loc, i32, rest)};
   }
-  void mma(SmallVectorImpl<Value> &acc, ArrayRef<Value> a, ArrayRef<Value> b) {
+  void mma(MutableArrayRef<Value> acc, ArrayRef<Value> a, ArrayRef<Value> b) {
     SmallVector<Value> operands(a);
     operands.append(b.begin(), b.end());
     operands.append(acc.begin(), acc.end());
@@ -330,14 +330,19 @@ struct SplitTf32Mma {
   }
   /// acc += A B for one k-step of 8 in the mma's own order, from split
   /// operands: a = {A(g, t), A(g + 8, t), A(g, t + 4), A(g + 8, t + 4)} (an
-  /// ldmatrix.x4 of the 16x8 block), b = {B(t, g), B(t + 4, g)}. The small
-  /// terms (l h, h l) and the main term (h h) accumulate in two independent
-  /// chains, `small` and `acc`, which `finish` adds.
+  /// ldmatrix.x4 of the 16x8 block), b = {B(t, g), B(t + 4, g)}. The main
+  /// term (h h) and the two small terms (l h, h l) accumulate in three
+  /// independent chains, `acc` and the two halves of `small` (8 values:
+  /// l h in the first four, h l in the last four), which `finish` adds: a
+  /// dependent mma per k-step on each chain, not two on one (the levels'
+  /// products are chains of up to 16 k-steps on one warp).
   void kStepSplit(SmallVectorImpl<Value> &acc, SmallVectorImpl<Value> &small,
                   const Split &a, const Split &b) {
-    mma(small, a.lo, b.hi);
+    assert(acc.size() == 4 && small.size() == 8 && "4 + 2 x 4 accumulators");
+    MutableArrayRef<Value> lh(small.begin(), 4), hl(small.begin() + 4, 4);
+    mma(lh, a.lo, b.hi);
     mma(acc, a.hi, b.hi);
-    mma(small, a.hi, b.lo);
+    mma(hl, a.hi, b.lo);
   }
   void kStep(SmallVectorImpl<Value> &acc, SmallVectorImpl<Value> &small,
              ArrayRef<Value> a, ArrayRef<Value> b) {
@@ -360,13 +365,18 @@ struct SplitTf32Mma {
              elem(aRow0, 2 * step + 1), elem(aRow1, 2 * step + 1)},
             {b[2 * step], b[2 * step + 1]});
   }
-  /// acc + small, element by element.
+  /// acc + (l h + h l), element by element (see kStepSplit).
   SmallVector<Value> finish(ArrayRef<Value> acc, ArrayRef<Value> small) {
     SmallVector<Value> out;
-    for (auto [a, s] : llvm::zip(acc, small))
-      out.push_back(rewriter.create<LLVM::FAddOp>(loc, a, s));
+    for (int64_t i = 0; i < 4; ++i)
+      out.push_back(rewriter.create<LLVM::FAddOp>(
+          loc, acc[i],
+          rewriter.create<LLVM::FAddOp>(loc, small[i], small[i + 4])));
     return out;
   }
+  /// Zeroed accumulators: the main chain and the small chains.
+  static SmallVector<Value> zeros(Value zero) { return {4, zero}; }
+  static SmallVector<Value> smallZeros(Value zero) { return {8, zero}; }
 };
 
 /// One level: T_ij = -T_ii (sum_q L_iq T_qj) for the blocks (j + level, j).
@@ -571,9 +581,9 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
           };
           // Strip h of the task is columns col + 8 h ..: its B operands and
           // its part of Y are a constant 8 h columns further.
-          SmallVector<SmallVector<Value>> y(perTask,
-                                            SmallVector<Value>(4, zero)),
-              ySmall = y, r = y, rSmall = y;
+          SmallVector<SmallVector<Value>> y(perTask, SplitTf32Mma::zeros(zero)),
+              ySmall(perTask, SplitTf32Mma::smallZeros(zero)), r = y,
+              rSmall = ySmall;
           Value t1 = bx.rem(lane, 4);
           Value aRow = bx.add(rowI, lRow), aCol = bx.add(j16, lCol);
           Value bCol = bx.add(col, g);
@@ -632,8 +642,9 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
           for (int64_t h = 0; h < perTask; ++h)
             storeStrip(mma.finish(r[h], rSmall[h]), /*negate=*/true, 8 * h);
         } else {
-          SmallVector<Value> y(4, zero), ySmall(4, zero);
-          SmallVector<Value> r(4, zero), rSmall(4, zero);
+          SmallVector<Value> y = SplitTf32Mma::zeros(zero),
+                             ySmall = SplitTf32Mma::smallZeros(zero);
+          SmallVector<Value> r = y, rSmall = ySmall;
           for (int64_t q = 0; q < d; ++q) {
             Value k0 = bx.add(bx.add(j16, 16 * q), t4);
             // T_qj, transposed; q = 0 is the diagonal block j.
@@ -668,12 +679,166 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
   }
 };
 
+/// One doubling step: T21 = -T2 (L21 T1) for every pair of adjacent size x
+/// size diagonal blocks. Task tau (dealt round-robin over the warps) is the
+/// 8-column strip h = tau % 2 of T1's 16-column block jb = (tau / 2) % sb of
+/// pair p = tau / (2 sb) (sb = size / 16): it forms the strip's Y_i =
+/// sum_{m >= jb} L_{i m} T_{m jb} for every block row i of the pair's lower
+/// half (each B operand T_{m jb} loaded and split once for all i), stages them
+/// in its own strips of T21, then T21_i = -sum_{k <= i} T2_{i k} Y_k (each
+/// staged Y_k loaded and split once for all i >= k), all in registers before
+/// the negated stores (they overwrite the staged Y). jb is static in the code
+/// (one branch per value where sb > 1): the sum over m starts at it and the
+/// blocks of T1 above its diagonal are never read (lower_only leaves them
+/// unwritten).
+struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(TrilInverseMergeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto t = cast<BufferType>(op.getSource().getType());
+    Location loc = op.getLoc();
+    Value src = adaptor.getSource(), dst = adaptor.getDest();
+    Idx ix(rewriter, loc);
+    int64_t n = t.getShape()[0], size = op.getSize(), sb = size / 16;
+    int64_t warps = numThreadsOf(op) / 32, tasks = n / 16;
+    SquareAccess acc{t, cast<BufferType>(op.getDest().getType()), src, dst};
+    Type f32 = rewriter.getF32Type();
+    auto vec2 = VectorType::get({2}, f32);
+    Value tid = ix.tid();
+    Value warp = ix.div(tid, 32), lane = ix.rem(tid, 32);
+    Value g = ix.div(lane, 4), t1 = ix.rem(lane, 4), t2 = ix.mul(t1, 2);
+    // ldmatrix.x4 addressing of a 16x8 f32 A block (see the level lowering):
+    // lane l at row l % 8 + 8 ((l / 8) % 2), column 4 (l / 16).
+    Value lRow = ix.add(ix.rem(lane, 8), ix.mul(ix.rem(ix.div(lane, 8), 2), 8));
+    Value lCol = ix.mul(ix.div(lane, 16), 4);
+    Value fullMask = rewriter.create<LLVM::ConstantOp>(
+        loc, rewriter.getI32Type(), rewriter.getI32IntegerAttr(-1));
+    auto x4 = LLVM::LLVMStructType::getLiteral(
+        rewriter.getContext(), {rewriter.getI32Type(), rewriter.getI32Type(),
+                                rewriter.getI32Type(), rewriter.getI32Type()});
+    for (int64_t round = 0; round * warps < tasks; ++round) {
+      Value guard;
+      if ((round + 1) * warps > tasks)
+        guard = ix.ult(warp, ix.c(tasks - round * warps));
+      emitGuarded(rewriter, loc, guard, [&](OpBuilder &b) {
+        Idx bx(b, loc);
+        Value task = bx.add(warp, round * warps);
+        Value pair = bx.div(task, 2 * sb);
+        Value jb = bx.rem(bx.div(task, 2), sb);
+        Value r0 = bx.mul(pair, 2 * size);       // T1's first row
+        Value r1 = bx.add(r0, size);             // T2's first row
+        Value col = bx.add(bx.add(r0, bx.mul(jb, 16)),
+                           bx.mul(bx.rem(task, 2), 8)); // the strip
+        SplitTf32Mma mma(rewriter, loc);
+        Value zero = f32Const(rewriter, loc, 0);
+        auto ldmatrixAt = [&](Value at, Value base, Value r, Value c,
+                              int64_t dr, int64_t dc) {
+          Value res = b.create<NVVM::LdMatrixOp>(
+              loc, x4, acc.step(bx, at, base, r, c, dr, dc), 4,
+              NVVM::MMALayout::row);
+          SmallVector<Value, 4> out;
+          for (int64_t i = 0; i < 4; ++i)
+            out.push_back(b.create<LLVM::BitcastOp>(
+                loc, f32, b.create<LLVM::ExtractValueOp>(loc, res, i)));
+          return out;
+        };
+        auto loadAt = [&](Value at, Value base, Value r, Value c, int64_t dr) {
+          return b
+              .create<LLVM::LoadOp>(loc, f32,
+                                    acc.step(bx, at, base, r, c, dr, 0))
+              .getResult();
+        };
+        // B rows k0 + t and k0 + t + 4 at column g of a strip whose first
+        // row is `r`, split.
+        auto loadB = [&](Value at, Value r, Value c, int64_t k0) {
+          return mma.splitAll({loadAt(at, dst, r, c, k0),
+                               loadAt(at, dst, r, c, k0 + 4)});
+        };
+        // Strip rows r + 16 i + g (+ 8), columns col + 2 t (+ 1).
+        Value sRow = bx.add(r1, g), sCol = bx.add(col, t2);
+        Value sAt = acc.ptr(bx, dst, sRow, sCol);
+        auto storeStrip = [&](int64_t i, ArrayRef<Value> c4, bool negate) {
+          for (int64_t hh = 0; hh < 2; ++hh) {
+            Value v = b.create<LLVM::UndefOp>(loc, vec2);
+            for (int64_t e = 0; e < 2; ++e) {
+              Value x = c4[2 * hh + e];
+              if (negate)
+                x = b.create<LLVM::FNegOp>(loc, x);
+              v = b.create<LLVM::InsertElementOp>(loc, v, x, bx.c32(e));
+            }
+            b.create<LLVM::StoreOp>(
+                loc, v, acc.step(bx, sAt, dst, sRow, sCol, 16 * i + 8 * hh, 0),
+                /*alignment=*/8);
+          }
+        };
+        // Y for T1's column block jb = J (static).
+        auto emitY = [&](int64_t J) {
+          SmallVector<SmallVector<Value>> y(sb, SplitTf32Mma::zeros(zero)),
+              ySmall(sb, SplitTf32Mma::smallZeros(zero));
+          Value aRow = bx.add(r1, lRow), aCol = bx.add(r0, lCol);
+          Value aAt = acc.ptr(bx, src, aRow, aCol);
+          Value bRow = bx.add(r0, t1), bCol = bx.add(col, g);
+          Value bAt = acc.ptr(bx, dst, bRow, bCol);
+          for (int64_t m = J; m < sb; ++m)
+            for (int64_t ks = 0; ks < 2; ++ks) {
+              int64_t k0 = 16 * m + 8 * ks;
+              SplitTf32Mma::Split bk = loadB(bAt, bRow, bCol, k0);
+              for (int64_t i = 0; i < sb; ++i)
+                mma.kStepSplit(
+                    y[i], ySmall[i],
+                    mma.splitAll(ldmatrixAt(aAt, src, aRow, aCol, 16 * i, k0)),
+                    bk);
+            }
+          for (int64_t i = 0; i < sb; ++i)
+            storeStrip(i, mma.finish(y[i], ySmall[i]), /*negate=*/false);
+        };
+        if (sb == 1) {
+          emitY(0);
+        } else {
+          for (int64_t J = 0; J < sb; ++J)
+            emitGuarded(rewriter, loc,
+                        b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
+                                               jb, bx.c(J)),
+                        [&](OpBuilder &) { emitY(J); });
+        }
+        b.create<NVVM::SyncWarpOp>(loc, fullMask);
+        // T21_i = -sum_{k <= i} T2_{i k} Y_k.
+        SmallVector<SmallVector<Value>> z(sb, SplitTf32Mma::zeros(zero)),
+            zSmall(sb, SplitTf32Mma::smallZeros(zero));
+        Value aRow = bx.add(r1, lRow), aCol = bx.add(r1, lCol);
+        Value aAt = acc.ptr(bx, dst, aRow, aCol);
+        Value bRow = bx.add(r1, t1), bCol = bx.add(col, g);
+        Value bAt = acc.ptr(bx, dst, bRow, bCol);
+        for (int64_t k = 0; k < sb; ++k)
+          for (int64_t ks = 0; ks < 2; ++ks) {
+            int64_t k0 = 16 * k + 8 * ks;
+            SplitTf32Mma::Split yk = loadB(bAt, bRow, bCol, k0);
+            for (int64_t i = k; i < sb; ++i)
+              mma.kStepSplit(
+                  z[i], zSmall[i],
+                  mma.splitAll(ldmatrixAt(aAt, dst, aRow, aCol, 16 * i, k0)),
+                  yk);
+          }
+        SmallVector<SmallVector<Value>> out;
+        for (int64_t i = 0; i < sb; ++i)
+          out.push_back(mma.finish(z[i], zSmall[i]));
+        b.create<NVVM::SyncWarpOp>(loc, fullMask);
+        for (int64_t i = 0; i < sb; ++i)
+          storeStrip(i, out[i], /*negate=*/true);
+      });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateTrilInverseToNVVMPatterns(LLVMTypeConverter &converter,
                                        RewritePatternSet &patterns) {
   patterns.add<TrilInverseLowering, TrilInverseDiagLowering,
-               TrilInverseLevelLowering>(converter);
+               TrilInverseLevelLowering, TrilInverseMergeLowering>(converter);
 }
 
 } // namespace mlir::gdn

@@ -417,11 +417,21 @@ func.func @tril_phases() attributes {tile.kernel, tile.num_warps = 4 : i64, tile
 // strip: Y over three 16-column groups (6 k-steps, 18 mmas, each k-step its
 // own ldmatrix of L), staged (two 8-byte stores), a warp sync, -T_ii Y (2
 // k-steps, 6 mmas), a warp sync, the negated strip (a whole block per warp
-// would stage four stores and run 12 mmas before the second sync).
+// would stage four stores and run 12 mmas before the second sync). The
+// split products accumulate in three chains (h h, l h, h l): the first
+// k-step's three mmas all start from zeros, and each result is h h + (l h +
+// h l).
 // CHECK-LABEL: llvm.func @tril_level3_strips
 // CHECK:       llvm.icmp "ult" %{{[0-9]+}}, %{{[0-9]+}} : i64
 // CHECK-NEXT:  llvm.cond_br
-// CHECK-COUNT-6: nvvm.ldmatrix
+// CHECK:       %[[Z:.*]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
+// CHECK:       nvvm.ldmatrix
+// CHECK-COUNT-3: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {{.*}}, %[[Z]], %[[Z]], %[[Z]], %[[Z]] :
+// CHECK-NOT:   %[[Z]], %[[Z]], %[[Z]], %[[Z]] :
+// CHECK-COUNT-5: nvvm.ldmatrix
+// CHECK-NOT:   nvvm.bar.warp.sync
+// CHECK:       %[[SMALL:.*]] = llvm.fadd %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:  llvm.fadd %{{.*}}, %[[SMALL]] : f32
 // CHECK-NOT:   nvvm.bar.warp.sync
 // CHECK-COUNT-2: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 // CHECK-NEXT:  nvvm.bar.warp.sync
@@ -435,6 +445,67 @@ func.func @tril_level3_strips() attributes {tile.kernel, tile.num_warps = 4 : i6
   %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
   %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
   tile.tril_inverse_level %l, %t {level = 3 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// One doubling merge of size 32 on a 64x64 inverse (T21 = -T2 L21 T1 for the
+// 32x32 block below the diagonal): 4 tasks (T1's column blocks 0 and 1, two
+// strips each) on 4 warps, one round, no guard. Column block 0 sums over
+// T1's blocks 0 and 1 (4 k-steps, an ldmatrix of L per k-step and row block
+// of T2: 8), column block 1 over block 1 only (4): one branch per value
+// (static sums), each staging its two row blocks of Y (4 stores). Then a
+// warp sync, T21 = -T2 Y (row block 0 from Y_0, row block 1 from Y_0 and
+// Y_1: 6 k-step products of 3 mmas), a warp sync, the negated strips.
+// CHECK-LABEL: llvm.func @tril_merge32
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.icmp "eq"
+// CHECK-NEXT:  llvm.cond_br
+// CHECK-COUNT-8: nvvm.ldmatrix
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-COUNT-4: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT:  llvm.br
+// CHECK:       llvm.icmp "eq"
+// CHECK-NEXT:  llvm.cond_br
+// CHECK-COUNT-4: nvvm.ldmatrix
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-COUNT-4: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT:  llvm.br
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-18: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK-NOT:   mma.sync
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-8: llvm.fneg
+// CHECK-NOT:   mma.sync
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.return
+func.func @tril_merge32() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_merge %l, %t {size = 32 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// Size 16 on 64x64: two pairs (blocks (1, 0) and (3, 2)), task = 2 pair +
+// strip; one 16-column block per pair, so no branch: Y (2 k-steps), a warp
+// sync, -T_ii Y (2 k-steps), a warp sync, the negated strip.
+// CHECK-LABEL: llvm.func @tril_merge16
+// CHECK-NOT:   llvm.cond_br
+// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK-COUNT-2: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.bar.warp.sync
+// CHECK-COUNT-6: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK-NOT:   mma.sync
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-4: llvm.fneg
+// CHECK:       llvm.return
+func.func @tril_merge16() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_merge %l, %t {size = 16 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
   return
 }
 
@@ -731,19 +802,16 @@ func.func @tril_steps_swizzled() attributes {tile.kernel, tile.num_warps = 4 : i
 
 // -----
 
-// The whole blocked inverse through the tile passes (PIPE): 4 phases (the
-// diagonal, then 3 levels), and the 3 barriers between them all come from
-// tile-insert-barriers; each level's code has two warp syncs per round of
-// blocks (3, 2, 1 blocks on 4 warps: one round each). The first run
-// lowers tile.tril_inverse itself: no barrier.
+// The whole blocked inverse through the tile passes (PIPE): 3 phases (the
+// diagonal, then the merges of sizes 16 and 32), and the 2 barriers between
+// them come from tile-insert-barriers; each merge's code has two warp syncs
+// (4 tasks on 4 warps: one round). The first run lowers tile.tril_inverse
+// itself: no barrier.
 // CHECK-LABEL: llvm.func @tril_pipeline
 // CHECK-NOT:   nvvm.barrier0
 // CHECK:       llvm.return
 // PIPE-LABEL: llvm.func @tril_pipeline
 // PIPE-NOT:     nvvm.bar.warp.sync
-// PIPE:         nvvm.barrier0
-// PIPE-COUNT-2: nvvm.bar.warp.sync
-// PIPE-NOT:     nvvm.barrier0
 // PIPE:         nvvm.barrier0
 // PIPE-COUNT-2: nvvm.bar.warp.sync
 // PIPE-NOT:     nvvm.barrier0

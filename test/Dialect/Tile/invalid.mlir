@@ -862,6 +862,38 @@ func.func @tril_level_same(%a: !tile.buffer<32x32xf32, shared>, %b: !tile.buffer
 
 // -----
 
+func.func @tril_merge_size(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_merge' op size 48 must be a multiple of 16 with twice it dividing 64}}
+  tile.tril_inverse_merge %a, %b {size = 48 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_merge_whole(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_merge' op size 64 must be a multiple of 16 with twice it dividing 64}}
+  tile.tril_inverse_merge %a, %b {size = 64 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_merge_in_place(%a: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_merge' op source and dest must be different buffers (the inverse is computed in place only when packed)}}
+  tile.tril_inverse_merge %a, %a {size = 16 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_merge_fragment(%a: !tile.buffer<64x64xf32, fragment>, %b: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_merge' op operands must be square f32 shared buffers (row-major, #tile.swizzle or #tile.padded)}}
+  tile.tril_inverse_merge %a, %b {size = 16 : i64} : !tile.buffer<64x64xf32, fragment>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
 func.func @tril_level_too_high(%a: !tile.buffer<32x32xf32, shared>) {
   // expected-error @below {{'tile.tril_inverse_level' op level 2 must be below the number of 16x16 blocks per row (2)}}
   tile.tril_inverse_level %a, %a {level = 2 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>

@@ -121,9 +121,11 @@ func.func @solve(%l: !tile.buffer<64x64xf32, shared>, %t: !tile.buffer<64x64xf32
 // CHECK-LABEL: func.func @tril_phases
 // CHECK: tile.tril_inverse_diag %[[L:.*]], %[[T:.*]] : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
 // CHECK: tile.tril_inverse_level %[[L]], %[[T]] {level = 1 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
+// CHECK: tile.tril_inverse_merge %[[L]], %[[T]] {size = 16 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
 func.func @tril_phases(%l: !tile.buffer<32x32xf32, shared>, %t: !tile.buffer<32x32xf32, shared>) {
   tile.tril_inverse_diag %l, %t : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
   tile.tril_inverse_level %l, %t {level = 1 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
+  tile.tril_inverse_merge %l, %t {size = 16 : i64} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
   return
 }
 

@@ -914,6 +914,18 @@ LogicalResult TrilInverseLevelOp::verify() {
   return verifyTrilDistinct(*this, getSource(), getDest(), getPacked());
 }
 
+LogicalResult TrilInverseMergeOp::verify() {
+  int64_t nb;
+  if (failed(verifyTrilSquares(*this, {getSource(), getDest()}, nb)))
+    return failure();
+  int64_t n = 16 * nb, size = getSize();
+  if (size % 16 != 0 || n % (2 * size) != 0)
+    return emitOpError("size ")
+           << size << " must be a multiple of 16 with twice it dividing "
+           << n;
+  return verifyTrilDistinct(*this, getSource(), getDest(), /*packed=*/false);
+}
+
 bool mlir::gdn::tile::hasContiguousInnermost(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto take = dyn_cast<TakeOp>(def)) {

@@ -399,7 +399,7 @@ void AssignLayoutsPass::runOnOperation() {
         return cast<BufferType>(other.getType()).isFragment();
       }
       return isa<LoadOp, TrilInverseOp, TrilInverseDiagOp,
-                 TrilInverseLevelOp>(user);
+                 TrilInverseLevelOp, TrilInverseMergeOp>(user);
     });
   };
   func.walk([&](AllocOp alloc) {

@@ -10,6 +10,7 @@
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::gdn::tile {
 #define GEN_PASS_DEF_TILEEXPANDTRILINVERSE
@@ -42,8 +43,14 @@ void ExpandTrilInversePass::runOnOperation() {
     OpBuilder b(op);
     bool packed = op.getPacked();
     b.create<TrilInverseDiagOp>(loc, src, dst, packed, op.getLowerOnly());
-    for (int64_t d = 1; d < nb; ++d)
-      b.create<TrilInverseLevelOp>(loc, src, dst, d, packed);
+    if (!packed && llvm::isPowerOf2_64(nb)) {
+      // Doubling steps: log2(nb) phases (barriers) instead of nb - 1.
+      for (int64_t size = 16; size < n; size *= 2)
+        b.create<TrilInverseMergeOp>(loc, src, dst, size);
+    } else {
+      for (int64_t d = 1; d < nb; ++d)
+        b.create<TrilInverseLevelOp>(loc, src, dst, d, packed);
+    }
     op.erase();
     ++numExpanded;
   }

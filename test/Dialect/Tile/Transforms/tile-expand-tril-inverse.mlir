@@ -1,29 +1,27 @@
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse))' | FileCheck %s
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse,tile-assign-layouts,tile-plan-shared-memory,tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
 
-// 64x64 over 128 threads: the diagonal phase, then one op per level of
-// blocks below the diagonal (3 levels).
+// 64x64 over 128 threads (4 blocks per row, a power of two): the diagonal
+// phase, then the doubling merges of sizes 16 and 32 (the blocks (1, 0) and
+// (3, 2), then the 32x32 block below the diagonal).
 
 // CHECK-LABEL: func.func @blocked
 // CHECK-NEXT:  %[[L:.*]] = tile.alloc : !tile.buffer<64x64xf32, shared>
 // CHECK-NEXT:  %[[T:.*]] = tile.alloc : !tile.buffer<64x64xf32, shared>
 // CHECK-NEXT:  tile.tril_inverse_diag %[[L]], %[[T]] :
-// CHECK-NEXT:  tile.tril_inverse_level %[[L]], %[[T]] {level = 1 : i64} :
-// CHECK-NEXT:  tile.tril_inverse_level %[[L]], %[[T]] {level = 2 : i64} :
-// CHECK-NEXT:  tile.tril_inverse_level %[[L]], %[[T]] {level = 3 : i64} :
+// CHECK-NEXT:  tile.tril_inverse_merge %[[L]], %[[T]] {size = 16 : i64} :
+// CHECK-NEXT:  tile.tril_inverse_merge %[[L]], %[[T]] {size = 32 : i64} :
 // CHECK-NEXT:  return
 
 // tile-insert-barriers puts a barrier between every two phases: each
-// level reads what the ones before wrote.
+// merge reads what the ones before wrote.
 
 // BAR-LABEL: func.func @blocked
 // BAR:       tile.tril_inverse_diag
 // BAR-NEXT:  tile.barrier
-// BAR-NEXT:  tile.tril_inverse_level {{.*}} {level = 1 : i64}
+// BAR-NEXT:  tile.tril_inverse_merge {{.*}} {size = 16 : i64}
 // BAR-NEXT:  tile.barrier
-// BAR-NEXT:  tile.tril_inverse_level {{.*}} {level = 2 : i64}
-// BAR-NEXT:  tile.barrier
-// BAR-NEXT:  tile.tril_inverse_level {{.*}} {level = 3 : i64}
+// BAR-NEXT:  tile.tril_inverse_merge {{.*}} {size = 32 : i64}
 // BAR-NEXT:  return
 func.func @blocked() attributes {tile.kernel, tile.num_warps = 4 : i64} {
   %l = tile.alloc : !tile.buffer<64x64xf32, shared>
@@ -39,7 +37,7 @@ func.func @blocked() attributes {tile.kernel, tile.num_warps = 4 : i64} {
 
 // CHECK-LABEL: func.func @lower_only
 // CHECK:       tile.tril_inverse_diag %{{.*}}, %{{.*}} {lower_only} :
-// CHECK-NEXT:  tile.tril_inverse_level %{{.*}}, %{{.*}} {level = 1 : i64} :
+// CHECK-NEXT:  tile.tril_inverse_merge %{{.*}}, %{{.*}} {size = 16 : i64} :
 func.func @lower_only() attributes {tile.kernel, tile.num_warps = 4 : i64} {
   %l = tile.alloc : !tile.buffer<64x64xf32, shared>
   %t = tile.alloc : !tile.buffer<64x64xf32, shared>
@@ -49,17 +47,35 @@ func.func @lower_only() attributes {tile.kernel, tile.num_warps = 4 : i64} {
 
 // -----
 
-// 32x32: one level.
+// 32x32: one merge.
 
 // CHECK-LABEL: func.func @two_blocks
 // CHECK-COUNT-2: tile.alloc
 // CHECK-NEXT:  tile.tril_inverse_diag
-// CHECK-NEXT:  tile.tril_inverse_level {{.*}} {level = 1 : i64}
+// CHECK-NEXT:  tile.tril_inverse_merge {{.*}} {size = 16 : i64}
 // CHECK-NEXT:  return
 func.func @two_blocks() attributes {tile.kernel, tile.num_warps = 1 : i64} {
   %l = tile.alloc : !tile.buffer<32x32xf32, shared>
   %t = tile.alloc : !tile.buffer<32x32xf32, shared>
   tile.tril_inverse %l, %t : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
+  return
+}
+
+// -----
+
+// 48x48 (3 blocks per row, not a power of two): one level per distance from
+// the diagonal, as the doubling needs pairs.
+
+// CHECK-LABEL: func.func @three_blocks
+// CHECK-COUNT-2: tile.alloc
+// CHECK-NEXT:  tile.tril_inverse_diag
+// CHECK-NEXT:  tile.tril_inverse_level {{.*}} {level = 1 : i64}
+// CHECK-NEXT:  tile.tril_inverse_level {{.*}} {level = 2 : i64}
+// CHECK-NEXT:  return
+func.func @three_blocks() attributes {tile.kernel, tile.num_warps = 2 : i64} {
+  %l = tile.alloc : !tile.buffer<48x48xf32, shared>
+  %t = tile.alloc : !tile.buffer<48x48xf32, shared>
+  tile.tril_inverse %l, %t : !tile.buffer<48x48xf32, shared>, !tile.buffer<48x48xf32, shared>
   return
 }
 
@@ -97,7 +113,8 @@ func.func @not_a_kernel(%l: !tile.buffer<64x64xf32, shared>, %t: !tile.buffer<64
 // -----
 
 // Packed (one buffer: L below the diagonal, the inverse transposed above):
-// every phase is packed and works in place; the barriers are the same.
+// every phase is packed and works in place, by levels (the merges are not
+// packed); a barrier between every two.
 
 // CHECK-LABEL: func.func @packed
 // CHECK-NEXT:  %[[LT:.*]] = tile.alloc : !tile.buffer<64x64xf32, shared>

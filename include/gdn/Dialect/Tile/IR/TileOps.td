@@ -247,6 +247,53 @@ def Tile_TrilInverseLevelOp : Tile_Op<"tril_inverse_level"> {
   let hasVerifier = 1;
 }
 
+def Tile_TrilInverseMergeOp : Tile_Op<"tril_inverse_merge"> {
+  let summary = "blocked tril_inverse, one doubling step: the off-diagonal blocks of 2s x 2s diagonal blocks";
+  let description = [{
+    For an `n x n` inverse where `L` is `source` and `T` is `dest`, and each
+    pair `p` of adjacent `s x s` diagonal blocks (`s = size`, a multiple of
+    16 with `2 s` dividing `n`: rows and columns `2 p s .. 2 p s + 2 s - 1`)
+    whose two inverses `T1`, `T2` are already in `dest` (the diagonal phase
+    for `s = 16`, the diagonal phase and the merges of smaller sizes
+    otherwise): writes the block below them,
+
+        T21 = -T2 (L21 T1),
+
+    `L21` being `L`'s rows `2 p s + s ..` by columns `2 p s ..` (every 16x16
+    block of it lies below the diagonal). In 16x16 blocks, block `(i, j)`
+    of `T21` is `-sum_{i0 <= k <= i} T_ik Y_kj`, `Y_kj = sum_{j <= m < j0 +
+    s / 16} L_km T_mj` (`i0`, `j0` the first block rows of `T2`, `T1`): it
+    reads `L21`, the blocks of `T1` and `T2` on and below their diagonals
+    (zeros above the diagonal inside the 16x16 diagonal blocks, as the
+    diagonal phase writes them), and writes only `T21`, so the merges need
+    a barrier between them and none inside. `tile-expand-tril-inverse`
+    emits the merges of sizes 16, 32, .., n / 2 after the diagonal phase
+    when `n / 16` is a power of two: log2(n / 16) phases instead of the
+    `n / 16 - 1` of `tile.tril_inverse_level`, the same products.
+
+    The products are split-tf32 tensor-core products as in
+    `tile.tril_inverse_level` (three accumulator chains, fp32-accurate,
+    every sum in a fixed order). One task per (pair, 16-column block of
+    `T1`, 8-column strip): `n / 16` tasks per merge, dealt round-robin to
+    the warps. A task computes its strip of every block row of `T21`:
+    first the strips of `Y` (each B operand `T_mj` loaded and split once for
+    all rows), staged in the task's own strips of `dest`, then, after a
+    warp sync, the strips of `T21` (each staged `Y_kj` read and split once
+    for all rows `i >= k`), held in registers until all are formed, a warp
+    sync, and stored negated. No warp reads another's strips.
+
+    Example:
+    ```mlir
+    tile.tril_inverse_merge %l, %t {size = 32 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
+                       Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$dest,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$size);
+  let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
+  let hasVerifier = 1;
+}
+
 def Tile_AllocOp : Tile_Op<"alloc"> {
   let summary = "allocate a shared or fragment buffer";
   let description = [{

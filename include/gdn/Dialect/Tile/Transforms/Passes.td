@@ -19,14 +19,18 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
 
     * `tile.tril_inverse_diag`: the diagonal 16x16 blocks by forward
       substitution, zeros above them;
-    * for each level `d = 1 .. nb - 1` (the blocks `(j + d, j)`):
-      `tile.tril_inverse_level` (`T_ij = -T_ii L T`, both products on the
-      tensor cores in split tf32, each warp in its own column strips).
+    * when `nb` is a power of two, the doubling merges
+      `tile.tril_inverse_merge` of sizes 16, 32, .., n / 2 (`T21 = -T2
+      (L21 T1)` below each pair of known diagonal blocks: log2(nb)
+      phases); otherwise, for each level `d = 1 .. nb - 1` (the blocks
+      `(j + d, j)`), `tile.tril_inverse_level` (`T_ij = -T_ii L T`). Both
+      run their products on the tensor cores in split tf32, each warp in
+      its own column strips. Packed inverses take the levels.
 
-    Each level reads what the previous phases wrote, so
+    Each phase reads what the previous phases wrote, so
     `tile-insert-barriers` places a barrier between every two phases from
     their operand effects; the lowering of the phases emits none (a level
-    orders its own strip with warp syncs). Other sizes keep
+    or merge orders its own strips with warp syncs). Other sizes keep
     `tile.tril_inverse` (forward substitution, one column per thread).
 
     Before:
@@ -36,7 +40,7 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
     After:
     ```mlir
     tile.tril_inverse_diag %l, %t : ...
-    tile.tril_inverse_level %l, %t {level = 1 : i64} : ...
+    tile.tril_inverse_merge %l, %t {size = 16 : i64} : ...
     ```
   }];
   let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
