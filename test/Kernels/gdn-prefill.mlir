@@ -120,14 +120,16 @@
 // PLAN-SAME: tile.shared_memory_bytes = 111104
 // PLAN: tile.alloc {offset = 0 : i64} : !tile.buffer<2x64x128xf16, shared, #tile.swizzle<128>>
 
-// Barriers: the cumsum runs in registers (tile.scan) with none before the
+// Barriers: the cumsum and the running sum of |g| (the factored gate's
+// bound) run in registers (two independent tile.scan) with none before the
 // one that waits for K; gamma leaves through shared memory after it.
 // BAR-LABEL: func.func @gdn_chunk_prep_f16
-// BAR: tile.scan add
+// BAR: tile.scan add %[[GF:.*]], %[[GF]]
+// BAR-NEXT: tile.scan add %[[GA:.*]], %[[GA]]
 // BAR-NEXT: tile.alloc
-// BAR-NEXT: tile.copy %{{.*}} : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>> to !tile.buffer<64xf32, shared>
+// BAR-NEXT: tile.copy %[[GF]] to %{{.*}} : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>> to !tile.buffer<64xf32, shared>
 // BAR-NOT: tile.barrier
-// BAR: tile.scan max
+// BAR: tile.copy %[[GA]] to
 // BAR-NOT: tile.barrier
 // BAR: tile.async_wait {pending = 0 : i64}
 // BAR-NEXT: tile.barrier
