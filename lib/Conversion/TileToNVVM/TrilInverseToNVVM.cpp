@@ -56,6 +56,62 @@ struct SquareAccess {
   }
 };
 
+/// The split-tf32 phases' shared-memory operands, per thread, each address
+/// a constant step (dr, dc) from a per-thread pointer `at` = ptr(base, r, c)
+/// (SquareAccess::step): 16x8 f32 A blocks by ldmatrix.x4, single f32
+/// loads (B operands), and an mma accumulator stored as two 8-byte pairs.
+struct PhaseIO {
+  OpBuilder &b;
+  Location loc;
+  Idx &bx;
+  const SquareAccess &acc;
+
+  /// The m16n8k8 tf32 A fragment of the 16x8 block whose lane address is
+  /// `at` (lane l at row l % 8 + 8 ((l / 8) % 2), column 4 (l / 16)): each
+  /// 16x8 f32 block is four 8x8 b16 matrices of 8 rows x 16 bytes, and lane
+  /// (g, t) receives word t of row g of each.
+  SmallVector<Value, 4> ldmatrix(Value at, Value base, Value r, Value c,
+                                 int64_t dr, int64_t dc) const {
+    Type i32 = b.getI32Type(), f32 = b.getF32Type();
+    auto x4 = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                               {i32, i32, i32, i32});
+    Value res = b.create<NVVM::LdMatrixOp>(
+        loc, x4, acc.step(bx, at, base, r, c, dr, dc), 4,
+        NVVM::MMALayout::row);
+    SmallVector<Value, 4> out;
+    for (int64_t i = 0; i < 4; ++i)
+      out.push_back(b.create<LLVM::BitcastOp>(
+          loc, f32, b.create<LLVM::ExtractValueOp>(loc, res, i)));
+    return out;
+  }
+  Value load(Value at, Value base, Value r, Value c, int64_t dr,
+             int64_t dc) const {
+    return b
+        .create<LLVM::LoadOp>(loc, b.getF32Type(),
+                              acc.step(bx, at, base, r, c, dr, dc))
+        .getResult();
+  }
+  /// Accumulator c4 (rows g, g + 8 x columns 2 t, 2 t + 1 of a 16x8 tile),
+  /// negated if asked, as two 8-byte stores; `at` addresses row g, column
+  /// 2 t of the tile at step (0, 0).
+  void storeAcc(Value at, Value base, Value r, Value c, int64_t dr,
+                int64_t dc, ArrayRef<Value> c4, bool negate) const {
+    auto vec2 = VectorType::get({2}, b.getF32Type());
+    for (int64_t h = 0; h < 2; ++h) {
+      Value v = b.create<LLVM::UndefOp>(loc, vec2);
+      for (int64_t e = 0; e < 2; ++e) {
+        Value x = c4[2 * h + e];
+        if (negate)
+          x = b.create<LLVM::FNegOp>(loc, x);
+        v = b.create<LLVM::InsertElementOp>(loc, v, x, bx.c32(e));
+      }
+      b.create<LLVM::StoreOp>(loc, v,
+                              acc.step(bx, at, base, r, c, dr + 8 * h, dc),
+                              /*alignment=*/8);
+    }
+  }
+};
+
 /// Forward substitution, one column per thread: t = e_j - L t over the rows
 /// in order. Rows above j come out as exact zeros, so every thread runs the
 /// same straight-line code. Used for small or odd sizes.
@@ -433,7 +489,7 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
     int64_t tasks = strips / perTask;
     SquareAccess acc{t, cast<BufferType>(op.getDest().getType()), src, dst};
     Type f32 = rewriter.getF32Type();
-    auto vec4 = VectorType::get({4}, f32), vec2 = VectorType::get({2}, f32);
+    auto vec4 = VectorType::get({4}, f32);
     Value tid = ix.tid();
     Value warp = ix.div(tid, 32), lane = ix.rem(tid, 32);
     Value g = ix.div(lane, 4), t4 = ix.mul(ix.rem(lane, 4), 4);
@@ -476,6 +532,7 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
         }
         Value rowI = bx.add(j16, 16 * d); // first row of block i
         SplitTf32Mma mma(rewriter, loc);
+        PhaseIO io{b, loc, bx, acc};
         Value zero = f32Const(rewriter, loc, 0);
         auto loadRow4 = [&](Value base, Value r, Value c) {
           return b.create<LLVM::LoadOp>(loc, vec4, acc.ptr(bx, base, r, c),
@@ -525,19 +582,8 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
             return;
           }
           Value sRow = bx.add(rowI, g), sCol = bx.add(col, t2);
-          Value at = acc.ptr(bx, dst, sRow, sCol);
-          for (int64_t h = 0; h < 2; ++h) {
-            Value v = b.create<LLVM::UndefOp>(loc, vec2);
-            for (int64_t e = 0; e < 2; ++e) {
-              Value x = c4[2 * h + e];
-              if (negate)
-                x = b.create<LLVM::FNegOp>(loc, x);
-              v = b.create<LLVM::InsertElementOp>(loc, v, x, bx.c32(e));
-            }
-            b.create<LLVM::StoreOp>(
-                loc, v, acc.step(bx, at, dst, sRow, sCol, 8 * h, dc),
-                /*alignment=*/8);
-          }
+          io.storeAcc(acc.ptr(bx, dst, sRow, sCol), dst, sRow, sCol, 0, dc,
+                      c4, negate);
         };
         // Y = sum over the 16-column groups q of L[i][q] T[q][j].
         if (!packed) {
@@ -558,26 +604,13 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
           Value l8 = bx.rem(lane, 8);
           Value lRow = bx.add(l8, bx.mul(bx.rem(bx.div(lane, 8), 2), 8));
           Value lCol = bx.mul(bx.div(lane, 16), 4);
-          auto x4 = LLVM::LLVMStructType::getLiteral(
-              b.getContext(), {rewriter.getI32Type(), rewriter.getI32Type(),
-                               rewriter.getI32Type(), rewriter.getI32Type()});
           auto ldmatrixAt = [&](Value at, Value base, Value r, Value c,
                                 int64_t dc) {
-            Value res = b.create<NVVM::LdMatrixOp>(
-                loc, x4, acc.step(bx, at, base, r, c, 0, dc), 4,
-                NVVM::MMALayout::row);
-            SmallVector<Value, 4> out;
-            for (int64_t i = 0; i < 4; ++i)
-              out.push_back(b.create<LLVM::BitcastOp>(
-                  loc, f32, b.create<LLVM::ExtractValueOp>(loc, res, i)));
-            return out;
+            return io.ldmatrix(at, base, r, c, 0, dc);
           };
           auto loadAt = [&](Value at, Value base, Value r, Value c,
                             int64_t dr, int64_t dc) {
-            return b
-                .create<LLVM::LoadOp>(loc, f32,
-                                      acc.step(bx, at, base, r, c, dr, dc))
-                .getResult();
+            return io.load(at, base, r, c, dr, dc);
           };
           // Strip h of the task is columns col + 8 h ..: its B operands and
           // its part of Y are a constant 8 h columns further.
@@ -703,8 +736,6 @@ struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
     int64_t n = t.getShape()[0], size = op.getSize(), sb = size / 16;
     int64_t warps = numThreadsOf(op) / 32, tasks = n / 16;
     SquareAccess acc{t, cast<BufferType>(op.getDest().getType()), src, dst};
-    Type f32 = rewriter.getF32Type();
-    auto vec2 = VectorType::get({2}, f32);
     Value tid = ix.tid();
     Value warp = ix.div(tid, 32), lane = ix.rem(tid, 32);
     Value g = ix.div(lane, 4), t1 = ix.rem(lane, 4), t2 = ix.mul(t1, 2);
@@ -714,9 +745,6 @@ struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
     Value lCol = ix.mul(ix.div(lane, 16), 4);
     Value fullMask = rewriter.create<LLVM::ConstantOp>(
         loc, rewriter.getI32Type(), rewriter.getI32IntegerAttr(-1));
-    auto x4 = LLVM::LLVMStructType::getLiteral(
-        rewriter.getContext(), {rewriter.getI32Type(), rewriter.getI32Type(),
-                                rewriter.getI32Type(), rewriter.getI32Type()});
     for (int64_t round = 0; round * warps < tasks; ++round) {
       Value guard;
       if ((round + 1) * warps > tasks)
@@ -731,46 +759,23 @@ struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
         Value col = bx.add(bx.add(r0, bx.mul(jb, 16)),
                            bx.mul(bx.rem(task, 2), 8)); // the strip
         SplitTf32Mma mma(rewriter, loc);
+        PhaseIO io{b, loc, bx, acc};
         Value zero = f32Const(rewriter, loc, 0);
         auto ldmatrixAt = [&](Value at, Value base, Value r, Value c,
                               int64_t dr, int64_t dc) {
-          Value res = b.create<NVVM::LdMatrixOp>(
-              loc, x4, acc.step(bx, at, base, r, c, dr, dc), 4,
-              NVVM::MMALayout::row);
-          SmallVector<Value, 4> out;
-          for (int64_t i = 0; i < 4; ++i)
-            out.push_back(b.create<LLVM::BitcastOp>(
-                loc, f32, b.create<LLVM::ExtractValueOp>(loc, res, i)));
-          return out;
-        };
-        auto loadAt = [&](Value at, Value base, Value r, Value c, int64_t dr) {
-          return b
-              .create<LLVM::LoadOp>(loc, f32,
-                                    acc.step(bx, at, base, r, c, dr, 0))
-              .getResult();
+          return io.ldmatrix(at, base, r, c, dr, dc);
         };
         // B rows k0 + t and k0 + t + 4 at column g of a strip whose first
         // row is `r`, split.
         auto loadB = [&](Value at, Value r, Value c, int64_t k0) {
-          return mma.splitAll({loadAt(at, dst, r, c, k0),
-                               loadAt(at, dst, r, c, k0 + 4)});
+          return mma.splitAll({io.load(at, dst, r, c, k0, 0),
+                               io.load(at, dst, r, c, k0 + 4, 0)});
         };
         // Strip rows r + 16 i + g (+ 8), columns col + 2 t (+ 1).
         Value sRow = bx.add(r1, g), sCol = bx.add(col, t2);
         Value sAt = acc.ptr(bx, dst, sRow, sCol);
         auto storeStrip = [&](int64_t i, ArrayRef<Value> c4, bool negate) {
-          for (int64_t hh = 0; hh < 2; ++hh) {
-            Value v = b.create<LLVM::UndefOp>(loc, vec2);
-            for (int64_t e = 0; e < 2; ++e) {
-              Value x = c4[2 * hh + e];
-              if (negate)
-                x = b.create<LLVM::FNegOp>(loc, x);
-              v = b.create<LLVM::InsertElementOp>(loc, v, x, bx.c32(e));
-            }
-            b.create<LLVM::StoreOp>(
-                loc, v, acc.step(bx, sAt, dst, sRow, sCol, 16 * i + 8 * hh, 0),
-                /*alignment=*/8);
-          }
+          io.storeAcc(sAt, dst, sRow, sCol, 16 * i, 0, c4, negate);
         };
         // Y for T1's column block jb = J (static).
         auto emitY = [&](int64_t J) {
