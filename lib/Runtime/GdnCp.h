@@ -128,21 +128,30 @@ struct GdnBlockVCost {
 ///     t_sum_lat 1.43 us: as one forward chunk step (same loop, no O).
 ///   block_v 128 (the value-major gdn_chunk_fwd_vm128_f16, grid 1,HV,N,
 ///   two warpgroups, P formed in the kernel, and its _vm128 summary and
-///   replay; ncu of the v15-v17 kernels, 2026-12-02, docs/perf-notes.md):
-///     t_fwd 3.0 us and R 0.93: the direct forward at 8 x 4K, HV 16 (205 us
-///       for 128 blocks x 64 dependent chunk steps, one block per SM: the
-///       model's 66.7 steps) and the CP replay at 128K HV16, 800 us both in
-///       8 segments (128 blocks x 256 steps) and in 16 (256 blocks x 128
-///       steps, two per SM): the model's 266.9 steps either way;
-///     t_sum 3.0 us, t_win 4.2 us: block_v 64's per-column costs (v8, v10:
-///       1.50 and 2.1 us per 64-column tile); the warm-up summaries at
-///       128K HV16 in 8 segments (79 us, ncu) match t_win;
+///   replay; recalibrated from the stage medians of docs/perf-notes.md v28,
+///   call 3, 2026-12-03):
+///     t_fwd 2.88 us and R 0.93: the direct forward at 8 x 4K, HV 16 (187.5
+///       us for 128 blocks x 64 dependent chunk steps, one block per SM:
+///       the model's 66.7 steps: 2.81), the CP replays in 8 segments at 32K
+///       HV16 (195 us, 66.7 steps: 2.92), 128K HV16 (763-766 us, 266.9
+///       steps: 2.86) and 128K HV32 (1.55-1.58 ms, 533.9 steps: 2.90-2.96);
+///       v17's replay at 128K HV16 took the same time in 8 and in 16
+///       segments (two blocks per SM), which R reproduces;
+///     t_sum 3.0 us: block_v 64's per-column cost (v8: 1.50 us per
+///       64-column tile), for the summaries without the warm-up;
 ///     t_sum_lat 2.6 us: as block_v 64's (each warpgroup walks the same
 ///       64 columns per step); one block computes B and then M, so a
-///       summary without the warm-up walks its segment twice (v25).
-///   t_prep (ncu, 128K HV16 on 132 SMs): 3.1 us for gdn_chunk_prep (762
-///     us, before v13.1's cheaper tf32 split; not re-measured), 1.93 us
-///     for gdn_chunk_prep_k (479 us, v17's padded rows; 2.38 before).
+///       summary without the warm-up walks its segment twice (v25);
+///     t_win 2.6 us (= t_sum_lat: one block per segment and head since
+///       v25, so the warm-up summaries take one window walk per wave of
+///       blocks): 53-55 us measured at 32K, 64K, 128K HV16 and 128K HV32
+///       (one wave each), the model's 57.2 (was 4.2 us, v10's kernels,
+///       whose 78 us the v25 summary no longer takes).
+///   t_prep (per chunk and value head on 132 SMs): 3.1 us for
+///     gdn_chunk_prep (762 us at 128K HV16, before v13.1's cheaper tf32
+///     split; not re-measured), 1.37 us for gdn_chunk_prep_k (v28: 336 us
+///     at 128K HV16, 693 at 128K HV32, 86 at 32K HV16, 84 at 8x4K HV16:
+///     1.35-1.40; v17 1.93).
 ///   block_v 16: t_win 0.9 us, scaled from v8's block_v 64 by t_sum (not
 ///     measured).
 /// (Before v13 the second variant was block_v 64, one warpgroup per block,
@@ -150,12 +159,12 @@ struct GdnBlockVCost {
 /// 2.6, t_win 2.1.)
 /// Measured forward times (ms) the model reproduces within 6 % (the tests
 /// allow 10 %) (GdnCpTest.CalibrationPoints): block_v 16: 128K HV16 3.04,
-/// 128K HV32 4.56, 32K HV16 0.77, 8 x 4K HV16 0.59; block_v 128: 8 x 4K
-/// HV16 0.205, the CP replays at 128K HV16 0.80 (8 segments) and 0.80
-/// (16 segments).
+/// 128K HV32 4.56, 32K HV16 0.77, 8 x 4K HV16 0.59; block_v 128 (v28): 8 x
+/// 4K HV16 0.1875, the CP replay at 128K HV16 0.765 (8 segments), the
+/// warm-up summaries 0.054, the prep 0.336.
 constexpr GdnBlockVCost kGdnBlockVCosts[] = {
     {16, 1.43, 1.25, 0.68, 1.43, 0.9, 3.1},
-    {128, 3.0, 0.93, 3.0, 2.6, 4.2, 1.93},
+    {128, 2.88, 0.93, 3.0, 2.6, 2.6, 1.37},
 };
 
 /// The block_v the cost model assumes for a path without variants (no

@@ -199,11 +199,12 @@ TEST(GdnCpTest, BlockVTable) {
   EXPECT_DOUBLE_EQ(gdnBlockVCost(16).summaryLatencyUs, 1.43);
   EXPECT_DOUBLE_EQ(gdnBlockVCost(16).prepUs, 3.1);
   EXPECT_EQ(gdnBlockVCost(128).blockV, 128);
-  EXPECT_DOUBLE_EQ(gdnBlockVCost(128).forwardUs, 3.0);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(128).forwardUs, 2.88);
   EXPECT_DOUBLE_EQ(gdnBlockVCost(128).forwardBlocksPerSm, 0.93);
   EXPECT_DOUBLE_EQ(gdnBlockVCost(128).summaryUs, 3.0);
   EXPECT_DOUBLE_EQ(gdnBlockVCost(128).summaryLatencyUs, 2.6);
-  EXPECT_DOUBLE_EQ(gdnBlockVCost(128).prepUs, 1.93);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(128).summaryWarmupUs, 2.6);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(128).prepUs, 1.37);
   // Unknown block_v: the nearest entry, the smaller on ties; <= 0: 16.
   EXPECT_EQ(gdnBlockVCost(8).blockV, 16);
   EXPECT_EQ(gdnBlockVCost(32).blockV, 16);
@@ -235,10 +236,12 @@ TEST(GdnCpTest, SegmentCountWithinTheGridLimit) {
 TEST(GdnCpTest, CalibrationPoints) {
   // Measured kernel times on the H200 (f16, ms) that the model reproduces
   // within 10 %: block_v 16's direct forward (2026-11-29) at four shapes;
-  // block_v 128 (the two-warpgroup value-major kernel, ncu of v15-v17,
-  // 2026-12-02): its direct forward at 8x4K HV16 (0.205) and its CP
-  // replays at 128K HV16 (0.80 in 8 segments of 256 chunks, 0.80 in 16 of
-  // 128); its prep kernel at 128K HV16 (0.479; block_v 16's 0.762). And
+  // block_v 128 (the two-warpgroup value-major kernels, gdn-run stage
+  // medians of docs/perf-notes.md v28 call 3, 2026-12-03): its direct
+  // forward at 8x4K HV16 (0.1875), its CP replay at 128K HV16 (0.765 in 8
+  // segments of 256 chunks; v17's took the same in 16 of 128), its warm-up
+  // summaries (0.054 at 32K and 128K HV16, one wave of blocks) and its prep
+  // kernel at 128K HV16 (0.336; block_v 16's 0.762, v13). And
   // whether the CP
   // path (best variant and segment size) ran faster than the best direct
   // variant by more than the model's margin allows to see (whole
@@ -254,7 +257,7 @@ TEST(GdnCpTest, CalibrationPoints) {
   } points[] = {{"128K HV16", 16, {2048}, 3.04, 0, true},
                 {"128K HV32", 32, {2048}, 4.56, 0, true},
                 {"32K HV16", 16, {512}, 0.77, 0, true},
-                {"8x4K HV16", 16, V(8, 64), 0.59, 0.205, false}};
+                {"8x4K HV16", 16, V(8, 64), 0.59, 0.1875, false}};
   for (const auto &pt : points) {
     SCOPED_TRACE(pt.name);
     // The measured CP runs used the guarded warm-up summaries (the
@@ -276,9 +279,15 @@ TEST(GdnCpTest, CalibrationPoints) {
   }
   GdnCpShape sh = cpShape(16, {2048});
   sh.warmupChunks = kGdnCpWarmupChunks;
-  EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 128).replay * 1e-3, 0.80, 0.08);
-  EXPECT_NEAR(gdnCpEstimate(sh, 128, 132, 128).replay * 1e-3, 0.80, 0.08);
-  EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 128).prep * 1e-3, 0.479, 0.048);
+  EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 128).replay * 1e-3, 0.765, 0.0765);
+  EXPECT_NEAR(gdnCpEstimate(sh, 128, 132, 128).replay * 1e-3, 0.765, 0.0765);
+  EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 128).summary * 1e-3, 0.054,
+              0.0054);
+  EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 128).prep * 1e-3, 0.336, 0.0336);
+  GdnCpShape sh32 = cpShape(16, {512});
+  sh32.warmupChunks = kGdnCpWarmupChunks;
+  EXPECT_NEAR(gdnCpEstimate(sh32, 64, 132, 128).summary * 1e-3, 0.054,
+              0.0054);
   EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 16).prep * 1e-3, 0.762, 0.076);
 }
 
@@ -307,17 +316,17 @@ TEST(GdnCpTest, CostModel) {
   // The same with block_v 128: 1 tile per head, its own constants.
   e = gdnCpEstimate(cpShape(1, {2048}), 16, 132, 128);
   EXPECT_EQ(e.blockV, 128);
-  EXPECT_DOUBLE_EQ(e.direct, 3.0 * 2048);
+  EXPECT_DOUBLE_EQ(e.direct, 2.88 * 2048);
   EXPECT_DOUBLE_EQ(e.summary,
                    std::max(16 * 2.6, 3.0 * (2 * 127 * 16 - 16) / 132.0));
-  EXPECT_DOUBLE_EQ(e.prep, 1.93 * 2048 / 132.0);
+  EXPECT_DOUBLE_EQ(e.prep, 1.37 * 2048 / 132.0);
   // With an initial state the first segment's M counts too.
   GdnCpShape withH0 = cpShape(1, {2048});
   withH0.hasH0 = true;
   EXPECT_DOUBLE_EQ(gdnCpEstimate(withH0, 16).summary,
                    0.68 * 2 * 8 * 127 * 16 / 132.0);
   EXPECT_DOUBLE_EQ(e.replay,
-                   3.0 * std::max(16.0, 1.0 * 2048 / (132 * 0.93)));
+                   2.88 * std::max(16.0, 1.0 * 2048 / (132 * 0.93)));
   EXPECT_TRUE(e.useCp);
 
   // 32K tokens, HV 16, block_v 16: the direct walk (512 steps) beats the

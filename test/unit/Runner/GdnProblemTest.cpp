@@ -1061,8 +1061,8 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_EQ(stageKernels(f.driver), (Names{"gdn_prep", "gdn_fwd_bv128"}));
   EXPECT_EQ(c.ignored, (Names{"m1.manifest", "m3.manifest", "m4.manifest",
                               "m5.manifest"}));
-  EXPECT_EQ(f.pathText(), "direct (auto), block_v 128; model: direct 320 us "
-                          "(block_v 16: 760 us), cp 330 us (block_v 128, 64 "
+  EXPECT_EQ(f.pathText(), "direct (auto), block_v 128; model: direct 277 us "
+                          "(block_v 16: 760 us), cp 287 us (block_v 128, 64 "
                           "chunks/segment), 132 SMs");
   GdnResult r;
   f.driver.describe(r);
@@ -1085,7 +1085,7 @@ TEST(GdnDriverTest, VariantChoice) {
   s = g.prepare({"--T", "131072"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(g.pathText(), "cp (auto), block_v 128, 8 segments of 256 chunks; "
-                          "model: cp 1395 us (block_v 16: 3087 us), direct "
+                          "model: cp 1202 us (block_v 16: 3087 us), direct "
                           "3698 us (block_v 16), 132 SMs");
   PathFixture h;
   s = h.prepare({"--T", "131072", "--H", "32"}, all);
@@ -1118,7 +1118,7 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_EQ(i.driver.pathChoice().ignored,
             (Names{"m1.manifest", "m2.manifest", "m4.manifest"}));
   EXPECT_EQ(i.pathText(), "cp (auto), block_v 16, 16 segments of 128 chunks; "
-                          "model: cp 329 us (block_v 128: 407 us), direct 2977 "
+                          "model: cp 329 us (block_v 128: 390 us), direct 2977 "
                           "us (block_v 16), 132 SMs");
 
   // --cp off / on: the model still picks the variant.
@@ -1128,18 +1128,18 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_FALSE(j.driver.pathChoice().modeled);
   EXPECT_TRUE(j.driver.pathChoice().variantModeled);
   EXPECT_TRUE(j.driver.dependsOnSmCount());
-  EXPECT_EQ(j.pathText(), "direct (--cp off), block_v 128; model: direct 320 "
+  EXPECT_EQ(j.pathText(), "direct (--cp off), block_v 128; model: direct 277 "
                           "us (block_v 16: 760 us), 132 SMs");
   PathFixture k;
   s = k.prepare({"--cp", "on"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(k.pathText(), "cp (--cp on), block_v 128, 8 segments of 8 chunks; "
-                          "model: cp 105 us (block_v 16: 140 us), 132 SMs");
+                          "model: cp 92 us (block_v 16: 140 us), 132 SMs");
   PathFixture l;
   s = l.prepare({"--cp", "on", "--cp-chunks", "8", "--T", "1000"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(l.pathText(), "cp (--cp on), block_v 16, 2 segments of 8 chunks "
-                          "(--cp-chunks); model: cp 49 us (block_v 128: 62 "
+                          "(--cp-chunks); model: cp 49 us (block_v 128: 60 "
                           "us), 132 SMs");
   EXPECT_TRUE(l.driver.dependsOnSmCount()); // the variant
 }
@@ -1225,7 +1225,7 @@ TEST(GdnDriverTest, VariantForced) {
       {}, {withBlockV(kFwdManifest, 16, false), withBlockV(kFwdManifest, 128)});
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(k.pathText(), "direct (auto: no meta.path), block_v 16; model: "
-                          "direct 116 us (block_v 128: 207 us), 132 SMs");
+                          "direct 116 us (block_v 128: 195 us), 132 SMs");
 }
 
 TEST(GdnDriverTest, ReportRow) {
