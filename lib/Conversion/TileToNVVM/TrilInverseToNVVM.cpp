@@ -604,14 +604,6 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
           Value l8 = bx.rem(lane, 8);
           Value lRow = bx.add(l8, bx.mul(bx.rem(bx.div(lane, 8), 2), 8));
           Value lCol = bx.mul(bx.div(lane, 16), 4);
-          auto ldmatrixAt = [&](Value at, Value base, Value r, Value c,
-                                int64_t dc) {
-            return io.ldmatrix(at, base, r, c, 0, dc);
-          };
-          auto loadAt = [&](Value at, Value base, Value r, Value c,
-                            int64_t dr, int64_t dc) {
-            return io.load(at, base, r, c, dr, dc);
-          };
           // Strip h of the task is columns col + 8 h ..: its B operands and
           // its part of Y are a constant 8 h columns further.
           SmallVector<SmallVector<Value>> y(perTask, SplitTf32Mma::zeros(zero)),
@@ -634,7 +626,7 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
           Value bAt = acc.ptr(bx, dst, bRow, bCol);
           auto loadL = [&](int64_t k0) -> SmallVector<Value, 4> {
             if (!fromRegs)
-              return ldmatrixAt(aAt, src, aRow, aCol, k0);
+              return io.ldmatrix(aAt, src, aRow, aCol, 0, k0);
             Regs regs{src, f32};
             int64_t w = place.rowBlock, c = (16 * (w - d) + k0) / 8;
             return {regs.load(bx, lReg(w, 0, c, 0)),
@@ -648,8 +640,8 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
               SplitTf32Mma::Split a = mma.splitAll(loadL(k0));
               for (int64_t h = 0; h < perTask; ++h) {
                 SmallVector<Value, 2> bk = {
-                    loadAt(bAt, dst, bRow, bCol, k0, 8 * h),
-                    loadAt(bAt, dst, bRow, bCol, k0 + bStep, 8 * h)};
+                    io.load(bAt, dst, bRow, bCol, k0, 8 * h),
+                    io.load(bAt, dst, bRow, bCol, k0 + bStep, 8 * h)};
                 mma.kStepSplit(y[h], ySmall[h], a, mma.splitAll(bk));
               }
             }
@@ -663,11 +655,11 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
           Value yAt = acc.ptr(bx, dst, yRow, bCol);
           for (int64_t s = 0; s < 2; ++s) {
             SplitTf32Mma::Split a =
-                mma.splitAll(ldmatrixAt(tAt, dst, tRow, tCol, 8 * s));
+                mma.splitAll(io.ldmatrix(tAt, dst, tRow, tCol, 0, 8 * s));
             for (int64_t h = 0; h < perTask; ++h) {
               SmallVector<Value, 2> yk = {
-                  loadAt(yAt, dst, yRow, bCol, 8 * s, 8 * h),
-                  loadAt(yAt, dst, yRow, bCol, 8 * s + 4, 8 * h)};
+                  io.load(yAt, dst, yRow, bCol, 8 * s, 8 * h),
+                  io.load(yAt, dst, yRow, bCol, 8 * s + 4, 8 * h)};
               mma.kStepSplit(r[h], rSmall[h], a, mma.splitAll(yk));
             }
           }
@@ -761,10 +753,6 @@ struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
         SplitTf32Mma mma(rewriter, loc);
         PhaseIO io{b, loc, bx, acc};
         Value zero = f32Const(rewriter, loc, 0);
-        auto ldmatrixAt = [&](Value at, Value base, Value r, Value c,
-                              int64_t dr, int64_t dc) {
-          return io.ldmatrix(at, base, r, c, dr, dc);
-        };
         // B rows k0 + t and k0 + t + 4 at column g of a strip whose first
         // row is `r`, split.
         auto loadB = [&](Value at, Value r, Value c, int64_t k0) {
@@ -792,7 +780,7 @@ struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
               for (int64_t i = 0; i < sb; ++i)
                 mma.kStepSplit(
                     y[i], ySmall[i],
-                    mma.splitAll(ldmatrixAt(aAt, src, aRow, aCol, 16 * i, k0)),
+                    mma.splitAll(io.ldmatrix(aAt, src, aRow, aCol, 16 * i, k0)),
                     bk);
             }
           for (int64_t i = 0; i < sb; ++i)
@@ -822,7 +810,7 @@ struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
             for (int64_t i = k; i < sb; ++i)
               mma.kStepSplit(
                   z[i], zSmall[i],
-                  mma.splitAll(ldmatrixAt(aAt, dst, aRow, aCol, 16 * i, k0)),
+                  mma.splitAll(io.ldmatrix(aAt, dst, aRow, aCol, 16 * i, k0)),
                   yk);
           }
         SmallVector<SmallVector<Value>> out;
