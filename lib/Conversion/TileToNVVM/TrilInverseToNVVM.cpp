@@ -220,6 +220,11 @@ Value f32Const(ConversionPatternRewriter &rewriter, Location loc, float v) {
 /// The nb diagonal 16x16 blocks by forward substitution (one column per
 /// thread, all blocks at once: column c of block b is element (b, c) of a
 /// blocked distribution of [nb, 16]), and zeros above them.
+void emitMergeStrips(ConversionPatternRewriter &rewriter, OpBuilder &b,
+                     Location loc, Idx &bx, const SquareAccess &acc, Value src,
+                     Value dst, int64_t size, Value pair, Value jb,
+                     ArrayRef<Value> cols, Value lane);
+
 struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -231,6 +236,9 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
     Idx ix(rewriter, loc);
     int64_t n = t.getShape()[0], nb = n / 16;
     int64_t numThreads = numThreadsOf(op);
+    if (op.getMergePairs() && n > numThreads)
+      return rewriter.notifyMatchFailure(
+          op, "merge_pairs needs a thread per column of the matrix");
     Value tid = ix.tid();
     SquareAccess acc{t, cast<BufferType>(op.getDest().getType()), src, dst};
     Value zero = f32Const(rewriter, loc, 0), one = f32Const(rewriter, loc, 1);
@@ -290,6 +298,21 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
           });
         }
       });
+    // merge_pairs: warp w inverted blocks 2 w and 2 w + 1 (threads 16 b ..
+    // 16 b + 15 hold block b's columns); after a warp sync it forms the
+    // block below them (the size-16 doubling step, both 8-column strips).
+    if (op.getMergePairs()) {
+      Value warp = ix.div(tid, 32), lane = ix.rem(tid, 32);
+      emitGuarded(rewriter, loc, ix.ult(warp, ix.c(nb / 2)), [&](OpBuilder &b) {
+        Idx bx(b, loc);
+        b.create<NVVM::SyncWarpOp>(
+            loc, b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                            b.getI32IntegerAttr(-1)));
+        Value r0 = bx.mul(warp, 32);
+        emitMergeStrips(rewriter, b, loc, bx, acc, src, dst, /*size=*/16, warp,
+                        bx.c(0), {r0, bx.add(r0, 8)}, lane);
+      });
+    }
     // Packed: the blocks above the diagonal hold T^T (the levels write it);
     // lower_only: nobody reads them. Else zeros in 16-byte stores (a 16-byte
     // chunk stays contiguous under every layout: rows are 16-byte aligned,
@@ -704,18 +727,125 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
   }
 };
 
+/// One merge task on one warp (TrilInverseMergeOp): for pair `pair` of size
+/// x size diagonal blocks and T1's 16-column block jb (dynamic, one branch
+/// per value where size > 16), the 8-column strips of T21 = -T2 (L21 T1)
+/// that start at `cols` (columns of that block). It forms each strip's Y_i =
+/// sum_{m >= jb} L_{i m} T_{m jb} for every block row i of the pair's lower
+/// half (each B operand T_{m jb} loaded and split once for all i, each A
+/// operand L_{i m} once for all strips), stages them in the strips of T21,
+/// then T21_i = -sum_{k <= i} T2_{i k} Y_k (each staged Y_k loaded and split
+/// once for all i >= k, each T2 block once for all strips), all in registers
+/// before the negated stores (they overwrite the staged Y). The strips run
+/// in lockstep: independent accumulator chains, one warp sync per step. The
+/// blocks of T1 above its diagonal are never read (lower_only leaves them
+/// unwritten).
+void emitMergeStrips(ConversionPatternRewriter &rewriter, OpBuilder &b,
+                     Location loc, Idx &bx, const SquareAccess &acc, Value src,
+                     Value dst, int64_t size, Value pair, Value jb,
+                     ArrayRef<Value> cols, Value lane) {
+  int64_t sb = size / 16, ns = cols.size();
+  Value g = bx.div(lane, 4), t1 = bx.rem(lane, 4), t2 = bx.mul(t1, 2);
+  // ldmatrix.x4 addressing of a 16x8 f32 A block (see the level lowering):
+  // lane l at row l % 8 + 8 ((l / 8) % 2), column 4 (l / 16).
+  Value lRow = bx.add(bx.rem(lane, 8), bx.mul(bx.rem(bx.div(lane, 8), 2), 8));
+  Value lCol = bx.mul(bx.div(lane, 16), 4);
+  Value fullMask = b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                              b.getI32IntegerAttr(-1));
+  Value r0 = bx.mul(pair, 2 * size); // T1's first row
+  Value r1 = bx.add(r0, size);       // T2's first row
+  SplitTf32Mma mma(rewriter, loc);
+  PhaseIO io{b, loc, bx, acc};
+  Value zero = f32Const(rewriter, loc, 0);
+  // B rows k0 + t and k0 + t + 4 at column g of a strip whose first row is
+  // `r`, split.
+  auto loadB = [&](Value at, Value r, Value c, int64_t k0) {
+    return mma.splitAll(
+        {io.load(at, dst, r, c, k0, 0), io.load(at, dst, r, c, k0 + 4, 0)});
+  };
+  // Strip s: rows r1 + 16 i + g (+ 8), columns cols[s] + 2 t (+ 1).
+  Value sRow = bx.add(r1, g);
+  SmallVector<Value> sCol, sAt, bCol, bAtY, bAtZ;
+  Value bRowY = bx.add(r0, t1), bRowZ = bx.add(r1, t1);
+  for (Value col : cols) {
+    sCol.push_back(bx.add(col, t2));
+    sAt.push_back(acc.ptr(bx, dst, sRow, sCol.back()));
+    bCol.push_back(bx.add(col, g));
+    bAtY.push_back(acc.ptr(bx, dst, bRowY, bCol.back()));
+    bAtZ.push_back(acc.ptr(bx, dst, bRowZ, bCol.back()));
+  }
+  auto storeStrip = [&](int64_t s, int64_t i, ArrayRef<Value> c4,
+                        bool negate) {
+    io.storeAcc(sAt[s], dst, sRow, sCol[s], 16 * i, 0, c4, negate);
+  };
+  using Accs = SmallVector<SmallVector<Value>>;
+  auto zeros = [&] { return Accs(ns * sb, SplitTf32Mma::zeros(zero)); };
+  auto smallZeros = [&] {
+    return Accs(ns * sb, SplitTf32Mma::smallZeros(zero));
+  };
+  // Y for T1's column block jb = J (static).
+  auto emitY = [&](int64_t J) {
+    Accs y = zeros(), ySmall = smallZeros();
+    Value aRow = bx.add(r1, lRow), aCol = bx.add(r0, lCol);
+    Value aAt = acc.ptr(bx, src, aRow, aCol);
+    for (int64_t m = J; m < sb; ++m)
+      for (int64_t ks = 0; ks < 2; ++ks) {
+        int64_t k0 = 16 * m + 8 * ks;
+        SmallVector<SplitTf32Mma::Split> bk;
+        for (int64_t s = 0; s < ns; ++s)
+          bk.push_back(loadB(bAtY[s], bRowY, bCol[s], k0));
+        for (int64_t i = 0; i < sb; ++i) {
+          SplitTf32Mma::Split a =
+              mma.splitAll(io.ldmatrix(aAt, src, aRow, aCol, 16 * i, k0));
+          for (int64_t s = 0; s < ns; ++s)
+            mma.kStepSplit(y[s * sb + i], ySmall[s * sb + i], a, bk[s]);
+        }
+      }
+    for (int64_t s = 0; s < ns; ++s)
+      for (int64_t i = 0; i < sb; ++i)
+        storeStrip(s, i, mma.finish(y[s * sb + i], ySmall[s * sb + i]),
+                   /*negate=*/false);
+  };
+  if (sb == 1) {
+    emitY(0);
+  } else {
+    for (int64_t J = 0; J < sb; ++J)
+      emitGuarded(rewriter, loc,
+                  b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq, jb,
+                                         bx.c(J)),
+                  [&](OpBuilder &) { emitY(J); });
+  }
+  b.create<NVVM::SyncWarpOp>(loc, fullMask);
+  // T21_i = -sum_{k <= i} T2_{i k} Y_k.
+  Accs z = zeros(), zSmall = smallZeros();
+  Value aRow = bx.add(r1, lRow), aCol = bx.add(r1, lCol);
+  Value aAt = acc.ptr(bx, dst, aRow, aCol);
+  for (int64_t k = 0; k < sb; ++k)
+    for (int64_t ks = 0; ks < 2; ++ks) {
+      int64_t k0 = 16 * k + 8 * ks;
+      SmallVector<SplitTf32Mma::Split> yk;
+      for (int64_t s = 0; s < ns; ++s)
+        yk.push_back(loadB(bAtZ[s], bRowZ, bCol[s], k0));
+      for (int64_t i = k; i < sb; ++i) {
+        SplitTf32Mma::Split a =
+            mma.splitAll(io.ldmatrix(aAt, dst, aRow, aCol, 16 * i, k0));
+        for (int64_t s = 0; s < ns; ++s)
+          mma.kStepSplit(z[s * sb + i], zSmall[s * sb + i], a, yk[s]);
+      }
+    }
+  Accs out;
+  for (int64_t s = 0; s < ns * sb; ++s)
+    out.push_back(mma.finish(z[s], zSmall[s]));
+  b.create<NVVM::SyncWarpOp>(loc, fullMask);
+  for (int64_t s = 0; s < ns; ++s)
+    for (int64_t i = 0; i < sb; ++i)
+      storeStrip(s, i, out[s * sb + i], /*negate=*/true);
+}
+
 /// One doubling step: T21 = -T2 (L21 T1) for every pair of adjacent size x
 /// size diagonal blocks. Task tau (dealt round-robin over the warps) is the
 /// 8-column strip h = tau % 2 of T1's 16-column block jb = (tau / 2) % sb of
-/// pair p = tau / (2 sb) (sb = size / 16): it forms the strip's Y_i =
-/// sum_{m >= jb} L_{i m} T_{m jb} for every block row i of the pair's lower
-/// half (each B operand T_{m jb} loaded and split once for all i), stages them
-/// in its own strips of T21, then T21_i = -sum_{k <= i} T2_{i k} Y_k (each
-/// staged Y_k loaded and split once for all i >= k), all in registers before
-/// the negated stores (they overwrite the staged Y). jb is static in the code
-/// (one branch per value where sb > 1): the sum over m starts at it and the
-/// blocks of T1 above its diagonal are never read (lower_only leaves them
-/// unwritten).
+/// pair p = tau / (2 sb) (sb = size / 16), formed by emitMergeStrips.
 struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -730,13 +860,6 @@ struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
     SquareAccess acc{t, cast<BufferType>(op.getDest().getType()), src, dst};
     Value tid = ix.tid();
     Value warp = ix.div(tid, 32), lane = ix.rem(tid, 32);
-    Value g = ix.div(lane, 4), t1 = ix.rem(lane, 4), t2 = ix.mul(t1, 2);
-    // ldmatrix.x4 addressing of a 16x8 f32 A block (see the level lowering):
-    // lane l at row l % 8 + 8 ((l / 8) % 2), column 4 (l / 16).
-    Value lRow = ix.add(ix.rem(lane, 8), ix.mul(ix.rem(ix.div(lane, 8), 2), 8));
-    Value lCol = ix.mul(ix.div(lane, 16), 4);
-    Value fullMask = rewriter.create<LLVM::ConstantOp>(
-        loc, rewriter.getI32Type(), rewriter.getI32IntegerAttr(-1));
     for (int64_t round = 0; round * warps < tasks; ++round) {
       Value guard;
       if ((round + 1) * warps > tasks)
@@ -746,79 +869,10 @@ struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
         Value task = bx.add(warp, round * warps);
         Value pair = bx.div(task, 2 * sb);
         Value jb = bx.rem(bx.div(task, 2), sb);
-        Value r0 = bx.mul(pair, 2 * size);       // T1's first row
-        Value r1 = bx.add(r0, size);             // T2's first row
-        Value col = bx.add(bx.add(r0, bx.mul(jb, 16)),
+        Value col = bx.add(bx.add(bx.mul(pair, 2 * size), bx.mul(jb, 16)),
                            bx.mul(bx.rem(task, 2), 8)); // the strip
-        SplitTf32Mma mma(rewriter, loc);
-        PhaseIO io{b, loc, bx, acc};
-        Value zero = f32Const(rewriter, loc, 0);
-        // B rows k0 + t and k0 + t + 4 at column g of a strip whose first
-        // row is `r`, split.
-        auto loadB = [&](Value at, Value r, Value c, int64_t k0) {
-          return mma.splitAll({io.load(at, dst, r, c, k0, 0),
-                               io.load(at, dst, r, c, k0 + 4, 0)});
-        };
-        // Strip rows r + 16 i + g (+ 8), columns col + 2 t (+ 1).
-        Value sRow = bx.add(r1, g), sCol = bx.add(col, t2);
-        Value sAt = acc.ptr(bx, dst, sRow, sCol);
-        auto storeStrip = [&](int64_t i, ArrayRef<Value> c4, bool negate) {
-          io.storeAcc(sAt, dst, sRow, sCol, 16 * i, 0, c4, negate);
-        };
-        // Y for T1's column block jb = J (static).
-        auto emitY = [&](int64_t J) {
-          SmallVector<SmallVector<Value>> y(sb, SplitTf32Mma::zeros(zero)),
-              ySmall(sb, SplitTf32Mma::smallZeros(zero));
-          Value aRow = bx.add(r1, lRow), aCol = bx.add(r0, lCol);
-          Value aAt = acc.ptr(bx, src, aRow, aCol);
-          Value bRow = bx.add(r0, t1), bCol = bx.add(col, g);
-          Value bAt = acc.ptr(bx, dst, bRow, bCol);
-          for (int64_t m = J; m < sb; ++m)
-            for (int64_t ks = 0; ks < 2; ++ks) {
-              int64_t k0 = 16 * m + 8 * ks;
-              SplitTf32Mma::Split bk = loadB(bAt, bRow, bCol, k0);
-              for (int64_t i = 0; i < sb; ++i)
-                mma.kStepSplit(
-                    y[i], ySmall[i],
-                    mma.splitAll(io.ldmatrix(aAt, src, aRow, aCol, 16 * i, k0)),
-                    bk);
-            }
-          for (int64_t i = 0; i < sb; ++i)
-            storeStrip(i, mma.finish(y[i], ySmall[i]), /*negate=*/false);
-        };
-        if (sb == 1) {
-          emitY(0);
-        } else {
-          for (int64_t J = 0; J < sb; ++J)
-            emitGuarded(rewriter, loc,
-                        b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::eq,
-                                               jb, bx.c(J)),
-                        [&](OpBuilder &) { emitY(J); });
-        }
-        b.create<NVVM::SyncWarpOp>(loc, fullMask);
-        // T21_i = -sum_{k <= i} T2_{i k} Y_k.
-        SmallVector<SmallVector<Value>> z(sb, SplitTf32Mma::zeros(zero)),
-            zSmall(sb, SplitTf32Mma::smallZeros(zero));
-        Value aRow = bx.add(r1, lRow), aCol = bx.add(r1, lCol);
-        Value aAt = acc.ptr(bx, dst, aRow, aCol);
-        Value bRow = bx.add(r1, t1), bCol = bx.add(col, g);
-        Value bAt = acc.ptr(bx, dst, bRow, bCol);
-        for (int64_t k = 0; k < sb; ++k)
-          for (int64_t ks = 0; ks < 2; ++ks) {
-            int64_t k0 = 16 * k + 8 * ks;
-            SplitTf32Mma::Split yk = loadB(bAt, bRow, bCol, k0);
-            for (int64_t i = k; i < sb; ++i)
-              mma.kStepSplit(
-                  z[i], zSmall[i],
-                  mma.splitAll(io.ldmatrix(aAt, dst, aRow, aCol, 16 * i, k0)),
-                  yk);
-          }
-        SmallVector<SmallVector<Value>> out;
-        for (int64_t i = 0; i < sb; ++i)
-          out.push_back(mma.finish(z[i], zSmall[i]));
-        b.create<NVVM::SyncWarpOp>(loc, fullMask);
-        for (int64_t i = 0; i < sb; ++i)
-          storeStrip(i, out[i], /*negate=*/true);
+        emitMergeStrips(rewriter, b, loc, bx, acc, src, dst, size, pair, jb,
+                        {col}, lane);
       });
     }
     rewriter.eraseOp(op);

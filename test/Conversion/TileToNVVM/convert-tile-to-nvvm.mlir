@@ -511,6 +511,46 @@ func.func @tril_merge16() attributes {tile.kernel, tile.num_warps = 4 : i64, til
 
 // -----
 
+// The diagonal phase with merge_pairs: the 16 forward substitution rows
+// and their stores (threads 0..63: warp w holds blocks 2 w, 2 w + 1), then
+// on warps 0 and 1 only (warp < 2) a warp sync and the size-16 merge of the
+// warp's own pair, both 8-column strips in lockstep: Y (2 k-steps x 2
+// strips, 12 mmas; each A operand L_(2w+1, 2w) one ldmatrix for both
+// strips), the two strips staged (four 8-byte stores), a warp sync, -T2 Y
+// (12 mmas, one ldmatrix of T2 per k-step), a warp sync, both strips
+// negated. No block barrier anywhere.
+// CHECK-LABEL: llvm.func @tril_diag_merge_pairs
+// CHECK-NOT:   nvvm.bar.warp.sync
+// CHECK:       llvm.icmp "ult"
+// CHECK:       llvm.cond_br
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-NOT:   nvvm.bar.warp.sync
+// CHECK-COUNT-2: nvvm.ldmatrix
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-COUNT-4: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.bar.warp.sync
+// CHECK-COUNT-2: nvvm.ldmatrix
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-8: llvm.fneg
+// CHECK-NOT:   mma.sync
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.return
+// PIPE-LABEL: llvm.func @tril_diag_merge_pairs
+// PIPE-COUNT-12: mma.sync.aligned.m16n8k8
+// PIPE:        nvvm.bar.warp.sync
+// PIPE-COUNT-12: mma.sync.aligned.m16n8k8
+// PIPE-NOT:    mma.sync
+// PIPE:        llvm.return
+func.func @tril_diag_merge_pairs() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_diag %l, %t {merge_pairs} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
 // L in registers: the source is the Gram's accumulator (#tile.mma<warps =
 // [4, 1]>: warp w holds rows 16 w .. 16 w + 15). At level 1 warps 1, 2 and
 // 3 each take block (w, w - 1), one branch per warp so that the registers
@@ -802,19 +842,19 @@ func.func @tril_steps_swizzled() attributes {tile.kernel, tile.num_warps = 4 : i
 
 // -----
 
-// The whole blocked inverse through the tile passes (PIPE): 3 phases (the
-// diagonal, then the merges of sizes 16 and 32), and the 2 barriers between
-// them come from tile-insert-barriers; each merge's code has two warp syncs
-// (4 tasks on 4 warps: one round). The first run lowers tile.tril_inverse
-// itself: no barrier.
+// The whole blocked inverse through the tile passes (PIPE): 2 phases (the
+// diagonal with the size-16 merge on its warps, then the merge of size 32),
+// and the one barrier between them comes from tile-insert-barriers; the
+// diagonal phase has three warp syncs (one before its merge, two inside),
+// the merge's code two (4 tasks on 4 warps: one round). The first run
+// lowers tile.tril_inverse itself: no barrier.
 // CHECK-LABEL: llvm.func @tril_pipeline
 // CHECK-NOT:   nvvm.barrier0
 // CHECK:       llvm.return
 // PIPE-LABEL: llvm.func @tril_pipeline
-// PIPE-NOT:     nvvm.bar.warp.sync
-// PIPE:         nvvm.barrier0
-// PIPE-COUNT-2: nvvm.bar.warp.sync
 // PIPE-NOT:     nvvm.barrier0
+// PIPE-COUNT-3: nvvm.bar.warp.sync
+// PIPE-NOT:     nvvm.bar.warp.sync
 // PIPE:         nvvm.barrier0
 // PIPE-COUNT-2: nvvm.bar.warp.sync
 // PIPE-NOT:     nvvm.barrier0

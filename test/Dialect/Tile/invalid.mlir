@@ -838,6 +838,32 @@ func.func @tril_packed_two(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer
 
 // -----
 
+func.func @tril_diag_merge_pairs_packed(%a: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_diag' op merge_pairs needs a separate destination, not a packed inverse}}
+  tile.tril_inverse_diag %a, %a {merge_pairs, packed} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_diag_merge_pairs_odd(%a: !tile.buffer<48x48xf32, shared>, %b: !tile.buffer<48x48xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_diag' op merge_pairs needs an even number of 16x16 diagonal blocks, got 3}}
+  tile.tril_inverse_diag %a, %b {merge_pairs} : !tile.buffer<48x48xf32, shared>, !tile.buffer<48x48xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_diag_merge_pairs_threads() attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %a = tile.alloc : !tile.buffer<64x64xf32, shared>
+  %b = tile.alloc : !tile.buffer<64x64xf32, shared>
+  // expected-error @below {{'tile.tril_inverse_diag' op merge_pairs needs a thread per column: 64 columns, 32 threads}}
+  tile.tril_inverse_diag %a, %b {merge_pairs} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
 func.func @tril_diag_packed_two(%a: !tile.buffer<32x32xf32, shared>, %b: !tile.buffer<32x32xf32, shared>) {
   // expected-error @below {{'tile.tril_inverse_diag' op a packed inverse has one buffer: source and dest must be the same value}}
   tile.tril_inverse_diag %a, %b {packed} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>

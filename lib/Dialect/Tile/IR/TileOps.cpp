@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
@@ -882,6 +883,23 @@ LogicalResult TrilInverseDiagOp::verify() {
   if (getPacked() && getLowerOnly())
     return emitOpError("lower_only applies to a separate destination, not "
                        "to a packed inverse");
+  if (getMergePairs()) {
+    if (getPacked())
+      return emitOpError("merge_pairs needs a separate destination, not a "
+                         "packed inverse");
+    if (nb % 2 != 0)
+      return emitOpError("merge_pairs needs an even number of 16x16 "
+                         "diagonal blocks, got ")
+             << nb;
+    // One thread per column: warp w holds blocks 2 w and 2 w + 1.
+    auto func = (*this)->getParentOfType<FunctionOpInterface>();
+    auto warps = func ? func->getAttrOfType<IntegerAttr>(
+                            TileDialect::getNumWarpsAttrName())
+                      : IntegerAttr();
+    if (warps && 16 * nb > 32 * warps.getInt())
+      return emitOpError("merge_pairs needs a thread per column: ")
+             << 16 * nb << " columns, " << 32 * warps.getInt() << " threads";
+  }
   return verifyTrilDistinct(*this, getSource(), getDest(), getPacked());
 }
 

@@ -42,10 +42,14 @@ void ExpandTrilInversePass::runOnOperation() {
     Location loc = op.getLoc();
     OpBuilder b(op);
     bool packed = op.getPacked();
-    b.create<TrilInverseDiagOp>(loc, src, dst, packed, op.getLowerOnly());
-    if (!packed && llvm::isPowerOf2_64(nb)) {
-      // Doubling steps: log2(nb) phases (barriers) instead of nb - 1.
-      for (int64_t size = 16; size < n; size *= 2)
+    bool doubling = !packed && llvm::isPowerOf2_64(nb);
+    // Doubling steps: log2(nb) phases (barriers) instead of nb - 1; the
+    // first (size 16) on the warps of the diagonal phase, without a
+    // barrier (merge_pairs: warp w holds diagonal blocks 2 w and 2 w + 1).
+    b.create<TrilInverseDiagOp>(loc, src, dst, packed, op.getLowerOnly(),
+                                /*merge_pairs=*/doubling);
+    if (doubling) {
+      for (int64_t size = 32; size < n; size *= 2)
         b.create<TrilInverseMergeOp>(loc, src, dst, size);
     } else {
       for (int64_t d = 1; d < nb; ++d)

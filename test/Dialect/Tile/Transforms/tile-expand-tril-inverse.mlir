@@ -2,24 +2,22 @@
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse,tile-assign-layouts,tile-plan-shared-memory,tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
 
 // 64x64 over 128 threads (4 blocks per row, a power of two): the diagonal
-// phase, then the doubling merges of sizes 16 and 32 (the blocks (1, 0) and
-// (3, 2), then the 32x32 block below the diagonal).
+// phase with the first doubling step on its own warps (merge_pairs: the
+// blocks (1, 0) and (3, 2)), then the merge of size 32 (the 32x32 block
+// below the diagonal).
 
 // CHECK-LABEL: func.func @blocked
 // CHECK-NEXT:  %[[L:.*]] = tile.alloc : !tile.buffer<64x64xf32, shared>
 // CHECK-NEXT:  %[[T:.*]] = tile.alloc : !tile.buffer<64x64xf32, shared>
-// CHECK-NEXT:  tile.tril_inverse_diag %[[L]], %[[T]] :
-// CHECK-NEXT:  tile.tril_inverse_merge %[[L]], %[[T]] {size = 16 : i64} :
+// CHECK-NEXT:  tile.tril_inverse_diag %[[L]], %[[T]] {merge_pairs} :
 // CHECK-NEXT:  tile.tril_inverse_merge %[[L]], %[[T]] {size = 32 : i64} :
 // CHECK-NEXT:  return
 
-// tile-insert-barriers puts a barrier between every two phases: each
-// merge reads what the ones before wrote.
+// tile-insert-barriers puts a barrier between the two phases: the merge
+// reads what the diagonal phase wrote.
 
 // BAR-LABEL: func.func @blocked
-// BAR:       tile.tril_inverse_diag
-// BAR-NEXT:  tile.barrier
-// BAR-NEXT:  tile.tril_inverse_merge {{.*}} {size = 16 : i64}
+// BAR:       tile.tril_inverse_diag {{.*}} {merge_pairs}
 // BAR-NEXT:  tile.barrier
 // BAR-NEXT:  tile.tril_inverse_merge {{.*}} {size = 32 : i64}
 // BAR-NEXT:  return
@@ -36,8 +34,8 @@ func.func @blocked() attributes {tile.kernel, tile.num_warps = 4 : i64} {
 // above the diagonal (zeros).
 
 // CHECK-LABEL: func.func @lower_only
-// CHECK:       tile.tril_inverse_diag %{{.*}}, %{{.*}} {lower_only} :
-// CHECK-NEXT:  tile.tril_inverse_merge %{{.*}}, %{{.*}} {size = 16 : i64} :
+// CHECK:       tile.tril_inverse_diag %{{.*}}, %{{.*}} {lower_only, merge_pairs} :
+// CHECK-NEXT:  tile.tril_inverse_merge %{{.*}}, %{{.*}} {size = 32 : i64} :
 func.func @lower_only() attributes {tile.kernel, tile.num_warps = 4 : i64} {
   %l = tile.alloc : !tile.buffer<64x64xf32, shared>
   %t = tile.alloc : !tile.buffer<64x64xf32, shared>
@@ -47,12 +45,11 @@ func.func @lower_only() attributes {tile.kernel, tile.num_warps = 4 : i64} {
 
 // -----
 
-// 32x32: one merge.
+// 32x32 on one warp: one doubling step, inside the diagonal phase.
 
 // CHECK-LABEL: func.func @two_blocks
 // CHECK-COUNT-2: tile.alloc
-// CHECK-NEXT:  tile.tril_inverse_diag
-// CHECK-NEXT:  tile.tril_inverse_merge {{.*}} {size = 16 : i64}
+// CHECK-NEXT:  tile.tril_inverse_diag {{.*}} {merge_pairs}
 // CHECK-NEXT:  return
 func.func @two_blocks() attributes {tile.kernel, tile.num_warps = 1 : i64} {
   %l = tile.alloc : !tile.buffer<32x32xf32, shared>
@@ -68,7 +65,7 @@ func.func @two_blocks() attributes {tile.kernel, tile.num_warps = 1 : i64} {
 
 // CHECK-LABEL: func.func @three_blocks
 // CHECK-COUNT-2: tile.alloc
-// CHECK-NEXT:  tile.tril_inverse_diag
+// CHECK-NEXT:  tile.tril_inverse_diag %{{.*}}, %{{.*}} :
 // CHECK-NEXT:  tile.tril_inverse_level {{.*}} {level = 1 : i64}
 // CHECK-NEXT:  tile.tril_inverse_level {{.*}} {level = 2 : i64}
 // CHECK-NEXT:  return

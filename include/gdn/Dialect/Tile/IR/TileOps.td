@@ -181,14 +181,24 @@ def Tile_TrilInverseDiagOp : Tile_Op<"tril_inverse_diag"> {
     diagonal, and nothing else is written. With `lower_only` the blocks
     above the diagonal are not zeroed either (see `tile.tril_inverse`).
 
+    With `merge_pairs` (not packed; `n / 16` even; one thread per column,
+    `n` at most the block's threads) the op also takes the first doubling
+    step of `tile.tril_inverse_merge` (`size = 16`): the threads of block
+    `b` are `16 b .. 16 b + 15`, so warp `w` inverts blocks `2 w` and
+    `2 w + 1`, and after a warp sync the same warp writes the block below
+    them, `T_(2w+1, 2w) = -T_(2w+1, 2w+1) (L_(2w+1, 2w) T_(2w, 2w))`, both
+    8-column strips in lockstep (the merge's products and order). No block
+    barrier between the two steps: each warp reads only what it wrote.
+
     Example:
     ```mlir
     tile.tril_inverse_diag %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
     ```
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
-                       Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
-                       UnitAttr:$packed, UnitAttr:$lower_only);
+                       Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$dest,
+                       UnitAttr:$packed, UnitAttr:$lower_only,
+                       UnitAttr:$merge_pairs);
   let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }
