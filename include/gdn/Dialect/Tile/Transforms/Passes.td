@@ -19,10 +19,13 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
 
     * `tile.tril_inverse_diag`: the diagonal 16x16 blocks by forward
       substitution, zeros above them;
-    * when `nb` is a power of two, the doubling merges
-      `tile.tril_inverse_merge` of sizes 16, 32, .., n / 2 (`T21 = -T2
-      (L21 T1)` below each pair of known diagonal blocks: log2(nb)
-      phases); otherwise, for each level `d = 1 .. nb - 1` (the blocks
+    * when `nb` is a power of two, the doubling merges of sizes 16, 32,
+      .., n / 2 (`T21 = -T2 (L21 T1)` below each pair of known diagonal
+      blocks): the size-16 one inside the diagonal phase (`{merge_pairs}`:
+      the warp that inverted blocks `2 w`, `2 w + 1` forms the block below
+      them after a warp sync, no block barrier), the others as
+      `tile.tril_inverse_merge` (log2(nb) - 1 more phases); otherwise, for
+      each level `d = 1 .. nb - 1` (the blocks
       `(j + d, j)`), `tile.tril_inverse_level` (`T_ij = -T_ii L T`). Both
       run their products on the tensor cores in split tf32, each warp in
       its own column strips. Packed inverses take the levels.
@@ -39,9 +42,10 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
     ```
     After:
     ```mlir
-    tile.tril_inverse_diag %l, %t : ...
-    tile.tril_inverse_merge %l, %t {size = 16 : i64} : ...
+    tile.tril_inverse_diag %l, %t {merge_pairs} : ...
     ```
+    (a 64x64 inverse gets `tile.tril_inverse_merge %l, %t {size = 32 : i64}`
+    after it).
   }];
   let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
   let statistics = [
