@@ -3,6 +3,7 @@
 #include "Operator.h"
 
 #include "GemmDriver.h"
+#include "TrilInverseDriver.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -15,6 +16,9 @@ const std::vector<OperatorInfo> &operatorRegistry() {
   static const std::vector<OperatorInfo> registry = {
       {"gemm", "C[M,N] f32 = A[M,K] B[K,N], A and B f16 or bf16",
        &createGemmDriver},
+      {"tril_inverse",
+       "T = (I + strict_lower(L))^-1 of n x n f32 matrices, one per block",
+       &createTrilInverseDriver},
   };
   return registry;
 }

@@ -277,6 +277,9 @@ the CUDA driver API), runs them on inputs from a seeded generator, checks the
 results against a CPU reference and times them. The operator driver is
 chosen by the manifests' `meta.op`:
   gemm         one check per manifest
+  tril_inverse one check per manifest: --m n x n f32 matrices (default
+               1024), T = (I + strict_lower(L))^-1 against fp64 (default
+               --rtol 1e-5), zeros above the diagonal
   gdn_prefill  all manifests together form ONE Gated DeltaNet prefill: the
                kernels run in meta.order, and the sequence's o and final
                state are checked against the fp64 token recurrence. Chosen
@@ -284,7 +287,8 @@ chosen by the manifests' `meta.op`:
                gdn_prefill.
 
 common options:
-  --op NAME            the operator of all manifests (gemm, gdn_prefill)
+  --op NAME            the operator of all manifests (gemm, tril_inverse,
+                       gdn_prefill)
   --seed N             input generator seed (default 1)
   --check MODE         full (default): compare every output element;
                        sample (gemm only): 4096 random elements;

@@ -256,7 +256,7 @@ TEST(GemmDriverTest, OperatorRegistry) {
   Status s = createOperatorDriver(m, d);
   EXPECT_EQ(s.code(), ExitCode::BadInput);
   EXPECT_CONTAINS(s.message(),
-                  "g.manifest:13: error: unknown meta.op 'conv' (known: gemm, gdn_prefill)");
+                  "g.manifest:13: error: unknown meta.op 'conv' (known: gemm, tril_inverse, gdn_prefill)");
   text.replace(text.find("meta.op = conv\n"), 15, "");
   ASSERT_TRUE(parseManifest(text, "g.manifest", m).ok());
   s = createOperatorDriver(m, d);

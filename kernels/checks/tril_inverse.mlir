@@ -1,0 +1,219 @@
+// Hardware checks of the compiler's exact triangular inverse: gdn-run --op
+// tril_inverse (tools/gdn-run/TrilInverseDriver.h) runs each kernel on
+// random L (the GDN prep's beta_i <k_i, k_j> below the diagonal, 3.0 on it,
+// NaN above it) and compares T = (I + strict_lower(L))^-1 with fp64.
+// One block per n x n matrix: L into shared memory, tile.tril_inverse,
+// T out through registers. tile-expand-tril-inverse turns the inverse into
+// the phases the GDN prep kernels use only at n = 64 (the diagonal blocks
+// with the size-16 merge on their own warps, the size-32 merge): these
+// kernels run the other sizes and forms on the hardware too,
+//   n = 32  (one warp: the diagonal phase with its merge, nothing else),
+//   n = 48  (three blocks per row: the levels),
+//   n = 64  (the kernels' phases; zeros above the diagonal written),
+//   n = 64  lower_only (the prep's form: the upper blocks neither written
+//           nor read; the store masks them),
+//   n = 64  packed (one buffer: L below, T transposed above; unpacked by
+//           the store),
+//   n = 128 (merges of sizes 16, 32 and 64: two rounds of merge tasks on
+//           four warps, one branch per 16-column block),
+//   n = 16 and 24 (left as tile.tril_inverse: one column per thread).
+// Not part of the GDN kernel bundle (meta.op is not gdn_prefill).
+
+module @tril_inverse_checks {
+  func.func @tril_inverse_n16(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 1 : i64,
+                  tile.meta = {op = "tril_inverse", n = 16 : i64}} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x16x16xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x16x16xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x16x16xf32, global> -> !tile.buffer<16x16xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x16x16xf32, global> -> !tile.buffer<16x16xf32, global>
+    %sL = tile.alloc : !tile.buffer<16x16xf32, shared>
+    tile.copy %Lb[%c0, %c0] to %sL : !tile.buffer<16x16xf32, global> to !tile.buffer<16x16xf32, shared>
+    %x = tile.alloc : !tile.buffer<16x16xf32, fragment>
+    %sT = tile.alloc : !tile.buffer<16x16xf32, shared>
+    tile.tril_inverse %sL, %sT : !tile.buffer<16x16xf32, shared>, !tile.buffer<16x16xf32, shared>
+    tile.copy %sT to %x : !tile.buffer<16x16xf32, shared> to !tile.buffer<16x16xf32, fragment>
+    tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<16x16xf32, fragment> to !tile.buffer<16x16xf32, global>
+    return
+  }
+
+  func.func @tril_inverse_n24(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 1 : i64,
+                  tile.meta = {op = "tril_inverse", n = 24 : i64}} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x24x24xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x24x24xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x24x24xf32, global> -> !tile.buffer<24x24xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x24x24xf32, global> -> !tile.buffer<24x24xf32, global>
+    %sL = tile.alloc : !tile.buffer<24x24xf32, shared>
+    tile.copy %Lb[%c0, %c0] to %sL : !tile.buffer<24x24xf32, global> to !tile.buffer<24x24xf32, shared>
+    %x = tile.alloc : !tile.buffer<24x24xf32, fragment>
+    %sT = tile.alloc : !tile.buffer<24x24xf32, shared>
+    tile.tril_inverse %sL, %sT : !tile.buffer<24x24xf32, shared>, !tile.buffer<24x24xf32, shared>
+    tile.copy %sT to %x : !tile.buffer<24x24xf32, shared> to !tile.buffer<24x24xf32, fragment>
+    tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<24x24xf32, fragment> to !tile.buffer<24x24xf32, global>
+    return
+  }
+
+  func.func @tril_inverse_n32(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 1 : i64,
+                  tile.meta = {op = "tril_inverse", n = 32 : i64}} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x32x32xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x32x32xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x32x32xf32, global> -> !tile.buffer<32x32xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x32x32xf32, global> -> !tile.buffer<32x32xf32, global>
+    %sL = tile.alloc : !tile.buffer<32x32xf32, shared>
+    tile.copy %Lb[%c0, %c0] to %sL : !tile.buffer<32x32xf32, global> to !tile.buffer<32x32xf32, shared>
+    %x = tile.alloc : !tile.buffer<32x32xf32, fragment>
+    %sT = tile.alloc : !tile.buffer<32x32xf32, shared>
+    tile.tril_inverse %sL, %sT : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
+    tile.copy %sT to %x : !tile.buffer<32x32xf32, shared> to !tile.buffer<32x32xf32, fragment>
+    tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<32x32xf32, fragment> to !tile.buffer<32x32xf32, global>
+    return
+  }
+
+  func.func @tril_inverse_n48(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 2 : i64,
+                  tile.meta = {op = "tril_inverse", n = 48 : i64}} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x48x48xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x48x48xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x48x48xf32, global> -> !tile.buffer<48x48xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x48x48xf32, global> -> !tile.buffer<48x48xf32, global>
+    %sL = tile.alloc : !tile.buffer<48x48xf32, shared>
+    tile.copy %Lb[%c0, %c0] to %sL : !tile.buffer<48x48xf32, global> to !tile.buffer<48x48xf32, shared>
+    %x = tile.alloc : !tile.buffer<48x48xf32, fragment>
+    %sT = tile.alloc : !tile.buffer<48x48xf32, shared>
+    tile.tril_inverse %sL, %sT : !tile.buffer<48x48xf32, shared>, !tile.buffer<48x48xf32, shared>
+    tile.copy %sT to %x : !tile.buffer<48x48xf32, shared> to !tile.buffer<48x48xf32, fragment>
+    tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<48x48xf32, fragment> to !tile.buffer<48x48xf32, global>
+    return
+  }
+
+  func.func @tril_inverse_n64(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 4 : i64,
+                  tile.meta = {op = "tril_inverse", n = 64 : i64}} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x64x64xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x64x64xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x64x64xf32, global> -> !tile.buffer<64x64xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x64x64xf32, global> -> !tile.buffer<64x64xf32, global>
+    %sL = tile.alloc : !tile.buffer<64x64xf32, shared>
+    tile.copy %Lb[%c0, %c0] to %sL : !tile.buffer<64x64xf32, global> to !tile.buffer<64x64xf32, shared>
+    %x = tile.alloc : !tile.buffer<64x64xf32, fragment>
+    %sT = tile.alloc : !tile.buffer<64x64xf32, shared>
+    tile.tril_inverse %sL, %sT : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    tile.copy %sT to %x : !tile.buffer<64x64xf32, shared> to !tile.buffer<64x64xf32, fragment>
+    tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, global>
+    return
+  }
+
+  func.func @tril_inverse_n64_lower_only(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 4 : i64,
+                  tile.meta = {op = "tril_inverse", n = 64 : i64}} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x64x64xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x64x64xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x64x64xf32, global> -> !tile.buffer<64x64xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x64x64xf32, global> -> !tile.buffer<64x64xf32, global>
+    %sL = tile.alloc : !tile.buffer<64x64xf32, shared>
+    tile.copy %Lb[%c0, %c0] to %sL : !tile.buffer<64x64xf32, global> to !tile.buffer<64x64xf32, shared>
+    %x = tile.alloc : !tile.buffer<64x64xf32, fragment>
+    %sT = tile.alloc : !tile.buffer<64x64xf32, shared>
+    tile.tril_inverse %sL, %sT {lower_only} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    // The blocks above the diagonal hold whatever was there: masked.
+    tile.copy %sT to %x {block_lower = 16 : i64} : !tile.buffer<64x64xf32, shared> to !tile.buffer<64x64xf32, fragment>
+    tile.map indexed ins(%x : !tile.buffer<64x64xf32, fragment>) outs(%x : !tile.buffer<64x64xf32, fragment>) {
+    ^bb0(%i: index, %j: index, %v: f32):
+      %lower = arith.cmpi uge, %i, %j : index
+      %r = arith.select %lower, %v, %zero : f32
+      tile.yield %r : f32
+    }
+    tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, global>
+    return
+  }
+
+  func.func @tril_inverse_n64_packed(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 4 : i64,
+                  tile.meta = {op = "tril_inverse", n = 64 : i64}} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x64x64xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x64x64xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x64x64xf32, global> -> !tile.buffer<64x64xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x64x64xf32, global> -> !tile.buffer<64x64xf32, global>
+    %sL = tile.alloc : !tile.buffer<64x64xf32, shared>
+    tile.copy %Lb[%c0, %c0] to %sL : !tile.buffer<64x64xf32, global> to !tile.buffer<64x64xf32, shared>
+    %x = tile.alloc : !tile.buffer<64x64xf32, fragment>
+    tile.tril_inverse %sL, %sL {packed} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    // T(i, j) (i >= j) is at [j][i]; zeros above the diagonal.
+    tile.map indexed outs(%x : !tile.buffer<64x64xf32, fragment>) {
+    ^bb0(%i: index, %j: index):
+      %v = tile.load %sL[%j, %i] : !tile.buffer<64x64xf32, shared>
+      %lower = arith.cmpi uge, %i, %j : index
+      %r = arith.select %lower, %v, %zero : f32
+      tile.yield %r : f32
+    }
+    tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, global>
+    return
+  }
+
+  func.func @tril_inverse_n128(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 4 : i64,
+                  tile.meta = {op = "tril_inverse", n = 128 : i64}} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x128x128xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x128x128xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x128x128xf32, global> -> !tile.buffer<128x128xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x128x128xf32, global> -> !tile.buffer<128x128xf32, global>
+    %sL = tile.alloc : !tile.buffer<128x128xf32, shared>
+    tile.copy %Lb[%c0, %c0] to %sL : !tile.buffer<128x128xf32, global> to !tile.buffer<128x128xf32, shared>
+    %x = tile.alloc : !tile.buffer<128x128xf32, fragment>
+    %sT = tile.alloc : !tile.buffer<128x128xf32, shared>
+    tile.tril_inverse %sL, %sT : !tile.buffer<128x128xf32, shared>, !tile.buffer<128x128xf32, shared>
+    tile.copy %sT to %x : !tile.buffer<128x128xf32, shared> to !tile.buffer<128x128xf32, fragment>
+    tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<128x128xf32, fragment> to !tile.buffer<128x128xf32, global>
+    return
+  }
+}

@@ -1,0 +1,48 @@
+// The hardware checks of the triangular inverse (kernels/checks/
+// tril_inverse.mlir, run by test/GPU/tril-inverse.test) reach every form of
+// tile-expand-tril-inverse: one column per thread (16, 24), the diagonal
+// phase with its size-16 merge alone (32), levels (48), merges up to size
+// 32 (64; lower_only), packed levels (64) and merges up to size 64 (128).
+//
+// RUN: gdn-opt %gdn_kernels/checks/tril_inverse.mlir --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse))' | FileCheck %s
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: gdn-opt %gdn_kernels/checks/tril_inverse.mlir --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
+// RUN: cat %t/tril_inverse_n128.manifest | FileCheck %s --check-prefix=MANIFEST
+
+// CHECK-LABEL: func.func @tril_inverse_n16
+// CHECK:       tile.tril_inverse %
+// CHECK-LABEL: func.func @tril_inverse_n24
+// CHECK:       tile.tril_inverse %
+// CHECK-LABEL: func.func @tril_inverse_n32
+// CHECK:       tile.tril_inverse_diag {{.*}} {merge_pairs}
+// CHECK-NOT:   tile.tril_inverse_merge
+// CHECK-LABEL: func.func @tril_inverse_n48
+// CHECK:       tile.tril_inverse_diag %{{.*}}, %{{.*}} : !tile.buffer<48x48xf32
+// CHECK-NEXT:  tile.tril_inverse_level {{.*}} {level = 1 : i64}
+// CHECK-NEXT:  tile.tril_inverse_level {{.*}} {level = 2 : i64}
+// CHECK-LABEL: func.func @tril_inverse_n64
+// CHECK:       tile.tril_inverse_diag {{.*}} {merge_pairs}
+// CHECK-NEXT:  tile.tril_inverse_merge {{.*}} {size = 32 : i64}
+// CHECK-LABEL: func.func @tril_inverse_n64_lower_only
+// CHECK:       tile.tril_inverse_diag {{.*}} {lower_only, merge_pairs}
+// CHECK-NEXT:  tile.tril_inverse_merge {{.*}} {size = 32 : i64}
+// CHECK-LABEL: func.func @tril_inverse_n64_packed
+// CHECK:       tile.tril_inverse_diag {{.*}} {packed}
+// CHECK-NEXT:  tile.tril_inverse_level {{.*}} {level = 1 : i64, packed}
+// CHECK-NEXT:  tile.tril_inverse_level {{.*}} {level = 2 : i64, packed}
+// CHECK-NEXT:  tile.tril_inverse_level {{.*}} {level = 3 : i64, packed}
+// CHECK-LABEL: func.func @tril_inverse_n128
+// CHECK:       tile.tril_inverse_diag {{.*}} {merge_pairs}
+// CHECK-NEXT:  tile.tril_inverse_merge {{.*}} {size = 32 : i64}
+// CHECK-NEXT:  tile.tril_inverse_merge {{.*}} {size = 64 : i64}
+
+// The 128x128 check: the checks' parameters and n, 128 threads, L and T
+// in shared memory (two 64 KiB matrices and their row padding).
+// MANIFEST:      kernel = tril_inverse_n128
+// MANIFEST:      block = 128,1,1
+// MANIFEST:      shared_bytes = 135168
+// MANIFEST:      param = L:ptr<f32>
+// MANIFEST-NEXT: param = T:ptr<f32>
+// MANIFEST-NEXT: param = count:i32
+// MANIFEST:      meta.n = 128
+// MANIFEST:      meta.op = tril_inverse
