@@ -37,36 +37,14 @@ std::string gemmManifest(const std::string &params =
          meta;
 }
 
-struct Fixture {
-  Manifest manifest;
-  RunOptions options;
-  std::unique_ptr<OperatorDriver> driver;
-
-  Status prepare(const std::string &text,
-                 std::vector<std::string> args = {}) {
-    Status s = parseManifest(text, "g.manifest", manifest);
-    if (!s.ok())
-      return s;
-    args.push_back("g.manifest");
-    s = parseCommandLine(args, options);
-    if (!s.ok())
-      return s;
-    s = createOperatorDriver(manifest, driver);
-    if (!s.ok())
-      return s;
-    return driver->prepare(manifest, options);
-  }
-  const GemmDriver &gemm() const {
-    return static_cast<const GemmDriver &>(*driver);
-  }
+struct Fixture : test::DriverFixture {
+  Fixture() : DriverFixture("g.manifest") {}
+  const GemmDriver &gemm() const { return as<GemmDriver>(); }
 };
 
 std::string prepareError(const std::string &text,
                          std::vector<std::string> args = {}) {
-  Fixture f;
-  Status s = f.prepare(text, std::move(args));
-  EXPECT_EQ(s.code(), ExitCode::BadInput) << s.message();
-  return s.message();
+  return test::prepareDriverError("g.manifest", text, std::move(args));
 }
 
 } // namespace

@@ -4,6 +4,8 @@
 #define GDN_TEST_UNIT_RUNNER_TESTSUPPORT_H
 
 #include "Manifest.h"
+#include "Operator.h"
+#include "Options.h"
 
 #include <gtest/gtest.h>
 
@@ -49,6 +51,45 @@ inline Status parseManifestTexts(const std::vector<std::string> &texts,
     ptrs.push_back(owned.back().get());
   }
   return Status::success();
+}
+
+/// A manifest text parsed as file `path`, a command line (`args` + that
+/// path) and the operator driver the manifest's meta.op names, prepared.
+struct DriverFixture {
+  explicit DriverFixture(std::string path) : path(std::move(path)) {}
+  std::string path;
+  Manifest manifest;
+  RunOptions options;
+  std::unique_ptr<OperatorDriver> driver;
+
+  Status prepare(const std::string &text,
+                 std::vector<std::string> args = {}) {
+    Status s = parseManifest(text, path, manifest);
+    if (!s.ok())
+      return s;
+    args.push_back(path);
+    s = parseCommandLine(args, options);
+    if (!s.ok())
+      return s;
+    s = createOperatorDriver(manifest, driver);
+    if (!s.ok())
+      return s;
+    return driver->prepare(manifest, options);
+  }
+  template <typename Driver> const Driver &as() const {
+    return static_cast<const Driver &>(*driver);
+  }
+};
+
+/// The message of preparing `text` (as file `path`) with `args`, which must
+/// fail with BadInput.
+inline std::string prepareDriverError(const std::string &path,
+                                      const std::string &text,
+                                      std::vector<std::string> args = {}) {
+  DriverFixture f(path);
+  Status s = f.prepare(text, std::move(args));
+  EXPECT_EQ(s.code(), ExitCode::BadInput) << s.message();
+  return s.message();
 }
 
 } // namespace gdn::run::test

@@ -31,36 +31,14 @@ std::string triManifest(const std::string &params = "param = L:ptr<f32>\n"
          params + "meta.op = tril_inverse\n" + meta;
 }
 
-struct Fixture {
-  Manifest manifest;
-  RunOptions options;
-  std::unique_ptr<OperatorDriver> driver;
-
-  Status prepare(const std::string &text,
-                 std::vector<std::string> args = {}) {
-    Status s = parseManifest(text, "t.manifest", manifest);
-    if (!s.ok())
-      return s;
-    args.push_back("t.manifest");
-    s = parseCommandLine(args, options);
-    if (!s.ok())
-      return s;
-    s = createOperatorDriver(manifest, driver);
-    if (!s.ok())
-      return s;
-    return driver->prepare(manifest, options);
-  }
-  const TrilInverseDriver &tri() const {
-    return static_cast<const TrilInverseDriver &>(*driver);
-  }
+struct Fixture : test::DriverFixture {
+  Fixture() : DriverFixture("t.manifest") {}
+  const TrilInverseDriver &tri() const { return as<TrilInverseDriver>(); }
 };
 
 std::string prepareError(const std::string &text,
                          std::vector<std::string> args = {}) {
-  Fixture f;
-  Status s = f.prepare(text, std::move(args));
-  EXPECT_EQ(s.code(), ExitCode::BadInput) << s.message();
-  return s.message();
+  return test::prepareDriverError("t.manifest", text, std::move(args));
 }
 
 } // namespace
