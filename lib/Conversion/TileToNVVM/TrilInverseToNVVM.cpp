@@ -4,10 +4,12 @@
 // tile.tril_inverse is forward substitution with one column per thread (no
 // barrier). The blocked inverse of docs/gdn-math.md §2.3 arrives as its phases
 // (tile-expand-tril-inverse), each free of block barriers:
-// tile.tril_inverse_diag (the 16x16 diagonal blocks, zeros above them), then
-// per level d tile.tril_inverse_level (T_ij = -T_ii L T on the tensor cores,
-// split tf32); tile-insert-barriers puts the barriers between them. Every
-// element's sum has a fixed order.
+// tile.tril_inverse_diag (the 16x16 diagonal blocks, zeros above them; with
+// merge_pairs also the size-16 doubling merge on the same warps), then the
+// doubling merges tile.tril_inverse_merge (T21 = -T2 (L21 T1)) or, per level
+// d, tile.tril_inverse_level (T_ij = -T_ii L T), on the tensor cores in split
+// tf32; tile-insert-barriers puts the barriers between them. Every element's
+// sum has a fixed order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -217,14 +219,15 @@ Value f32Const(ConversionPatternRewriter &rewriter, Location loc, float v) {
                                            rewriter.getF32FloatAttr(v));
 }
 
-/// The nb diagonal 16x16 blocks by forward substitution (one column per
-/// thread, all blocks at once: column c of block b is element (b, c) of a
-/// blocked distribution of [nb, 16]), and zeros above them.
+/// One merge task's strips on one warp (defined below, with the merge).
 void emitMergeStrips(ConversionPatternRewriter &rewriter, OpBuilder &b,
                      Location loc, Idx &bx, const SquareAccess &acc, Value src,
                      Value dst, int64_t size, Value pair, Value jb,
                      ArrayRef<Value> cols, Value lane);
 
+/// The nb diagonal 16x16 blocks by forward substitution (one column per
+/// thread, all blocks at once: column c of block b is element (b, c) of a
+/// blocked distribution of [nb, 16]), and zeros above them.
 struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
   using TilePattern::TilePattern;
   LogicalResult
