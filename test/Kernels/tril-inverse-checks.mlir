@@ -37,10 +37,11 @@
 // CHECK-NEXT:  tile.tril_inverse_merge {{.*}} {size = 64 : i64}
 
 // The 128x128 check: the checks' parameters and n, 128 threads, L and T
-// in shared memory (two 64 KiB matrices and their row padding).
+// in shared memory (two 64 KiB matrices, L's rows padded by 4 words, T's by
+// 8 and 4 more after every fourth row).
 // MANIFEST:      kernel = tril_inverse_n128
 // MANIFEST:      block = 128,1,1
-// MANIFEST:      shared_bytes = 135168
+// MANIFEST:      shared_bytes = 135808
 // MANIFEST:      param = L:ptr<f32>
 // MANIFEST-NEXT: param = T:ptr<f32>
 // MANIFEST-NEXT: param = count:i32

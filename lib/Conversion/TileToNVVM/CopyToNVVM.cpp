@@ -93,10 +93,14 @@ LogicalResult lowerMemToMemCopy(Operation *op, BufferType src, Value srcVal,
   if (auto s = dyn_cast_or_null<SwizzleAttr>(sType.getLayout()))
     swz = s.getBytes();
   int64_t rowBytes = swz ? swz : (cols + sType.getRowPadding()) * eb;
+  // A group skew (#tile.padded<P, G, S>) adds S elements every G rows: a
+  // step of whole groups is still constant.
+  auto [groupRows, groupElems] = sType.getGroupSkew();
   // Every hardware swizzle repeats every 8 box rows (its XOR takes the
   // bits from 128 bytes up: rows % 8, rows / 2 % 4, rows / 4 % 2).
   bool uniformRows = shape.size() == 2 && rowsPerSlot > 0 &&
-                     (swz == 0 || rowsPerSlot % 8 == 0);
+                     (swz == 0 || rowsPerSlot % 8 == 0) &&
+                     (groupRows == 0 || rowsPerSlot % groupRows == 0);
   // In global memory slot s is slot 0 plus s times one row step, and its
   // row bound is slot 0's rows left minus s * rowsPerSlot (signed: the
   // rows left may be negative), so the per-slot values derive from
@@ -120,7 +124,9 @@ LogicalResult lowerMemToMemCopy(Operation *op, BufferType src, Value srcVal,
       int64_t slotRows = static_cast<int64_t>(s) * rowsPerSlot;
       gPtr = s == 0 ? gPtr0 : ix.gep(gPrev, elem, rowStep);
       gPrev = gPtr;
-      sOff = s == 0 ? sOff0 : ix.add(sOff0, slotRows * rowBytes);
+      int64_t skewBytes =
+          groupRows > 0 ? slotRows / groupRows * groupElems * eb : 0;
+      sOff = s == 0 ? sOff0 : ix.add(sOff0, slotRows * rowBytes + skewBytes);
       if (masked)
         valid = ix.and_(rewriter.create<LLVM::ICmpOp>(
                             loc, LLVM::ICmpPredicate::sgt, rowsLeft,

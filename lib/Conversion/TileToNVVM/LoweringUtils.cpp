@@ -241,10 +241,12 @@ Value sharedByteOffset(Idx &ix, BufferType type, ArrayRef<Value> coord) {
   for (Value v : coord)
     c.push_back(IdxVal(ix, v));
   auto swz = dyn_cast_or_null<SwizzleAttr>(type.getLayout());
+  auto [groupRows, groupElems] = type.getGroupSkew();
   return layout::sharedOffset<IdxVal>(c, type.getShape(),
                                       type.getElementBytes(),
                                       swz ? swz.getBytes() : 0,
-                                      type.getRowPadding());
+                                      type.getRowPadding(), groupRows,
+                                      groupElems);
 }
 
 //===----------------------------------------------------------------------===//

@@ -45,15 +45,22 @@ struct SquareAccess {
   /// linear, so the step is a constant byte offset that the NVPTX back end
   /// folds into the load's [reg + imm] address (offset(r + dr, ...)
   /// computed anew is an or/shl chain per element: disjoint bits turn the
-  /// adds into ors, which it does not fold). Swizzled buffers recompute the
-  /// address.
+  /// adds into ors, which it does not fold). With a group skew (S more
+  /// elements every G rows) the step is constant when dr is a multiple of
+  /// G, or when the caller knows r is a multiple of 16 (`row16`) and G
+  /// divides 16 (dr >= 0). Swizzled buffers, and skewed ones otherwise,
+  /// recompute the address.
   Value step(Idx &ix, Value at, Value base, Value r, Value c, int64_t dr,
-             int64_t dc) const {
+             int64_t dc, bool row16 = false) const {
     BufferType type = typeOf(base);
-    if (isa_and_nonnull<SwizzleAttr>(type.getLayout()))
+    auto [groupRows, groupElems] = type.getGroupSkew();
+    bool aligned = row16 && dr >= 0 && 16 % std::max<int64_t>(groupRows, 1) == 0;
+    if (isa_and_nonnull<SwizzleAttr>(type.getLayout()) ||
+        (groupRows > 0 && dr % groupRows != 0 && !aligned))
       return ptr(ix, base, ix.add(r, dr), ix.add(c, dc));
     int64_t rowElems = type.getShape()[1] + type.getRowPadding();
-    int64_t bytes = (dr * rowElems + dc) * type.getElementBytes();
+    int64_t skew = groupRows > 0 ? dr / groupRows * groupElems : 0;
+    int64_t bytes = (dr * rowElems + skew + dc) * type.getElementBytes();
     return ix.gep(at, ix.b.getI8Type(), ix.c(bytes));
   }
 };
@@ -270,7 +277,8 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
             Value l4;
             if (!op.getPacked() || k0 + 4 <= i)
               l4 = b.create<LLVM::LoadOp>(
-                  loc, vec4, acc.step(bx, lCorner, src, base, base, i, k0),
+                  loc, vec4, acc.step(bx, lCorner, src, base, base, i, k0,
+                           /*row16=*/true),
                   /*alignment=*/16);
             for (int64_t k = k0; k < std::min<int64_t>(k0 + 4, i); ++k) {
               Value l =
@@ -279,7 +287,8 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
                            .getResult()
                      : b.create<LLVM::LoadOp>(
                             loc, b.getF32Type(),
-                            acc.step(bx, lCorner, src, base, base, i, k))
+                            acc.step(bx, lCorner, src, base, base, i, k,
+                                     /*row16=*/true))
                            .getResult();
               sum = b.create<LLVM::FMAOp>(loc, l, x[k], sum);
             }
@@ -290,7 +299,8 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
         for (int64_t i = 0; i < 16; ++i) {
           if (!op.getPacked()) {
             b.create<LLVM::StoreOp>(
-                loc, x[i], acc.step(bx, tColumn, dst, base, col, i, 0));
+                loc, x[i], acc.step(bx, tColumn, dst, base, col, i, 0,
+                                  /*row16=*/true));
             continue;
           }
           // Packed: T_bb^T into the block's upper triangle (with the

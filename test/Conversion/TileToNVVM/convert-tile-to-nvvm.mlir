@@ -686,6 +686,29 @@ func.func @tril_steps() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.
 
 // -----
 
+// With a group skew (#tile.padded<8, 4, 4>: rows of 72 words, 4 more after
+// every fourth) the steps stay constant: the diagonal phase's rows from the
+// block's 16-aligned corner (row 1: 288 bytes, row 4: 4 * 288 + 16 = 1168),
+// and the merge's B operand rows 4 apart (1168 bytes) and its strips' rows 8
+// apart (2336 bytes): constant byte offsets, as on unskewed rows.
+// CHECK-LABEL: llvm.func @tril_steps_skewed
+// CHECK:       llvm.mlir.constant(288 : i64) : i64
+// CHECK:       llvm.mlir.constant(1168 : i64) : i64
+// CHECK:       nvvm.bar.warp.sync
+// CHECK:       %[[SB:.*]] = llvm.mlir.constant(1168 : i64) : i64
+// CHECK-NEXT:  llvm.getelementptr %{{[0-9]+}}[%[[SB]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK:       llvm.mlir.constant(2336 : i64) : i64
+// CHECK:       llvm.return
+func.func @tril_steps_skewed() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 36864 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  %t = tile.alloc {offset = 17408 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+  tile.tril_inverse_diag %l, %t {merge_pairs} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+  return
+}
+
+// -----
+
 // A level's k-step of 8: A's 16x8 block by one ldmatrix.x4 (the m16n8k8
 // tf32 A fragment, split once for both strips), then per strip B's rows t
 // and t + 4 (4 rows = 1024 bytes apart) by single loads, the second strip 8

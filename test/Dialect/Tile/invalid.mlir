@@ -55,6 +55,29 @@ func.func @pad_rank(%b: !tile.buffer<64xf32, shared, #tile.padded<4>>) { return 
 
 // -----
 
+// expected-error @below {{a group skew needs positive rows and elements, got 4 and 0}}
+func.func @pad_skew_half(%b: !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 0>>) { return }
+
+// -----
+
+// expected-error @below {{a group skew must be a multiple of 16 bytes, got 2 x 'f32'}}
+func.func @pad_skew_unaligned(%b: !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 2>>) { return }
+
+// -----
+
+// expected-error @below {{a padded layout with a group skew needs a rank-2 buffer, got rank 3}}
+func.func @pad_skew_rank(%b: !tile.buffer<2x64x64xf32, shared, #tile.padded<8, 4, 4>>) { return }
+
+// -----
+
+// The skews count against a block's shared memory too: 256 x 216 f32 with 8
+// words of padding per row is 229,376 bytes, 4 words more after each of 255
+// rows 233,456 (> 232,448).
+// expected-error @below {{needs 233456 bytes}}
+func.func @pad_skew_too_big(%b: !tile.buffer<256x216xf32, shared, #tile.padded<8, 1, 4>>) { return }
+
+// -----
+
 // expected-error @below {{fragments take a #tile.mma or #tile.blocked layout}}
 func.func @pad_fragment(%b: !tile.buffer<64x64xf32, fragment, #tile.padded<4>>) { return }
 

@@ -9,12 +9,14 @@
 // CHECK-SAME: !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
 // CHECK-SAME: !tile.buffer<64x64xf32, shared, #tile.padded<4>>
 // CHECK-SAME: !tile.buffer<2x16x32xf16, shared, #tile.padded<8>>
+// CHECK-SAME: !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
 func.func @types(%p: !tile.ptr<f16>, %g: !tile.buffer<?x128xf16, global>,
                  %s: !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>,
                  %f: !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [2, 2]>>,
                  %v: !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>,
                  %pd: !tile.buffer<64x64xf32, shared, #tile.padded<4>>,
-                 %pd3: !tile.buffer<2x16x32xf16, shared, #tile.padded<8>>) {
+                 %pd3: !tile.buffer<2x16x32xf16, shared, #tile.padded<8>>,
+                 %sk: !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>) {
   return
 }
 

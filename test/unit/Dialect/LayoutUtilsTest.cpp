@@ -222,6 +222,48 @@ TEST(Padded, TriangularInverseOperandsAreConflictFree) {
     }
 }
 
+/// Byte offset of (r, c) in a [64, 64] f32 shared tile with
+/// #tile.padded<8, 4, 4> (rows of 72 words, 4 more after every fourth).
+int64_t atSkewed(int64_t r, int64_t c) {
+  std::vector<int64_t> shape{64, 64}, coord{r, c};
+  return layout::sharedOffset<int64_t>(coord, shape, 4, 0, 8, 4, 4);
+}
+
+TEST(Padded, GroupSkewServesLdmatrixBOperandsAndStores) {
+  // Row r starts at 72 r + 4 floor(r / 4) words.
+  for (int64_t r = 0; r < 64; ++r)
+    for (int64_t c = 0; c < 64; c += 7)
+      EXPECT_EQ(atSkewed(r, c), (72 * r + 4 * (r / 4) + c) * 4);
+  // What no constant padding gives (the test above): ldmatrix rows, the B
+  // operand loads and the accumulator's pair stores all conflict free.
+  for (int64_t r0 : {0, 16, 32, 40})
+    for (int64_t c : {0, 4, 12, 32}) {
+      std::vector<int64_t> rows;
+      for (int64_t r = 0; r < 8; ++r)
+        rows.push_back(atSkewed(r0 + r, c));
+      EXPECT_EQ(bankWays(rows, 16), 1) << r0 << "," << c;
+    }
+  for (int64_t k0 : {0, 8, 16, 48})
+    for (int64_t e = 0; e < 2; ++e)
+      for (int64_t strip = 0; strip < 64; strip += 8) {
+        std::vector<int64_t> lanes;
+        for (int64_t lane = 0; lane < 32; ++lane)
+          lanes.push_back(atSkewed(k0 + lane % 4 + 4 * e, strip + lane / 4));
+        EXPECT_EQ(bankWays(lanes, 4), 1) << k0 << "," << e << "," << strip;
+      }
+  for (int64_t r0 : {0, 8, 16, 24})
+    for (int64_t half = 0; half < 2; ++half) {
+      std::vector<int64_t> lanes;
+      for (int64_t lane = 16 * half; lane < 16 * half + 16; ++lane)
+        lanes.push_back(atSkewed(r0 + lane / 4, 8 + 2 * (lane % 4)));
+      EXPECT_EQ(bankWays(lanes, 8), 1) << r0 << "," << half;
+    }
+  // A step of a multiple of 4 rows is one constant number of bytes
+  // wherever it starts (the phases' constant-offset addressing).
+  for (int64_t r = 0; r + 16 < 64; ++r)
+    EXPECT_EQ(atSkewed(r + 16, 3) - atSkewed(r, 3), (16 * 72 + 16) * 4);
+}
+
 TEST(Swizzle, UnswizzledIsRowMajor) {
   for (int64_t r = 0; r < 12; ++r)
     for (int64_t c = 0; c < 12; ++c)

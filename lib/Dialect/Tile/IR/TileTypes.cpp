@@ -82,13 +82,23 @@ LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 LogicalResult PaddedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 int64_t elements) {
+                                 int64_t elements, int64_t groupRows,
+                                 int64_t groupElements) {
   if (elements <= 0)
     return emitError() << "row padding must be positive, got " << elements;
   // Bounded so that the padded sizes below cannot overflow.
   if (elements > kMaxSharedBytesPerBlock)
     return emitError() << "row padding of " << elements
                        << " elements exceeds a block's "
+                       << kMaxSharedBytesPerBlock << " bytes of shared memory";
+  if ((groupRows == 0) != (groupElements == 0) || groupRows < 0 ||
+      groupElements < 0)
+    return emitError() << "a group skew needs positive rows and elements, got "
+                       << groupRows << " and " << groupElements;
+  if (groupRows > kMaxSharedBytesPerBlock ||
+      groupElements > kMaxSharedBytesPerBlock)
+    return emitError() << "a group skew of " << groupElements << " per "
+                       << groupRows << " rows exceeds a block's "
                        << kMaxSharedBytesPerBlock << " bytes of shared memory";
   return success();
 }
@@ -103,10 +113,24 @@ int64_t BufferType::getRowPadding() const {
   return 0;
 }
 
+std::pair<int64_t, int64_t> BufferType::getGroupSkew() const {
+  if (auto pad = llvm::dyn_cast_or_null<PaddedAttr>(getLayout()))
+    return {pad.getGroupRows(), pad.getGroupElements()};
+  return {0, 0};
+}
+
 SmallVector<int64_t> BufferType::getStorageShape() const {
   SmallVector<int64_t> shape(getShape());
-  if (!shape.empty() && !ShapedType::isDynamic(shape.back()))
-    shape.back() += getRowPadding();
+  if (shape.empty() || ShapedType::isDynamic(shape.back()))
+    return shape;
+  shape.back() += getRowPadding();
+  auto [groupRows, groupElements] = getGroupSkew();
+  if (groupRows > 0 && shape.size() == 2 && !ShapedType::isDynamic(shape[0])) {
+    // The skews of every group but the last, as whole rows more (a skewed
+    // buffer has rank 2).
+    int64_t extra = (shape[0] - 1) / groupRows * groupElements;
+    shape[0] += (extra + shape.back() - 1) / shape.back();
+  }
   return shape;
 }
 
@@ -213,6 +237,13 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!bytes)
     return emitError() << "tile buffer " << formatShape(shape, elementType)
                        << " has more bytes than fit in int64";
+  // A group skew adds S elements per G rows (S, G bounded by the attribute's
+  // verifier, the rows by the bytes above).
+  if (auto pad = llvm::dyn_cast_or_null<PaddedAttr>(layout);
+      pad && pad.getGroupRows() > 0 && shape.size() == 2 &&
+      staticDims.size() == 2)
+    *bytes += (shape[0] - 1) / pad.getGroupRows() * pad.getGroupElements() *
+              elemBytes;
   if (space == MemorySpace::Shared && *bytes > kMaxSharedBytesPerBlock)
     return emitError() << "shared buffer " << formatShape(shape, elementType)
                        << " needs " << *bytes << " bytes, more than the "
@@ -232,6 +263,14 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
         return emitError() << "row padding must be a multiple of 16 bytes, "
                               "got "
                            << pad.getElements() << " x " << elementType;
+      if (pad.getGroupRows() > 0 && shape.size() != 2)
+        return emitError() << "a padded layout with a group skew needs a "
+                              "rank-2 buffer, got rank "
+                           << shape.size();
+      if ((pad.getGroupElements() * elemBytes) % 16 != 0)
+        return emitError() << "a group skew must be a multiple of 16 bytes, "
+                              "got "
+                           << pad.getGroupElements() << " x " << elementType;
       return success();
     }
     auto swz = llvm::dyn_cast<SwizzleAttr>(layout);

@@ -409,13 +409,20 @@ void AssignLayoutsPass::runOnOperation() {
         (type.getShape().back() * 4) % 128 != 0 ||
         !onlyRegisterAccess(alloc.getResult()))
       return;
-    // The triangular inverse's destination gets 8 words: its levels read
-    // their B operands (T blocks, the staged Y) as rows t, t + 4, t + 8,
-    // t + 12 at column g (lane (g, t)), which a stride of 4 (mod 32) words
-    // puts two lanes per bank and a stride of 8 (mod 32) spreads over all 32
-    // banks; the mma fragment stores into it (8-byte pairs, rows g over a
-    // half warp) are conflict free there too. Its source keeps 4 words, so
-    // that ldmatrix rows (8 rows x 16 bytes) land on distinct 4-bank groups.
+    // The triangular inverse's destination (not packed) gets rows of 8
+    // words of padding plus 4 more words after every fourth row
+    // (#tile.padded<8, 4, 4>): its phases read B operands (T blocks, the
+    // staged Y) as rows t, t + 4 at column g (lane (g, t)), which needs a
+    // row stride of 8 or 24 (mod 32) words, and A operands (T2) by ldmatrix
+    // (8 rows x 16 bytes), which needs one of 4 (mod 8); the skew gives
+    // both (row r on 16-byte chunk 2 r + r / 4 mod 8; rows t of one 4-row
+    // group at banks 8 t + g), and the mma accumulator's 8-byte stores
+    // (rows g over a half warp) are conflict free too. Every step the
+    // phases take (multiples of 4 rows, or rows from a 16-aligned block
+    // corner) stays a constant offset. The source keeps 4 words, so that
+    // ldmatrix rows (8 rows x 16 bytes) land on distinct 4-bank groups (the
+    // same skew there would free the Gram's 8-byte stores into it too, but
+    // cost the GDN prep its sixth block per SM: 1 KB more).
     bool inverseDest = llvm::any_of(alloc.getResult().getUsers(),
                                     [&](Operation *user) {
       if (auto inv = dyn_cast<TrilInverseOp>(user))
@@ -424,8 +431,8 @@ void AssignLayoutsPass::runOnOperation() {
         return !diag.getPacked() && diag.getDest() == alloc.getResult();
       return false;
     });
-    alloc.getResult().setType(
-        type.withLayout(PaddedAttr::get(ctx, inverseDest ? 8 : 4)));
+    alloc.getResult().setType(type.withLayout(
+        inverseDest ? PaddedAttr::get(ctx, 8, 4, 4) : PaddedAttr::get(ctx, 4)));
     ++numPadded;
   });
 

@@ -582,18 +582,19 @@ func.func @preset_vector_misaligned(%p: !tile.ptr<f16>, %m: index)
 // 32-bit shared tiles with rows of a multiple of 128 bytes that only
 // registers touch get padded rows: %l (an mma accumulator's store,
 // tile.load, the inverse's source) 4 words (#tile.padded<4>), %t (the
-// inverse's destination, a copy into a fragment) 8 words (#tile.padded<8>:
-// the levels read it 4 rows apart). %g is a copy destination from global
+// inverse's destination, a copy into a fragment) 8 words and 4 more after
+// every fourth row (#tile.padded<8, 4, 4>: the phases read its B operands 4
+// rows apart and its A operands by ldmatrix, 8 rows). %g is a copy destination from global
 // memory (a TMA or cp.async candidate), %n has 64-byte rows and %h 16-bit
 // elements: they keep their layout.
 
 // CHECK-LABEL: func.func @pad_register_tiles
 // CHECK-DAG:   tile.alloc : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
-// CHECK-DAG:   tile.alloc : !tile.buffer<64x64xf32, shared, #tile.padded<8>>
+// CHECK-DAG:   tile.alloc : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
 // CHECK-DAG:   tile.alloc : !tile.buffer<64x64xf32, shared>
 // CHECK-DAG:   tile.alloc : !tile.buffer<64x16xf32, shared>
 // CHECK-DAG:   tile.alloc : !tile.buffer<64x64xf16, shared>
-// CHECK-DAG:   tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8>>
+// CHECK-DAG:   tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
 func.func @pad_register_tiles(%p: !tile.ptr<f32>, %i: index)
     attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
   %c0 = arith.constant 0 : index

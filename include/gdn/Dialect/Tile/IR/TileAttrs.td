@@ -141,10 +141,28 @@ def Tile_PaddedAttr : Tile_Attr<"Padded", "padded"> {
 
     Example: `!tile.buffer<64x64xf32, shared, #tile.padded<4>>` (a row
     stride of 272 bytes).
+
+    With a group skew, `#tile.padded<P, G, S>`, `S` more elements follow
+    every `G` rows: row `r` starts at element `r (C + P) + S floor(r / G)`.
+    No constant row stride can put both the 8 rows of an `ldmatrix` (16
+    bytes each) and the 4 rows x 8 columns of an mma B operand read by
+    column on distinct banks of a 32-bit tile (the first needs a stride of
+    4 mod 8 words, the second 8 or 24 mod 32); `#tile.padded<8, 4, 4>` does
+    both (rows of 72 words, 4 more after every fourth). A step of a
+    multiple of `G` rows is still a constant number of bytes.
+
+    Example: `!tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>`.
   }];
-  let parameters = (ins "int64_t":$elements);
-  let assemblyFormat = "`<` $elements `>`";
+  let parameters = (ins "int64_t":$elements,
+                        DefaultValuedParameter<"int64_t", "0">:$groupRows,
+                        DefaultValuedParameter<"int64_t", "0">:$groupElements);
+  let assemblyFormat = "`<` $elements (`,` $groupRows^ `,` $groupElements)? `>`";
   let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "int64_t":$elements), [{
+      return $_get($_ctxt, elements, 0, 0);
+    }]>
+  ];
 }
 
 #endif // GDN_DIALECT_TILE_IR_TILEATTRS_TD

@@ -73,7 +73,11 @@ def Tile_BufferType : Tile_Type<"Buffer", "buffer"> {
     BufferType withLayout(::mlir::Attribute layout) const;
     /// Elements of padding after each row (#tile.padded), else 0.
     int64_t getRowPadding() const;
-    /// The shape as stored: the innermost dimension with its row padding.
+    /// The group skew of a #tile.padded layout: {rows, elements} (S more
+    /// elements after every G rows), else {0, 0}.
+    std::pair<int64_t, int64_t> getGroupSkew() const;
+    /// The shape as stored: the innermost dimension with its row padding;
+    /// with a group skew, enough more leading rows to hold the skews.
     ::llvm::SmallVector<int64_t> getStorageShape() const;
   }];
 }

@@ -84,7 +84,10 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       fragments, `tile.load`, the triangular inverse and its phases) get
       `#tile.padded<4>`: 16 bytes after each row, so the 8 rows an mma
       fragment's store or a row-strided access touches lie on different
-      banks;
+      banks; the destination of a (not packed) triangular inverse gets
+      `#tile.padded<8, 4, 4>` (8 words per row and 4 more after every
+      fourth: its B operands are read down columns, its A operands by
+      ldmatrix, and no single row stride serves both);
     * copies between global and shared memory (also `tile.async_copy`
       written in a kernel) get a thread mapping
       (`layout = #tile.blocked<vector = v>`, 16-byte vectors when the tile's

@@ -142,10 +142,13 @@ I swizzledOffset(const I &row, const I &col, int64_t rows, int64_t cols,
 /// Byte offset of `coord` in a shared buffer of `shape`: the leading
 /// dimensions are rows, the innermost one columns (see swizzledOffset).
 /// `rowPad` elements of padding follow every row of an unswizzled buffer
-/// (#tile.padded: a row stride of `shape.back() + rowPad` elements).
+/// (#tile.padded: a row stride of `shape.back() + rowPad` elements), and
+/// `groupElems` more every `groupRows` rows (#tile.padded's group skew:
+/// row r starts at r (cols + rowPad) + groupElems floor(r / groupRows)).
 template <typename I, typename Coords, typename Shape>
 I sharedOffset(const Coords &coord, const Shape &shape, int64_t elemBytes,
-               int64_t swizzleBytes, int64_t rowPad = 0) {
+               int64_t swizzleBytes, int64_t rowPad = 0,
+               int64_t groupRows = 0, int64_t groupElems = 0) {
   int64_t cols = shape.back();
   int64_t numElements = 1;
   for (size_t d = 0; d < shape.size(); ++d)
@@ -154,6 +157,10 @@ I sharedOffset(const Coords &coord, const Shape &shape, int64_t elemBytes,
   I row = LayoutInt<I>::constant(coord.back(), 0);
   for (size_t d = 0; d + 1 < shape.size(); ++d)
     row = row * shape[d] + coord[d];
+  if (swizzleBytes == 0 && rowPad != 0 && groupRows > 0)
+    return (row * (cols + rowPad) + (row / groupRows) * groupElems +
+            coord.back()) *
+           elemBytes;
   if (swizzleBytes == 0 && rowPad != 0)
     return (row * (cols + rowPad) + coord.back()) * elemBytes;
   return swizzledOffset<I>(row, coord.back(), rows, cols, elemBytes,
