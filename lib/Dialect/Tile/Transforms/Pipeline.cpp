@@ -208,6 +208,14 @@ PipelinePass::allocStages(ForOp loop, MutableArrayRef<Producer> producers) {
            << numStages << " exceeds the limit of " << kMaxPipelineStages;
   for (Producer &p : producers) {
     auto type = cast<BufferType>(p.buffer.getType());
+    // Stages get a leading dimension; a group skew is defined on rank-2
+    // buffers only (#tile.padded<P, G, S>).
+    if (type.getGroupSkew().first > 0)
+      return p.copy.emitOpError("pipelining cannot multi-buffer the shared "
+                                "buffer ")
+             << formatShape(type.getShape(), type.getElementType())
+             << ": its layout " << type.getLayout()
+             << " has a group skew, which takes rank-2 buffers only";
     std::optional<int64_t> bytes =
         checkedSizeInBytes(type.getStorageShape(), type.getElementBytes());
     std::optional<int64_t> stagedBytes =
