@@ -70,10 +70,11 @@ func.func @pad_skew_rank(%b: !tile.buffer<2x64x64xf32, shared, #tile.padded<8, 4
 
 // -----
 
-// The skews count against a block's shared memory too: 256 x 216 f32 with 8
-// words of padding per row is 229,376 bytes, 4 words more after each of 255
-// rows 233,456 (> 232,448).
-// expected-error @below {{needs 233456 bytes}}
+// The skews count against a block's shared memory too, as the whole rows of
+// storage they take: 256 x 216 f32 with 8 words of padding per row is
+// 229,376 bytes, 4 words more after each of 255 rows (1,020 words) 5 rows of
+// 224 words more: 233,856 (> 232,448).
+// expected-error @below {{needs 233856 bytes}}
 func.func @pad_skew_too_big(%b: !tile.buffer<256x216xf32, shared, #tile.padded<8, 1, 4>>) { return }
 
 // -----

@@ -119,18 +119,25 @@ std::pair<int64_t, int64_t> BufferType::getGroupSkew() const {
   return {0, 0};
 }
 
+/// The whole rows of `rowElems` elements a group skew (S elements after
+/// every G rows, on `rows` rows) adds to a buffer's storage: the skews of
+/// every group but the last, rounded up to rows. The verifier's size check
+/// and the storage shape both count these.
+static int64_t skewRows(int64_t rows, int64_t rowElems, int64_t groupRows,
+                        int64_t groupElems) {
+  int64_t extra = (rows - 1) / groupRows * groupElems;
+  return (extra + rowElems - 1) / rowElems;
+}
+
 SmallVector<int64_t> BufferType::getStorageShape() const {
   SmallVector<int64_t> shape(getShape());
   if (shape.empty() || ShapedType::isDynamic(shape.back()))
     return shape;
   shape.back() += getRowPadding();
   auto [groupRows, groupElements] = getGroupSkew();
-  if (groupRows > 0 && shape.size() == 2 && !ShapedType::isDynamic(shape[0])) {
-    // The skews of every group but the last, as whole rows more (a skewed
-    // buffer has rank 2).
-    int64_t extra = (shape[0] - 1) / groupRows * groupElements;
-    shape[0] += (extra + shape.back() - 1) / shape.back();
-  }
+  // A skewed buffer has rank 2.
+  if (groupRows > 0 && shape.size() == 2 && !ShapedType::isDynamic(shape[0]))
+    shape[0] += skewRows(shape[0], shape.back(), groupRows, groupElements);
   return shape;
 }
 
@@ -237,13 +244,14 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!bytes)
     return emitError() << "tile buffer " << formatShape(shape, elementType)
                        << " has more bytes than fit in int64";
-  // A group skew adds S elements per G rows (S, G bounded by the attribute's
-  // verifier, the rows by the bytes above).
+  // A group skew adds whole rows of storage (S, G bounded by the attribute's
+  // verifier, the rows by the bytes above), as getStorageShape counts them.
   if (auto pad = llvm::dyn_cast_or_null<PaddedAttr>(layout);
       pad && pad.getGroupRows() > 0 && shape.size() == 2 &&
       staticDims.size() == 2)
-    *bytes += (shape[0] - 1) / pad.getGroupRows() * pad.getGroupElements() *
-              elemBytes;
+    *bytes += skewRows(shape[0], staticDims.back(), pad.getGroupRows(),
+                       pad.getGroupElements()) *
+              staticDims.back() * elemBytes;
   if (space == MemorySpace::Shared && *bytes > kMaxSharedBytesPerBlock)
     return emitError() << "shared buffer " << formatShape(shape, elementType)
                        << " needs " << *bytes << " bytes, more than the "
