@@ -295,15 +295,22 @@
 // by descriptor), register-A wgmma for K S, Q S (m64n64, K = 128), Ag W
 // and P V_new (m64n64, K = 64) and the state update (m64n128); no
 // mma.sync.
-// o's TMA store in the forward (tile-tma-store, tile-insert-barriers): the
-// storing thread waits for the previous chunk's store to have read sO,
-// then a barrier, then every thread writes sO (movmatrix + 4-byte
-// st.shared), the async-proxy fence and a barrier, then the store (two
-// 64-column boxes), committed; one more wait after the loop.
+// o's TMA store in the forward (tile-tma-store, tile-insert-barriers):
+// every thread waits for the previous chunk's store to have read sO right
+// before the barrier that publishes P (no branch, no barrier of its own),
+// then o += V_new P^T and the state update; every thread writes sO
+// (movmatrix + 4-byte st.shared) with no barrier before it, the async-proxy
+// fence and a barrier, then the store (two 64-column boxes), committed; one
+// more wait after the loop. Two block barriers per whole chunk.
 // PTXOST-LABEL: .entry gdn_chunk_fwd_vm128_f16
 // PTXOST: cp.async.bulk.wait_group.read 0;
-// PTXOST-NOT: st.shared
-// PTXOST: bar.sync
+// PTXOST-NEXT: // begin inline asm
+// PTXOST-NEXT: fence.proxy.async.shared::cta;
+// PTXOST-NEXT: // end inline asm
+// PTXOST-NEXT: bar.sync
+// PTXOST-NOT: bar.sync
+// PTXOST: wgmma.mma_async.sync.aligned.m64n128k16
+// PTXOST-NOT: bar.sync
 // PTXOST: movmatrix.sync.aligned.m8n8.trans.b16
 // PTXOST: st.shared.u32
 // PTXOST-NOT: cp.async.bulk.tensor.3d.global

@@ -12,6 +12,7 @@
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -51,6 +52,59 @@ SmallVector<Operation *> writersOf(AllocOp alloc) {
   return writers;
 }
 
+/// Whether `a` runs before `b` in one pass over `top`'s region (pre-order:
+/// an op before the ops nested in it). Both are nested in `top`.
+bool runsBefore(Operation *a, Operation *b, Operation *top) {
+  bool seenA = false, answer = false;
+  top->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == a)
+      seenA = true;
+    if (op == b) {
+      answer = seenA && a != b;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return answer;
+}
+
+/// Where the storing thread's read wait for `writer` goes. Before the last
+/// block barrier (tile.barrier) that runs before `writer` on every path
+/// through one iteration (in `writer`'s block or an enclosing one, neither
+/// past the innermost loop around `writer` nor past `top`), when no store
+/// of the buffer runs between that barrier and `writer` (the wait must
+/// follow the store it waits for): that barrier then also tells the other
+/// threads that the buffer may be written again, and tile-insert-barriers
+/// needs no barrier of its own in front of `writer`. Otherwise right before
+/// `writer`.
+Operation *readWaitPoint(Operation *writer, Operation *top,
+                         ArrayRef<Operation *> stores) {
+  Operation *cur = writer;
+  while (cur != top) {
+    Block *block = cur->getBlock();
+    for (auto it = Block::iterator(cur); it != block->begin();) {
+      --it;
+      if (!isa<BarrierOp>(*it))
+        continue;
+      Operation *barrier = &*it;
+      bool storeBetween = llvm::any_of(stores, [&](Operation *store) {
+        Operation *inBlock = block->findAncestorOpInBlock(*store);
+        if (!inBlock || inBlock->isBeforeInBlock(barrier))
+          return false;
+        if (inBlock != cur)
+          return inBlock->isBeforeInBlock(cur);
+        return runsBefore(store, writer, cur);
+      });
+      return storeBetween ? writer : barrier;
+    }
+    Operation *parent = block->getParentOp();
+    if (!parent || isa<LoopLikeOpInterface>(parent) || !top->isAncestor(parent))
+      break;
+    cur = parent;
+  }
+  return writer;
+}
+
 /// `tile.producer { tile.tma_store_wait {read} }` at `b`'s insertion point.
 void createReadWait(OpBuilder &b, Location loc) {
   auto prod = b.create<ProducerOp>(loc);
@@ -80,6 +134,11 @@ void TmaStorePass::runOnOperation() {
   // writers and after these top-level ops. Sets, because one wait (pending
   // 0) covers every store before it.
   llvm::SetVector<Operation *> waitBefore, waitAfter;
+  // Each store: its buffer, its tile.producer and the top-level op holding it.
+  struct Store {
+    Operation *alloc, *prod, *top;
+  };
+  SmallVector<Store> stores;
   for (CopyOp copy : copies) {
     Location loc = copy.getLoc();
     auto type = cast<BufferType>(copy.getSource().getType());
@@ -107,18 +166,35 @@ void TmaStorePass::runOnOperation() {
     copy.erase();
     ++numStores;
 
-    // The top-level op that holds the store: its other writes of the
-    // buffer wait for the store's read (in a loop, the next iteration's),
-    // and so does everything after it.
+    // Everything after the top-level op that holds the store waits for
+    // the store's read.
     Operation *top = entry.findAncestorOpInBlock(*prod);
-    for (Operation *writer : writersOf(alloc))
-      if (top->isAncestor(writer))
-        waitBefore.insert(writer);
+    stores.push_back({alloc.getOperation(), prod.getOperation(), top});
     waitAfter.insert(top);
   }
-  for (Operation *writer : waitBefore) {
-    OpBuilder wb(writer);
-    createReadWait(wb, writer->getLoc());
+  // The top-level op that holds a store: its other writes of the buffer
+  // wait for the store's read (in a loop, the next iteration's), at the
+  // latest right before the write (readWaitPoint).
+  for (const Store &store : stores) {
+    SmallVector<Operation *> sameBuffer;
+    for (const Store &other : stores)
+      if (other.alloc == store.alloc)
+        sameBuffer.push_back(other.prod);
+    for (Operation *writer : writersOf(cast<AllocOp>(store.alloc)))
+      if (store.top->isAncestor(writer))
+        waitBefore.insert(readWaitPoint(writer, store.top, sameBuffer));
+  }
+  for (Operation *point : waitBefore) {
+    OpBuilder wb(point);
+    if (isa<BarrierOp>(point)) {
+      // Every thread reaches the barrier: the wait needs no branch to the
+      // storing thread (the others have no store groups and go on at once),
+      // which would split the block in the middle of the kernel's work.
+      wb.create<TmaStoreWaitOp>(point->getLoc(), wb.getI64IntegerAttr(0),
+                                wb.getUnitAttr());
+      continue;
+    }
+    createReadWait(wb, point->getLoc());
   }
   for (Operation *top : waitAfter) {
     OpBuilder after(top->getBlock(), std::next(top->getIterator()));

@@ -237,3 +237,123 @@ func.func @two_stores(%pa: !tile.ptr<f16> {tile.name = "A"}, %pb: !tile.ptr<f16>
   }
   return
 }
+
+// -----
+
+// A block barrier that runs before the next iteration's write on every path
+// (here in the loop body, before the write's scf.if) takes the read wait in
+// front of it, as a plain wait of every thread (no branch to the storing
+// thread; the others have no store groups): that barrier then also orders
+// the buffer's reuse, and the write needs no barrier of its own.
+
+// CHECK-LABEL: func.func @wait_at_barrier
+// CHECK:       %[[SO:.*]] = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+// CHECK:       scf.for
+// CHECK:         tile.fill
+// CHECK-NEXT:    tile.tma_store_wait {read}
+// CHECK-NEXT:    tile.barrier
+// CHECK-NEXT:    scf.if
+// CHECK-NEXT:      tile.copy %{{.*}} to %[[SO]] :
+// CHECK-NEXT:      arith.addi
+// CHECK-NEXT:      tile.producer {
+// CHECK-NEXT:        tile.tma_store %[[SO]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+// CHECK-NEXT:  tile.producer {
+// CHECK-NEXT:    tile.tma_store_wait {read}
+// CHECK-NEXT:  }
+// CHECK-NEXT:  return
+func.func @wait_at_barrier(%po: !tile.ptr<f16> {tile.name = "o"}, %T: i32 {tile.name = "T"},
+                           %HV: i32 {tile.name = "HV"}, %hv: index, %bos: index, %len: index, %n: index, %full: i1)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %t = arith.index_cast %T : i32 to index
+  %hvs = arith.index_cast %HV : i32 to index
+  %O = tile.view %po[%t, %hvs] : !tile.ptr<f16> -> !tile.buffer<?x?x128xf16, global>
+  %Oh = tile.take %O[%hv] dims [1] : !tile.buffer<?x?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+  %Os = tile.narrow %Oh[%bos, %len] dim 0 : !tile.buffer<?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+  %sO = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+  %acc = tile.alloc : !tile.buffer<64x128xf32, fragment>
+  scf.for %i = %c0 to %n step %c1 {
+    %t0 = arith.muli %i, %c64 : index
+    tile.fill %acc, %zero : !tile.buffer<64x128xf32, fragment>, f32
+    tile.barrier
+    scf.if %full {
+      tile.copy %acc to %sO : !tile.buffer<64x128xf32, fragment> to !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+      tile.copy %sO to %Os[%t0, %c0] : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>> to !tile.buffer<?x128xf16, global>
+    }
+  }
+  return
+}
+
+// -----
+
+// Not before a barrier outside the loop or in another op's region, nor
+// before one that a store of the buffer follows before the write (the wait
+// must come after the store): then right before the write, by the storing
+// thread.
+
+// CHECK-LABEL: func.func @wait_at_write
+// CHECK:       tile.barrier
+// CHECK-NEXT:  scf.for
+// CHECK-NEXT:    scf.if
+// CHECK-NEXT:      tile.barrier
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tile.producer {
+// CHECK-NEXT:      tile.tma_store_wait {read}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tile.copy %{{.*}} to %[[SA:.*]] :
+// CHECK-NEXT:    tile.producer {
+// CHECK-NEXT:      tile.tma_store %[[SA]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+// CHECK-NEXT:  tile.producer {
+// CHECK-NEXT:    tile.tma_store_wait {read}
+// CHECK-NEXT:  }
+// CHECK-NEXT:  scf.for
+// CHECK-NEXT:    tile.tma_store_wait {read}
+// CHECK-NEXT:    tile.barrier
+// CHECK-NEXT:    tile.copy %{{.*}} to %[[SB:.*]] :
+// CHECK-NEXT:    tile.producer {
+// CHECK-NEXT:      tile.tma_store %[[SB]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tile.producer {
+// CHECK-NEXT:      tile.tma_store_wait {read}
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tile.copy %{{.*}} to %[[SB]] :
+// CHECK-NEXT:    tile.producer {
+// CHECK-NEXT:      tile.tma_store %[[SB]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+func.func @wait_at_write(%po: !tile.ptr<f16> {tile.name = "o"}, %T: i32 {tile.name = "T"}, %n: index, %c: i1)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %t = arith.index_cast %T : i32 to index
+  %O = tile.view %po[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %sB = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.fill %acc, %zero : !tile.buffer<64x64xf32, fragment>, f32
+  tile.barrier
+  scf.for %i = %c0 to %n step %c1 {
+    scf.if %c {
+      tile.barrier
+    }
+    tile.copy %acc to %sA : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.copy %sA to %O[%i, %c0] : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>> to !tile.buffer<?x64xf16, global>
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    tile.barrier
+    tile.copy %acc to %sB : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.copy %sB to %O[%i, %c0] : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>> to !tile.buffer<?x64xf16, global>
+    tile.copy %acc to %sB : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.copy %sB to %O[%i, %c0] : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>> to !tile.buffer<?x64xf16, global>
+  }
+  return
+}

@@ -267,6 +267,17 @@ def TileTmaStore : Pass<"tile-tma-store", "::mlir::func::FuncOp"> {
     wgmma kernels its `fence.proxy.async` makes them visible to the TMA
     unit), and one between the wait and the next writes.
 
+    That last barrier is often one the kernel has anyway: when a block
+    barrier (`tile.barrier`) runs before the write on every path through
+    the iteration (in the write's block or an enclosing one, not past the
+    innermost loop around the write) and no store of the buffer runs
+    between it and the write, the wait goes right before that barrier
+    instead, as a plain `tile.tma_store_wait {read}` of every thread (the
+    threads without stores go on at once; no branch in the middle of the
+    kernel's work), and the write needs no barrier of its own. In the GDN
+    chunk loop the previous chunk's o store is waited for before the
+    barrier that publishes P, which saves a block barrier per chunk.
+
     A copy that cannot be planned (a coordinate along the contiguous
     dimension not provably on 16 bytes, a padded buffer, ...) stays a
     per-thread copy, with a remark saying why. Run after tile-pipeline
