@@ -299,7 +299,7 @@
 // every thread waits for the previous chunk's store to have read sO right
 // before the barrier that publishes P (no branch, no barrier of its own),
 // then o += V_new P^T and the state update; every thread writes sO
-// (movmatrix + 4-byte st.shared) with no barrier before it, the async-proxy
+// (stmatrix.trans, four 8x8 blocks each) with no barrier before it, the async-proxy
 // fence and a barrier, then the store (two 64-column boxes), committed; one
 // more wait after the loop. Two block barriers per whole chunk.
 // PTXOST-LABEL: .entry gdn_chunk_fwd_vm128_f16
@@ -311,8 +311,8 @@
 // PTXOST-NOT: bar.sync
 // PTXOST: wgmma.mma_async.sync.aligned.m64n128k16
 // PTXOST-NOT: bar.sync
-// PTXOST: movmatrix.sync.aligned.m8n8.trans.b16
-// PTXOST: st.shared.u32
+// PTXOST-COUNT-4: stmatrix.sync.aligned.x4.trans.m8n8.shared.b16
+// PTXOST-NOT: st.shared
 // PTXOST-NOT: cp.async.bulk.tensor.3d.global
 // PTXOST: fence.proxy.async.shared::cta;
 // PTXOST-NOT: st.shared

@@ -411,6 +411,36 @@ LogicalResult lowerTransposedAccumulatorStore(
   Type memElem = mem.getElementType();
   Type i32 = rewriter.getI32Type();
   auto i32x2 = VectorType::get({2}, i32);
+  if (!view && eb == 2 && (mem.getShape()[1] * 2) % 16 == 0 &&
+      acc->atoms.size() % 4 == 0) {
+    // A 16-bit shared tile with whole 16-byte rows: stmatrix.trans stores
+    // four atoms per instruction, the mirror of the ldmatrix.trans load
+    // below. Atom k's column j is memory row atomCol + j, the 16 bytes at
+    // columns atomRow..atomRow + 7, whose address lane 8k + j gives; each
+    // lane passes its (g, 2t), (g, 2t + 1) pair of every atom unmoved.
+    Value quad = ix.div(acc->lane, 8), row8 = ix.rem(acc->lane, 8);
+    for (size_t first = 0; first < acc->atoms.size(); first += 4) {
+      Value offset;
+      SmallVector<Value, 4> pairs;
+      for (int64_t k = 3; k >= 0; --k) {
+        AccumulatorAtoms::Atom &atom = acc->atoms[first + k];
+        Value off =
+            sharedByteOffset(ix, mem, {ix.add(atom.col, row8), atom.row});
+        offset = offset ? rewriter.create<LLVM::SelectOp>(
+                              loc,
+                              rewriter.create<LLVM::ICmpOp>(
+                                  loc, LLVM::ICmpPredicate::eq, quad, ix.c(k)),
+                              off, offset)
+                        : off;
+      }
+      for (int64_t k = 0; k < 4; ++k)
+        pairs.push_back(rewriter.create<LLVM::BitcastOp>(
+            loc, i32, regs.loadVec(ix, acc->atoms[first + k].reg, 2, memElem)));
+      Value ptr = ix.gep(memVal, rewriter.getI8Type(), offset);
+      rewriter.create<NVVM::StMatrixOp>(loc, ptr, pairs, NVVM::MMALayout::col);
+    }
+    return success();
+  }
   for (AccumulatorAtoms::Atom &atom : acc->atoms) {
     Value moved;
     if (f32) {

@@ -1032,18 +1032,21 @@ func.func @copy_transpose_pairs_f32(%p: !tile.ptr<f32>, %n: i32) attributes {til
 
 // -----
 
-// The same into a whole shared tile (o^T staged for a TMA store): the
-// movmatrix'd pair leaves as one 4-byte shared store at its address under
-// the buffer's layout (a 16-byte swizzle here: the pair stays inside its
-// chunk), no bounds check and no 2-byte stores; the 64x8 fragment has 8
-// atoms.
+// The same into a whole 16-bit shared tile with 16-byte rows (o^T staged
+// for a TMA store): stmatrix.trans stores four atoms at once, lane l
+// addressing row l % 8 of atom l / 8 (the memory row atomCol + l % 8, the
+// 16 bytes at atomRow, under the buffer's layout: a 16-byte chunk stays
+// whole under a swizzle), each lane passing its pairs unmoved: no movmatrix,
+// no per-pair stores, no bounds check; the 64x8 fragment's 8 atoms are two
+// stmatrix.x4.
 // CHECK-LABEL: llvm.func @copy_transpose_pairs_shared
 // CHECK-NOT:     llvm.cond_br
-// CHECK-NOT:     llvm.store {{.*}} : f16, !llvm.ptr<3>
-// CHECK:         movmatrix.sync.aligned.m8n8.trans.b16
-// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
-// CHECK:         movmatrix.sync.aligned.m8n8.trans.b16
-// CHECK-COUNT-7: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK-NOT:     movmatrix
+// CHECK-NOT:     llvm.store
+// CHECK:         nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {layout = #nvvm.mma_layout<col>} : !llvm.ptr<3>, i32, i32, i32, i32
+// CHECK-NOT:     llvm.store
+// CHECK:         nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {layout = #nvvm.mma_layout<col>} : !llvm.ptr<3>, i32, i32, i32, i32
+// CHECK-NOT:     nvvm.stmatrix
 // CHECK-NOT:     llvm.store
 // CHECK-NOT:     llvm.cond_br
 // CHECK:         llvm.return
@@ -1051,6 +1054,30 @@ func.func @copy_transpose_pairs_shared() attributes {tile.kernel, tile.num_warps
   %s = tile.alloc {offset = 0 : i64} : !tile.buffer<8x64xf16, shared, #tile.swizzle<128>>
   %f = tile.alloc : !tile.buffer<64x8xf32, fragment, #tile.mma<warps = [1, 1]>>
   tile.copy %f to %s {transpose} : !tile.buffer<64x8xf32, fragment, #tile.mma<warps = [1, 1]>> to !tile.buffer<8x64xf16, shared, #tile.swizzle<128>>
+  return
+}
+
+// -----
+
+// Atoms not in fours (the 16x8 fragment has two): each movmatrix'd pair
+// leaves as one 4-byte shared store at its address under the buffer's
+// layout (the pair stays inside its 16-byte chunk), no bounds check and no
+// 2-byte stores.
+// CHECK-LABEL: llvm.func @copy_transpose_pairs_shared_two_atoms
+// CHECK-NOT:     llvm.cond_br
+// CHECK-NOT:     llvm.store {{.*}} : f16, !llvm.ptr<3>
+// CHECK-NOT:     nvvm.stmatrix
+// CHECK:         movmatrix.sync.aligned.m8n8.trans.b16
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK:         movmatrix.sync.aligned.m8n8.trans.b16
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
+// CHECK-NOT:     llvm.store
+// CHECK-NOT:     llvm.cond_br
+// CHECK:         llvm.return
+func.func @copy_transpose_pairs_shared_two_atoms() attributes {tile.kernel, tile.num_warps = 1 : i64, tile.shared_memory_bytes = 2048 : i64} {
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<8x16xf16, shared, #tile.swizzle<32>>
+  %f = tile.alloc : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>>
+  tile.copy %f to %s {transpose} : !tile.buffer<16x8xf32, fragment, #tile.mma<warps = [1, 1]>> to !tile.buffer<8x16xf16, shared, #tile.swizzle<32>>
   return
 }
 
