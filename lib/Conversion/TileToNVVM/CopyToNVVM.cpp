@@ -305,6 +305,27 @@ FailureOr<AccumulatorAtoms> accumulatorAtoms(Operation *op, BufferType frag,
   return a;
 }
 
+/// The shared address this lane gives an x4 ldmatrix/stmatrix.trans of the
+/// four atoms from `first`: row lane % 8 of atom lane / 8, which in the
+/// transposed tile is memory row atomCol + lane % 8 at column atomRow (16
+/// bytes).
+Value transposedQuadAddress(Idx &ix, const AccumulatorAtoms &acc,
+                            size_t first, BufferType mem, Value memVal) {
+  Value quad = ix.div(acc.lane, 8), row8 = ix.rem(acc.lane, 8);
+  Value offset;
+  for (int64_t k = 3; k >= 0; --k) {
+    const AccumulatorAtoms::Atom &atom = acc.atoms[first + k];
+    Value off = sharedByteOffset(ix, mem, {ix.add(atom.col, row8), atom.row});
+    offset = offset ? ix.b.create<LLVM::SelectOp>(
+                          ix.loc,
+                          ix.b.create<LLVM::ICmpOp>(
+                              ix.loc, LLVM::ICmpPredicate::eq, quad, ix.c(k)),
+                          off, offset)
+                    : off;
+  }
+  return ix.gep(memVal, ix.b.getI8Type(), offset);
+}
+
 /// movmatrix.trans of one b16 pair: lane (g, t) gives (X[g][2t],
 /// X[g][2t + 1]) of an 8x8 16-bit matrix X and gets (X[2t][g],
 /// X[2t + 1][g]).
@@ -418,25 +439,12 @@ LogicalResult lowerTransposedAccumulatorStore(
     // below. Atom k's column j is memory row atomCol + j, the 16 bytes at
     // columns atomRow..atomRow + 7, whose address lane 8k + j gives; each
     // lane passes its (g, 2t), (g, 2t + 1) pair of every atom unmoved.
-    Value quad = ix.div(acc->lane, 8), row8 = ix.rem(acc->lane, 8);
     for (size_t first = 0; first < acc->atoms.size(); first += 4) {
-      Value offset;
       SmallVector<Value, 4> pairs;
-      for (int64_t k = 3; k >= 0; --k) {
-        AccumulatorAtoms::Atom &atom = acc->atoms[first + k];
-        Value off =
-            sharedByteOffset(ix, mem, {ix.add(atom.col, row8), atom.row});
-        offset = offset ? rewriter.create<LLVM::SelectOp>(
-                              loc,
-                              rewriter.create<LLVM::ICmpOp>(
-                                  loc, LLVM::ICmpPredicate::eq, quad, ix.c(k)),
-                              off, offset)
-                        : off;
-      }
       for (int64_t k = 0; k < 4; ++k)
         pairs.push_back(rewriter.create<LLVM::BitcastOp>(
             loc, i32, regs.loadVec(ix, acc->atoms[first + k].reg, 2, memElem)));
-      Value ptr = ix.gep(memVal, rewriter.getI8Type(), offset);
+      Value ptr = transposedQuadAddress(ix, *acc, first, mem, memVal);
       rewriter.create<NVVM::StMatrixOp>(loc, ptr, pairs, NVVM::MMALayout::col);
     }
     return success();
@@ -534,22 +542,9 @@ LogicalResult lowerTransposedAccumulatorLoad(CopyOp op, BufferType frag,
   Type i32 = rewriter.getI32Type();
   auto x4 = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
                                              {i32, i32, i32, i32});
-  Value quad = ix.div(acc->lane, 8), row8 = ix.rem(acc->lane, 8);
   auto halfType = VectorType::get({2}, mem.getElementType());
   for (size_t first = 0; first < acc->atoms.size(); first += 4) {
-    // This lane addresses row lane % 8 of atom lane / 8 of the group.
-    Value offset;
-    for (int64_t k = 3; k >= 0; --k) {
-      AccumulatorAtoms::Atom &atom = acc->atoms[first + k];
-      Value off = sharedByteOffset(ix, mem, {ix.add(atom.col, row8), atom.row});
-      offset = offset ? rewriter.create<LLVM::SelectOp>(
-                            loc,
-                            rewriter.create<LLVM::ICmpOp>(
-                                loc, LLVM::ICmpPredicate::eq, quad, ix.c(k)),
-                            off, offset)
-                      : off;
-    }
-    Value ptr = ix.gep(memVal, rewriter.getI8Type(), offset);
+    Value ptr = transposedQuadAddress(ix, *acc, first, mem, memVal);
     Value res = rewriter.create<NVVM::LdMatrixOp>(loc, x4, ptr, 4,
                                                   NVVM::MMALayout::col);
     for (int64_t k = 0; k < 4; ++k) {
