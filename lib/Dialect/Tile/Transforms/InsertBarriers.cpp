@@ -109,8 +109,17 @@ struct InsertBarriersPass
   void visitBlock(Block &block, State &state, bool insert);
   void visitOp(Operation *op, State &state, bool insert);
 
+  /// Hazards met by the sweeps since the last reset (a barrier was, or
+  /// would have been, needed).
+  int64_t countHazards(func::FuncOp func);
+  /// Moves inserted barriers into branches where that keeps every path
+  /// ordered (sinkIntoBranch).
+  void sinkIntoBranches(func::FuncOp func);
+
   OrderedAllocs mbarrierOrdered;
   bool hadError = false;
+  int64_t hazards = 0;
+  SmallVector<Operation *> inserted;
 };
 
 /// Shared ranges an op reads and writes synchronously: its memory effects,
@@ -166,8 +175,9 @@ void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
     if (auto r = rangeOf(copy.getDest(), mbarrierOrdered)) {
       // Overwriting bytes someone may still read is a hazard at issue time.
       if (state.reads.overlaps(*r) || state.writes.overlaps(*r)) {
+        ++hazards;
         if (insert) {
-          OpBuilder(op).create<BarrierOp>(op->getLoc());
+          inserted.push_back(OpBuilder(op).create<BarrierOp>(op->getLoc()));
           ++numBarriers;
         }
         state.clearSync();
@@ -253,8 +263,9 @@ void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
     }
   }
   if (hazard) {
+    ++hazards;
     if (insert) {
-      OpBuilder(op).create<BarrierOp>(op->getLoc());
+      inserted.push_back(OpBuilder(op).create<BarrierOp>(op->getLoc()));
       ++numBarriers;
     }
     state.clearSync();
@@ -282,10 +293,63 @@ void InsertBarriersPass::runOnOperation() {
     return;
   mbarrierOrdered = collectRingAllocs(func);
   hadError = false;
+  inserted.clear();
   State state;
   visitBlock(func.getBody().front(), state, /*insert=*/true);
   if (hadError)
-    signalPassFailure();
+    return signalPassFailure();
+  sinkIntoBranches(func);
+}
+
+int64_t InsertBarriersPass::countHazards(func::FuncOp func) {
+  hazards = 0;
+  State state;
+  visitBlock(func.getBody().front(), state, /*insert=*/false);
+  return hazards;
+}
+
+/// A barrier the sweep put before an op (every time that op runs) is often
+/// needed for accesses that reached it through one branch of an scf.if in
+/// the same block only, the other branch ending in a barrier of its own
+/// (the GDN chunk loop: sP read after the P barrier, then either the TMA
+/// store path with its barrier or the masked store path without one; the
+/// next iteration's P store then needs a barrier only after the latter).
+/// Such a barrier moves to the end of that branch when the analysis then
+/// finds no hazard anywhere: per execution of the block the branch runs at
+/// most once, so no path runs more barriers than before, and the paths
+/// through the other branches run one fewer. Branches inside a
+/// tile.producer (one thread) are not candidates.
+void InsertBarriersPass::sinkIntoBranches(func::FuncOp func) {
+  for (Operation *barrier : inserted) {
+    Block *block = barrier->getBlock();
+    Operation *next = barrier->getNextNode();
+    bool moved = false;
+    for (Operation &op : *block) {
+      auto ifOp = dyn_cast<scf::IfOp>(&op);
+      if (!ifOp || ifOp->getParentOfType<ProducerOp>())
+        continue;
+      for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()}) {
+        if (region->empty())
+          continue;
+        Operation *yield = region->front().getTerminator();
+        if (isa_and_nonnull<BarrierOp>(yield->getPrevNode()))
+          continue;
+        barrier->remove();
+        Operation *branchBarrier =
+            OpBuilder(yield).create<BarrierOp>(barrier->getLoc());
+        if (countHazards(func) == 0) {
+          barrier->destroy();
+          ++numSunk;
+          moved = true;
+          break;
+        }
+        branchBarrier->erase();
+        block->getOperations().insert(Block::iterator(next), barrier);
+      }
+      if (moved)
+        break;
+    }
+  }
 }
 
 } // namespace

@@ -408,6 +408,16 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::func::FuncOp"> {
     write of the source while a store may still read it is an error (no
     barrier can fix it; tile-tma-store puts the waits in).
 
+    A barrier the sweep puts before an op runs every time that op runs,
+    although the accesses it orders may have reached the op through one
+    branch of an earlier `scf.if` only, the other branch ending in a barrier
+    of its own (a loop iteration whose whole-tile path has a barrier and
+    whose ragged-end path has none). Such a barrier moves to the end of the
+    branch without one (an `scf.if` in the same block, not inside a
+    `tile.producer`) when the analysis then finds no hazard anywhere: the
+    branch runs at most once per run of the block, so no path runs more
+    barriers and the others run one fewer.
+
     Before:
     ```mlir
     tile.copy %acc to %s : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, shared>
@@ -422,7 +432,8 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::func::FuncOp"> {
   }];
   let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
   let statistics = [
-    Statistic<"numBarriers", "barriers", "Barriers inserted">
+    Statistic<"numBarriers", "barriers", "Barriers inserted">,
+    Statistic<"numSunk", "sunk", "Inserted barriers moved into a branch">
   ];
 }
 
