@@ -69,7 +69,7 @@ bool runsBefore(Operation *a, Operation *b, Operation *top) {
 }
 
 /// Where the storing thread's read wait for `writer` goes. Before the last
-/// block barrier (tile.barrier) that runs before `writer` on every path
+/// block barrier (tile.barrier without `id`) that runs before `writer` on every path
 /// through one iteration (in `writer`'s block or an enclosing one, neither
 /// past the innermost loop around `writer` nor past `top`), when no store
 /// of the buffer runs between that barrier and `writer` (the wait must
@@ -84,7 +84,10 @@ Operation *readWaitPoint(Operation *writer, Operation *top,
     Block *block = cur->getBlock();
     for (auto it = Block::iterator(cur); it != block->begin();) {
       --it;
-      if (!isa<BarrierOp>(*it))
+      // A named barrier (`id`) syncs only some threads: not one that tells
+      // every writer the buffer is free.
+      auto blockBarrier = dyn_cast<BarrierOp>(*it);
+      if (!blockBarrier || blockBarrier.getId())
         continue;
       Operation *barrier = &*it;
       bool storeBetween = llvm::any_of(stores, [&](Operation *store) {

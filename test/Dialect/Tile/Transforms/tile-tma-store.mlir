@@ -292,10 +292,10 @@ func.func @wait_at_barrier(%po: !tile.ptr<f16> {tile.name = "o"}, %T: i32 {tile.
 
 // -----
 
-// Not before a barrier outside the loop or in another op's region, nor
-// before one that a store of the buffer follows before the write (the wait
-// must come after the store): then right before the write, by the storing
-// thread.
+// Not before a barrier outside the loop or in another op's region, nor a
+// named one (it syncs only some threads), nor before one that a store of
+// the buffer follows before the write (the wait must come after the
+// store): then right before the write, by the storing thread.
 
 // CHECK-LABEL: func.func @wait_at_write
 // CHECK:       tile.barrier
@@ -303,6 +303,7 @@ func.func @wait_at_barrier(%po: !tile.ptr<f16> {tile.name = "o"}, %T: i32 {tile.
 // CHECK-NEXT:    scf.if
 // CHECK-NEXT:      tile.barrier
 // CHECK-NEXT:    }
+// CHECK-NEXT:    tile.barrier {id = 1 : i64, threads = 128 : i64}
 // CHECK-NEXT:    tile.producer {
 // CHECK-NEXT:      tile.tma_store_wait {read}
 // CHECK-NEXT:    }
@@ -345,6 +346,7 @@ func.func @wait_at_write(%po: !tile.ptr<f16> {tile.name = "o"}, %T: i32 {tile.na
     scf.if %c {
       tile.barrier
     }
+    tile.barrier {id = 1, threads = 128}
     tile.copy %acc to %sA : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
     tile.copy %sA to %O[%i, %c0] : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>> to !tile.buffer<?x64xf16, global>
   }
