@@ -1043,7 +1043,24 @@ func.func @copy_transpose_pairs_f32(%p: !tile.ptr<f32>, %n: i32) attributes {til
 // CHECK-NOT:     llvm.cond_br
 // CHECK-NOT:     movmatrix
 // CHECK-NOT:     llvm.store
+// CHECK-COUNT-4: llvm.bitcast %{{.*}} : vector<2xf16> to i32
+// CHECK:         %[[Q0:.*]] = llvm.udiv
+// CHECK:         llvm.icmp "eq" %[[Q0]], %{{.*}}
+// CHECK-NEXT:    llvm.select
+// CHECK:         llvm.icmp "eq" %[[Q0]], %{{.*}}
+// CHECK-NEXT:    llvm.select
+// CHECK:         llvm.icmp "eq" %[[Q0]], %{{.*}}
+// CHECK-NEXT:    llvm.select
+// CHECK-NOT:     llvm.store
 // CHECK:         nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {layout = #nvvm.mma_layout<col>} : !llvm.ptr<3>, i32, i32, i32, i32
+// CHECK-COUNT-4: llvm.bitcast %{{.*}} : vector<2xf16> to i32
+// CHECK:         %[[Q1:.*]] = llvm.udiv
+// CHECK:         llvm.icmp "eq" %[[Q1]], %{{.*}}
+// CHECK-NEXT:    llvm.select
+// CHECK:         llvm.icmp "eq" %[[Q1]], %{{.*}}
+// CHECK-NEXT:    llvm.select
+// CHECK:         llvm.icmp "eq" %[[Q1]], %{{.*}}
+// CHECK-NEXT:    llvm.select
 // CHECK-NOT:     llvm.store
 // CHECK:         nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {layout = #nvvm.mma_layout<col>} : !llvm.ptr<3>, i32, i32, i32, i32
 // CHECK-NOT:     nvvm.stmatrix

@@ -11,6 +11,7 @@
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -52,9 +53,28 @@ SmallVector<Operation *> writersOf(AllocOp alloc) {
   return writers;
 }
 
+/// Whether `a` and `b` lie in different branches of one scf.if (never both
+/// run in one pass).
+bool inExclusiveBranches(Operation *a, Operation *b) {
+  for (Operation *p = a->getParentOp(); p; p = p->getParentOp()) {
+    auto ifOp = dyn_cast<scf::IfOp>(p);
+    if (!ifOp || !ifOp->isProperAncestor(b))
+      continue;
+    Region *ra = ifOp.getThenRegion().isAncestor(a->getParentRegion())
+                     ? &ifOp.getThenRegion()
+                     : &ifOp.getElseRegion();
+    return !ra->isAncestor(b->getParentRegion());
+  }
+  return false;
+}
+
 /// Whether `a` runs before `b` in one pass over `top`'s region (pre-order:
-/// an op before the ops nested in it). Both are nested in `top`.
+/// an op before the ops nested in it; ops in different branches of an
+/// scf.if never both run). Both are nested in `top`, which holds no loop
+/// around them.
 bool runsBefore(Operation *a, Operation *b, Operation *top) {
+  if (inExclusiveBranches(a, b))
+    return false;
   bool seenA = false, answer = false;
   top->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op == a)

@@ -140,3 +140,35 @@ func.func @no_sink_without_barrier(%n: index, %c: i1, %q: !tile.ptr<f32>)
   }
   return
 }
+
+// -----
+
+// An scf.if without an else: the next write of %p conflicts only with the
+// read in the then branch, which gets the barrier at its end; the path
+// around the branch runs none.
+
+// CHECK-LABEL: func.func @sink_into_then
+// CHECK:       scf.for
+// CHECK-NEXT:    tile.copy %{{.*}} to %[[P:[^ ]*]] :
+// CHECK-NEXT:    tile.barrier
+// CHECK-NEXT:    scf.if
+// CHECK-NEXT:      tile.copy %[[P]] to
+// CHECK-NEXT:      tile.barrier
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+// CHECK-NEXT:  return
+func.func @sink_into_then(%n: index, %c: i1)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 256 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %p = tile.alloc {offset = 0 : i64} : !tile.buffer<64xf32, shared>
+  %f = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
+  scf.for %k = %c0 to %n step %c1 {
+    tile.copy %f to %p : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>> to !tile.buffer<64xf32, shared>
+    tile.barrier
+    scf.if %c {
+      tile.copy %p to %f : !tile.buffer<64xf32, shared> to !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
+    }
+  }
+  return
+}

@@ -74,7 +74,8 @@ func.func @write_while_stored(%map: !tile.tensormap<64x64xf16, swizzle = 0>, %n:
 
 // CHECK-LABEL: func.func @wait_before_existing_barrier
 // CHECK:       scf.for
-// CHECK:         tile.copy %{{.*}} to %[[SP:.*]] :
+// CHECK-NEXT:    arith.muli
+// CHECK-NEXT:    tile.copy %{{.*}} to %[[SP:.*]] :
 // CHECK-NEXT:    tile.tma_store_wait {read}
 // CHECK-NEXT:    tile.barrier
 // CHECK-NEXT:    tile.copy %[[SP]] to %{{.*}} :

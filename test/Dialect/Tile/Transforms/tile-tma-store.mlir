@@ -359,3 +359,54 @@ func.func @wait_at_write(%po: !tile.ptr<f16> {tile.name = "o"}, %T: i32 {tile.na
   }
   return
 }
+
+// -----
+
+// Nested branches: the writes in either branch of the inner scf.if reach
+// the loop body's barrier (the store in the then branch never runs before
+// the write in the else branch); the write after the inner scf.if follows
+// that store on one path, so it waits right before itself.
+
+// CHECK-LABEL: func.func @wait_in_branches
+// CHECK:       scf.for
+// CHECK-NEXT:    tile.tma_store_wait {read}
+// CHECK-NEXT:    tile.barrier
+// CHECK-NEXT:    scf.if
+// CHECK-NEXT:      scf.if
+// CHECK-NEXT:        tile.copy %{{.*}} to %[[S:[^ ]*]] :
+// CHECK-NEXT:        tile.producer {
+// CHECK-NEXT:          tile.tma_store %[[S]]
+// CHECK-NEXT:        }
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        tile.copy %{{.*}} to %[[S]] :
+// CHECK-NEXT:      }
+// CHECK-NEXT:      tile.producer {
+// CHECK-NEXT:        tile.tma_store_wait {read}
+// CHECK-NEXT:      }
+// CHECK-NEXT:      tile.copy %{{.*}} to %[[S]] :
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+func.func @wait_in_branches(%po: !tile.ptr<f16> {tile.name = "o"}, %T: i32 {tile.name = "T"}, %n: index, %c: i1, %d: i1)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %t = arith.index_cast %T : i32 to index
+  %O = tile.view %po[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sO = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.fill %acc, %zero : !tile.buffer<64x64xf32, fragment>, f32
+  scf.for %i = %c0 to %n step %c1 {
+    tile.barrier
+    scf.if %c {
+      scf.if %d {
+        tile.copy %acc to %sO : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+        tile.copy %sO to %O[%i, %c0] : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>> to !tile.buffer<?x64xf16, global>
+      } else {
+        tile.copy %acc to %sO : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+      }
+      tile.copy %acc to %sO : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    }
+  }
+  return
+}
