@@ -113,7 +113,7 @@ struct InsertBarriersPass
   /// would have been, needed).
   int64_t countHazards(func::FuncOp func);
   /// Moves inserted barriers into branches where that keeps every path
-  /// ordered (sinkIntoBranch).
+  /// ordered (see the definition).
   void sinkIntoBranches(func::FuncOp func);
 
   OrderedAllocs mbarrierOrdered;
