@@ -324,6 +324,28 @@
 // PTXOST-NEXT: cp.async.bulk.commit_group;
 // PTXOST: cp.async.bulk.wait_group.read 0;
 // PTXOST: .entry gdn_cp_summary_vm128_f16
+// The CP replay has the same chunk step.
+// PTXOST: .entry gdn_cp_replay_vm128_f16
+// PTXOST: cp.async.bulk.wait_group.read 0;
+// PTXOST-NEXT: // begin inline asm
+// PTXOST-NEXT: fence.proxy.async.shared::cta;
+// PTXOST-NEXT: // end inline asm
+// PTXOST-NEXT: bar.sync
+// PTXOST-NOT: bar.sync
+// PTXOST: wgmma.mma_async.sync.aligned.m64n128k16
+// PTXOST-NOT: bar.sync
+// PTXOST-COUNT-4: stmatrix.sync.aligned.x4.trans.m8n8.shared.b16
+// PTXOST-NOT: st.shared
+// PTXOST-NOT: cp.async.bulk.tensor.3d.global
+// PTXOST: fence.proxy.async.shared::cta;
+// PTXOST-NOT: st.shared
+// PTXOST: bar.sync
+// PTXOST-NOT: st.shared
+// PTXOST: cp.async.bulk.tensor.3d.global.shared::cta.bulk_group
+// PTXOST: cp.async.bulk.tensor.3d.global.shared::cta.bulk_group
+// PTXOST-NEXT: // end inline asm
+// PTXOST-NEXT: cp.async.bulk.commit_group;
+// PTXOST: cp.async.bulk.wait_group.read 0;
 // PTXVM: .entry gdn_chunk_fwd_vm128_f16
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
