@@ -278,16 +278,8 @@ Status GemmDriver::runChecked(CudaSession &session, const Kernel &kernel,
   const std::string what = "launching " + manifest_->kernel;
 
   std::vector<float> c;
-  if (opts.check != CheckMode::None) {
-    GDN_RUN_TRY(dC.fill(0xFF)); // every f32 is NaN until written
-    GDN_RUN_TRY(launchOnce());
-    GDN_RUN_TRY(session.synchronize(what));
-    c.resize(cCount);
-    GDN_RUN_TRY(dC.download(c.data(), dC.bytes()));
-  } else if (opts.warmup == 0 && opts.iters == 0) {
-    GDN_RUN_TRY(launchOnce()); // run the kernel at least once
-    GDN_RUN_TRY(session.synchronize(what));
-  }
+  GDN_RUN_TRY(
+      launchForCheck(session, opts, launchOnce, what, dC, cCount, c));
 
   GDN_RUN_TRY(timeKernel(session, opts, launchOnce, result));
 

@@ -101,6 +101,24 @@ void summarizeTimes(std::vector<float> ms, CheckResult &result) {
   result.timed = true;
 }
 
+Status launchForCheck(CudaSession &session, const RunOptions &options,
+                      const std::function<Status()> &launchOnce,
+                      const std::string &what, DeviceBuffer &out,
+                      size_t count, std::vector<float> &host) {
+  if (options.check != CheckMode::None) {
+    GDN_RUN_TRY(out.fill(0xFF)); // every f32 is NaN until written
+    GDN_RUN_TRY(launchOnce());
+    GDN_RUN_TRY(session.synchronize(what));
+    host.resize(count);
+    return out.download(host.data(), count * sizeof(float));
+  }
+  if (options.warmup == 0 && options.iters == 0) {
+    GDN_RUN_TRY(launchOnce()); // run the kernel at least once
+    return session.synchronize(what);
+  }
+  return Status::success();
+}
+
 Status timeKernel(CudaSession &session, const RunOptions &options,
                   const std::function<Status()> &launchOnce,
                   CheckResult &result) {

@@ -111,6 +111,16 @@ Status timeKernel(CudaSession &session, const RunOptions &options,
                   const std::function<Status()> &launchOnce,
                   CheckResult &result);
 
+/// The untimed launch of a driver whose output is one f32 buffer: with a
+/// check, `out` is filled with NaN first (every element the kernel leaves
+/// unwritten fails the check), launched once, synchronized and downloaded
+/// into `host` (`count` floats); without a check but also without timed
+/// iterations the kernel still runs once; otherwise nothing happens here.
+Status launchForCheck(CudaSession &session, const RunOptions &options,
+                      const std::function<Status()> &launchOnce,
+                      const std::string &what, DeviceBuffer &out,
+                      size_t count, std::vector<float> &host);
+
 /// Bytes written before each timed launch to flush the L2 cache.
 constexpr size_t kL2FlushBytes = size_t(256) << 20;
 

@@ -168,16 +168,8 @@ Status TrilInverseDriver::runChecked(CudaSession &session,
   const std::string what = "launching " + mf.kernel;
 
   std::vector<float> t;
-  if (opts.check != CheckMode::None) {
-    GDN_RUN_TRY(dT.fill(0xFF)); // every f32 is NaN until written
-    GDN_RUN_TRY(launchOnce());
-    GDN_RUN_TRY(session.synchronize(what));
-    t.resize(total);
-    GDN_RUN_TRY(dT.download(t.data(), dT.bytes()));
-  } else if (opts.warmup == 0 && opts.iters == 0) {
-    GDN_RUN_TRY(launchOnce());
-    GDN_RUN_TRY(session.synchronize(what));
-  }
+  GDN_RUN_TRY(
+      launchForCheck(session, opts, launchOnce, what, dT, total, t));
   GDN_RUN_TRY(timeKernel(session, opts, launchOnce, result));
   if (opts.check == CheckMode::None)
     return Status::success();
