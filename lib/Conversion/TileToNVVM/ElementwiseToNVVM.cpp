@@ -3,7 +3,7 @@
 // tile.fill stores a scalar into every register, tile.map inlines its body
 // once per register (with the register's coordinates for indexed bodies),
 // tile.reduce goes through its shared scratch in a fixed order, tile.scan
-// through warp shuffles, and math.exp becomes ex2.approx.ftz.
+// through warp shuffles, and math.exp / math.exp2 become ex2.approx.ftz.
 //
 //===----------------------------------------------------------------------===//
 
@@ -301,6 +301,16 @@ Value emitExp(OpBuilder &b, Location loc, Value x) {
       .getResult(0);
 }
 
+/// 2^x = ex2.approx.ftz(x): for exponents already in base 2 (a kernel that
+/// scales its log-decays by log2(e) once per token instead of once per
+/// element, docs/gdn-prefill.md).
+Value emitExp2(OpBuilder &b, Location loc, Value x) {
+  return b.create<LLVM::CallIntrinsicOp>(loc, b.getF32Type(),
+                                         "llvm.nvvm.ex2.approx.ftz.f",
+                                         ValueRange{x})
+      .getResult(0);
+}
+
 /// log(x) = lg2.approx.ftz(x) * ln(2): relative error ~2^-22 away from 1,
 /// but only absolutely accurate near 1 (see emitLog1p).
 Value emitLog(OpBuilder &b, Location loc, Value x) {
@@ -419,6 +429,7 @@ void populateElementwiseToNVVMPatterns(LLVMTypeConverter &converter,
       converter);
   // Preferred over MathToLLVM's intrinsics, which NVPTX cannot select.
   patterns.add<F32MathLowering<math::ExpOp, emitExp>,
+               F32MathLowering<math::Exp2Op, emitExp2>,
                F32MathLowering<math::LogOp, emitLog>,
                F32MathLowering<math::Log1pOp, emitLog1p>>(converter,
                                                           /*benefit=*/2);

@@ -206,6 +206,27 @@ func.func @map_exp() attributes {tile.kernel, tile.num_warps = 4 : i64} {
 
 // -----
 
+// math.exp2 is ex2.approx.ftz of its operand itself (no log2(e) factor).
+
+// CHECK-LABEL: llvm.func @map_exp2
+// CHECK-NOT:   llvm.fmul
+// CHECK:       %{{.*}} = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%{{.*}}) : (f32) -> f32
+// CHECK-COUNT-31: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CHECK-NOT:   llvm.fmul
+// CHECK-NOT:   math.exp2
+// CHECK:       llvm.return
+func.func @map_exp2() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.map ins(%f : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>) outs(%f : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>) {
+  ^bb0(%x: f32):
+    %e = math.exp2 %x : f32
+    tile.yield %e : f32
+  }
+  return
+}
+
+// -----
+
 // math.log becomes lg2.approx.ftz(x) * ln(2) (NVPTX has no log instruction
 // and cannot select llvm.intr.log).
 
