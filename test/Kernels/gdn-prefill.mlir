@@ -37,6 +37,7 @@
 // RUN: FileCheck %s --check-prefix=REPLAYVM --input-file=%t.out/gdn_cp_replay_vm128_f16.manifest
 // RUN: FileCheck %s --check-prefix=PTXVM --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: FileCheck %s --check-prefix=PTXOST --input-file=%t.out/gdn_forward_vm_f16.ptx
+// RUN: FileCheck %s --check-prefix=PTXGATE --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: rm -rf %t.async && mkdir -p %t.async
 // RUN: sed 's/tile.warp_specialize = {[^}]*},//' %t.vm.mlir | gdn-opt --gdn-lower-to-ptx="async-gemm=1 output-dir=%t.async" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTXASYNC --input-file=%t.async/gdn_forward_vm_f16.ptx
@@ -198,8 +199,9 @@
 
 // The CP path: the summary runs the shared chunk loop without O (no q, P,
 // o parameters, no Q/P buffers: 60 KB of shared memory instead of 111 KB);
-// the scan keeps two stages of the three bf16 parts of M_s (3 x 32 KB) and
-// of B_s (8 KB).
+// the scan keeps two stages of B_s (8 KB) and one of the three bf16 parts
+// of M_s (3 x 32 KB), which it loads only where the summary's record
+// (cp_win) says that M_s is not zero.
 // SUMM: kernel = gdn_cp_summary_f16
 // SUMM: shared_bytes = 59904
 // SUMM: param = cp_bounds:ptr<i32>
@@ -212,9 +214,11 @@
 // SUMM: meta.ws_cp_B = NS*HV*16384
 // SUMM: meta.ws_cp_M = 3*NS*HV*16384
 // SCAN: kernel = gdn_cp_scan_f16
-// SCAN: shared_bytes = 225280
+// SCAN: shared_bytes = 126976
 // SCAN: param = h0:ptr<f32>
-// SCAN: param = cp_h:ptr<f32>
+// SCAN: param = cp_seg_start:ptr<i32>
+// SCAN-NEXT: param = cp_win:ptr<i32>
+// SCAN-NEXT: param = cp_h:ptr<f32>
 // SCAN: param = state_v_first:i32
 // SCAN-NOT: meta.block_v
 // SCAN: meta.grid = 8,HV,N
@@ -346,6 +350,16 @@
 // PTXOST-NEXT: // end inline asm
 // PTXOST-NEXT: cp.async.bulk.commit_group;
 // PTXOST: cp.async.bulk.wait_group.read 0;
+// The chunk step's gates in base 2: every difference of scaled gammas and
+// W = vscale V - e ks contract into fma (fastmath<contract>), 64 per
+// consumer thread and step (32 W, 16 gamma_i - gamma_j for P, 16
+// gamma_L - gamma_j), and no subtraction is left.
+// PTXGATE-LABEL: .entry gdn_chunk_fwd_vm128_f16
+// PTXGATE-NOT: sub.rn.f32
+// PTXGATE-COUNT-64: fma.rn.f32
+// PTXGATE-NOT: {{sub|fma}}.rn.f32
+// PTXGATE-LABEL: .entry gdn_cp_summary_vm128_f16
+
 // PTXVM: .entry gdn_chunk_fwd_vm128_f16
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
