@@ -199,9 +199,9 @@
 
 // The CP path: the summary runs the shared chunk loop without O (no q, P,
 // o parameters, no Q/P buffers: 60 KB of shared memory instead of 111 KB);
-// the scan keeps two stages of B_s (8 KB) and one of the three bf16 parts
-// of M_s (3 x 32 KB), which it loads only where the summary's record
-// (cp_win) says that M_s is not zero.
+// the scan keeps four stages of B_s (8 KB) and of its record (cp_win, which
+// says whether M_s is zero) and one of the three bf16 parts of M_s
+// (3 x 32 KB), which it loads only where M_s is not zero.
 // SUMM: kernel = gdn_cp_summary_f16
 // SUMM: shared_bytes = 59904
 // SUMM: param = cp_bounds:ptr<i32>
@@ -214,7 +214,7 @@
 // SUMM: meta.ws_cp_B = NS*HV*16384
 // SUMM: meta.ws_cp_M = 3*NS*HV*16384
 // SCAN: kernel = gdn_cp_scan_f16
-// SCAN: shared_bytes = 126976
+// SCAN: shared_bytes = 143424
 // SCAN: param = h0:ptr<f32>
 // SCAN: param = cp_seg_start:ptr<i32>
 // SCAN-NEXT: param = cp_win:ptr<i32>
