@@ -31,6 +31,7 @@
 // RUN: FileCheck %s --check-prefix=PTXFWD64 --input-file=%t.out/gdn_forward_bv64_f16.ptx
 // RUN: sed s/@DT@/f16/g %t.forward_vm.mlir.in > %t.vm.mlir
 // RUN: gdn-opt %t.vm.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT-VM
+// RUN: gdn-opt %t.vm.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize))' | FileCheck %s --check-prefix=SUMMSTORE
 // RUN: gdn-opt %t.vm.mlir --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: FileCheck %s --check-prefix=FWDVM --input-file=%t.out/gdn_chunk_fwd_vm128_f16.manifest
 // RUN: FileCheck %s --check-prefix=SUMMVM --input-file=%t.out/gdn_cp_summary_vm128_f16.manifest
@@ -350,6 +351,21 @@
 // PTXOST-NEXT: // end inline asm
 // PTXOST-NEXT: cp.async.bulk.commit_group;
 // PTXOST: cp.async.bulk.wait_group.read 0;
+// The value-major CP summary stores B only for a segment that is not its
+// sequence's last, and M's three parts only where the scan reads them (not
+// the shortcut, not a last segment: cp_win >= 0 says M = 0).
+// SUMMSTORE-LABEL: func.func @gdn_cp_summary_vm128_f16
+// SUMMSTORE: scf.if
+// SUMMSTORE-NEXT: tile.copy {{.*}} {transpose} : !tile.buffer<128x128xf32, fragment> to !tile.buffer<128x128xf32, global>
+// SUMMSTORE-NEXT: }
+// SUMMSTORE: %[[MZ:.*]] = arith.ori
+// SUMMSTORE-NEXT: %[[RD:.*]] = arith.xori %[[MZ]], %true
+// SUMMSTORE-NEXT: scf.if %[[RD]] {
+// SUMMSTORE-COUNT-3: tile.copy {{.*}} {transpose} : !tile.buffer<128x128xf32, fragment> to !tile.buffer<128x128xbf16, global>
+// SUMMSTORE-NEXT: }
+// SUMMSTORE-NOT: tile.copy {{.*}} to !tile.buffer<128x128xbf16, global>
+// SUMMSTORE-LABEL: func.func @gdn_cp_replay_vm128_f16
+
 // The chunk step's gates in base 2: every difference of scaled gammas and
 // W = vscale V - e ks contract into fma (fastmath<contract>), 64 per
 // consumer thread and step (32 W, 16 gamma_i - gamma_j for P, 16
