@@ -89,6 +89,10 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
   const int64_t m = std::max<int64_t>(segmentChunks, 1);
   const double hv = static_cast<double>(std::max<int64_t>(shape.HV, 1));
   const double sms = static_cast<double>(std::max<int64_t>(numSMs, 1));
+  // The warm-up's window is a suffix of the segment: a segment shorter
+  // than the window the decay needs gets the exact summary (B and M over
+  // the whole segment, M multiplied in the scan).
+  const bool warm = shape.warmupChunks > 0 && m >= shape.warmupChunks;
   // summaryTiles: tile-chunk steps of the summaries, 2*tiles per chunk of
   // a non-final segment, less the M tiles of first segments without h0.
   double sumChunks = 0, summaryTiles = 0;
@@ -98,9 +102,9 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
     const int64_t segs = std::max<int64_t>(1, (nc + m - 1) / m);
     sumChunks += static_cast<double>(nc);
     if (segs > 1) {
-      if (shape.warmupChunks > 0)
-        summaryTiles += tiles * static_cast<double>(
-                                    (segs - 1) * std::min(m, shape.warmupChunks));
+      if (warm)
+        summaryTiles +=
+            tiles * static_cast<double>((segs - 1) * shape.warmupChunks);
       else
         summaryTiles += tiles * static_cast<double>(
                                     2 * (segs - 1) * m - (shape.hasH0 ? 0 : m));
@@ -119,16 +123,16 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
   // One summary block walks its segment's window (warm-up), else the
   // whole segment; the value-major (block_v 128) summary's block then
   // walks it once more for M (B and M in one block, one after the other).
-  const int64_t walked = shape.warmupChunks > 0
-                             ? std::min(m, shape.warmupChunks)
-                             : (e.blockV >= kGdnHeadDim ? 2 * m : m);
+  const int64_t walked =
+      warm ? shape.warmupChunks : (e.blockV >= kGdnHeadDim ? 2 * m : m);
   e.summary = maxSegments > 1
                   ? std::max(static_cast<double>(walked) * c.summaryLatencyUs,
-                             (shape.warmupChunks > 0 ? c.summaryWarmupUs
-                                                     : c.summaryUs) *
+                             (warm ? c.summaryWarmupUs : c.summaryUs) *
                                  hv * summaryTiles / sms)
                   : 0.0;
-  e.scan = kGdnCpScanUs * static_cast<double>(maxSegments);
+  // After warm-up summaries (M = 0) a scan step only copies B.
+  e.scan = (warm ? kGdnCpScanWarmupUs : kGdnCpScanUs) *
+           static_cast<double>(maxSegments);
   e.replay = c.forwardUs *
              std::max(static_cast<double>(std::min(m, maxChunks)), forwardWork);
   e.cp = e.summary + e.scan + e.replay + kGdnCpLaunchUs;

@@ -128,30 +128,34 @@ struct GdnBlockVCost {
 ///     t_sum_lat 1.43 us: as one forward chunk step (same loop, no O).
 ///   block_v 128 (the value-major gdn_chunk_fwd_vm128_f16, grid 1,HV,N,
 ///   two warpgroups, P formed in the kernel, and its _vm128 summary and
-///   replay; recalibrated from the stage medians of docs/perf-notes.md v28,
-///   call 3, 2026-12-03):
-///     t_fwd 2.88 us and R 0.93: the direct forward at 8 x 4K, HV 16 (187.5
-///       us for 128 blocks x 64 dependent chunk steps, one block per SM:
-///       the model's 66.7 steps: 2.81), the CP replays in 8 segments at 32K
-///       HV16 (195 us, 66.7 steps: 2.92), 128K HV16 (763-766 us, 266.9
-///       steps: 2.86) and 128K HV32 (1.55-1.58 ms, 533.9 steps: 2.90-2.96);
-///       v17's replay at 128K HV16 took the same time in 8 and in 16
-///       segments (two blocks per SM), which R reproduces;
+///   replay; recalibrated from the stage medians of docs/perf-notes.md v31,
+///   calls 3-4, 2026-12-03):
+///     t_fwd 2.67 us and R 0.93: the direct forward at 8 x 4K, HV 16
+///       (175.7-176.3 us for 128 blocks x 64 dependent chunk steps, one
+///       block per SM: the model's 66.7 steps: 2.63-2.64), the CP replays
+///       in 8 segments at 32K HV16 (180.2-181.2 us, 66.7 steps: 2.70-2.72),
+///       128K HV16 (670-709 us, 266.9 steps: 2.51-2.66) and 128K HV32
+///       (1.417-1.471 ms, 533.9 steps: 2.65-2.76); v17's replay at 128K
+///       HV16 took the same time in 8 and in 16 segments (two blocks per
+///       SM), which R reproduces (v28's kernels: 2.88);
 ///     t_sum 3.0 us: block_v 64's per-column cost (v8: 1.50 us per
 ///       64-column tile), for the summaries without the warm-up;
-///     t_sum_lat 2.6 us: as block_v 64's (each warpgroup walks the same
-///       64 columns per step); one block computes B and then M, so a
-///       summary without the warm-up walks its segment twice (v25);
-///     t_win 2.6 us (= t_sum_lat: one block per segment and head since
+///     t_sum_lat 2.1 us: one chunk step of the summary's loop (no O),
+///       window search and stores included, from the warm-up summaries
+///       below; one block computes B and then M, so a summary without the
+///       warm-up walks its segment twice (v25);
+///     t_win 2.1 us (= t_sum_lat: one block per segment and head since
 ///       v25, so the warm-up summaries take one window walk per wave of
-///       blocks): 53-55 us measured at 32K, 64K, 128K HV16 and 128K HV32
-///       (one wave each), the model's 57.2 (was 4.2 us, v10's kernels,
-///       whose 78 us the v25 summary no longer takes).
+///       blocks): 46.2-46.8 us measured at 32K and 128K HV16 since v31's
+///       summaries store no M where the scan does not read it (one wave
+///       each), the model's 46.2 (v28: 53-55 us, t_win 2.6; v10's
+///       kernels: 4.2 us).
 ///   t_prep (per chunk and value head on 132 SMs): 3.1 us for
 ///     gdn_chunk_prep (762 us at 128K HV16, before v13.1's cheaper tf32
 ///     split; not re-measured), 1.37 us for gdn_chunk_prep_k (v28: 336 us
 ///     at 128K HV16, 693 at 128K HV32, 86 at 32K HV16, 84 at 8x4K HV16:
-///     1.35-1.40; v17 1.93).
+///     1.35-1.40; v31: 84.4-84.8 us at 32K, 312-349 at 128K HV16, 680-700
+///     at 128K HV32, 82.3-83.2 at 8x4K: 1.26-1.41; v17 1.93).
 ///   block_v 16: t_win 0.9 us, scaled from v8's block_v 64 by t_sum (not
 ///     measured).
 /// (Before v13 the second variant was block_v 64, one warpgroup per block,
@@ -164,7 +168,7 @@ struct GdnBlockVCost {
 /// warm-up summaries 0.054, the prep 0.336.
 constexpr GdnBlockVCost kGdnBlockVCosts[] = {
     {16, 1.43, 1.25, 0.68, 1.43, 0.9, 3.1},
-    {128, 2.88, 0.93, 3.0, 2.6, 2.6, 1.37},
+    {128, 2.67, 0.93, 3.0, 2.1, 2.1, 1.37},
 };
 
 /// The block_v the cost model assumes for a path without variants (no
@@ -177,8 +181,14 @@ constexpr int64_t kGdnDefaultBlockV = 16;
 const GdnBlockVCost &gdnBlockVCost(int64_t blockV);
 
 /// One correction-scan step (h = M h + B for one segment), us: 3.65-3.9 us
-/// measured at 16-64 segments (2026-12-01).
+/// measured at 16-64 segments with exact summaries (2026-12-01; since v31
+/// the scan loads M only for exact summaries, not prefetched: not
+/// re-measured).
 constexpr double kGdnCpScanUs = 3.8;
+/// One scan step after a guarded warm-up summary (M_s = 0, h = B_s: no M
+/// loads, no products), us: 10.3-11.1 us for 8 segments at 32K-128K HV16
+/// (docs/perf-notes.md v31, 2026-12-03).
+constexpr double kGdnCpScanWarmupUs = 1.35;
 /// The launches of the two extra kernels of the CP path, us.
 constexpr double kGdnCpLaunchUs = 6.0;
 /// CP is used only when it is estimated faster than this fraction of the
@@ -212,7 +222,8 @@ struct GdnCpEstimate {
 ///   scan    = t_scan * max_n s_n
 ///   replay  = t_fwd * max(min(m, max_n nc_n), tiles*HV*sum_n nc_n / (P*R))
 ///   cp      = summary + scan + replay + t_launch
-/// (t_scan = kGdnCpScanUs, t_launch = kGdnCpLaunchUs; the prep kernel is
+/// (t_scan = kGdnCpScanUs, kGdnCpScanWarmupUs after warm-up summaries;
+/// t_launch = kGdnCpLaunchUs; the prep kernel is
 /// common to both paths and left out). useCp compares the two paths at the
 /// same block_v; gdn-run compares each path's best variant (GdnDriver.h).
 GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,

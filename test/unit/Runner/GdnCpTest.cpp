@@ -199,11 +199,11 @@ TEST(GdnCpTest, BlockVTable) {
   EXPECT_DOUBLE_EQ(gdnBlockVCost(16).summaryLatencyUs, 1.43);
   EXPECT_DOUBLE_EQ(gdnBlockVCost(16).prepUs, 3.1);
   EXPECT_EQ(gdnBlockVCost(128).blockV, 128);
-  EXPECT_DOUBLE_EQ(gdnBlockVCost(128).forwardUs, 2.88);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(128).forwardUs, 2.67);
   EXPECT_DOUBLE_EQ(gdnBlockVCost(128).forwardBlocksPerSm, 0.93);
   EXPECT_DOUBLE_EQ(gdnBlockVCost(128).summaryUs, 3.0);
-  EXPECT_DOUBLE_EQ(gdnBlockVCost(128).summaryLatencyUs, 2.6);
-  EXPECT_DOUBLE_EQ(gdnBlockVCost(128).summaryWarmupUs, 2.6);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(128).summaryLatencyUs, 2.1);
+  EXPECT_DOUBLE_EQ(gdnBlockVCost(128).summaryWarmupUs, 2.1);
   EXPECT_DOUBLE_EQ(gdnBlockVCost(128).prepUs, 1.37);
   // Unknown block_v: the nearest entry, the smaller on ties; <= 0: 16.
   EXPECT_EQ(gdnBlockVCost(8).blockV, 16);
@@ -237,11 +237,12 @@ TEST(GdnCpTest, CalibrationPoints) {
   // Measured kernel times on the H200 (f16, ms) that the model reproduces
   // within 10 %: block_v 16's direct forward (2026-11-29) at four shapes;
   // block_v 128 (the two-warpgroup value-major kernels, gdn-run stage
-  // medians of docs/perf-notes.md v28 call 3, 2026-12-03): its direct
-  // forward at 8x4K HV16 (0.1875), its CP replay at 128K HV16 (0.765 in 8
-  // segments of 256 chunks; v17's took the same in 16 of 128), its warm-up
-  // summaries (0.054 at 32K and 128K HV16, one wave of blocks) and its prep
-  // kernel at 128K HV16 (0.336; block_v 16's 0.762, v13). And
+  // medians of docs/perf-notes.md v31 calls 3-4, 2026-12-03): its direct
+  // forward at 8x4K HV16 (0.176), its CP replay at 128K HV16 (0.67-0.76 in
+  // 8 segments of 256 chunks across four calls; v17's took the same in 16
+  // of 128), its warm-up summaries (0.0462-0.0468 at 32K and 128K HV16, one
+  // wave of blocks) and its prep kernel at 128K HV16 (0.312-0.349; block_v
+  // 16's 0.762, v13). And
   // whether the CP
   // path (best variant and segment size) ran faster than the best direct
   // variant by more than the model's margin allows to see (whole
@@ -257,7 +258,7 @@ TEST(GdnCpTest, CalibrationPoints) {
   } points[] = {{"128K HV16", 16, {2048}, 3.04, 0, true},
                 {"128K HV32", 32, {2048}, 4.56, 0, true},
                 {"32K HV16", 16, {512}, 0.77, 0, true},
-                {"8x4K HV16", 16, V(8, 64), 0.59, 0.1875, false}};
+                {"8x4K HV16", 16, V(8, 64), 0.59, 0.176, false}};
   for (const auto &pt : points) {
     SCOPED_TRACE(pt.name);
     // The measured CP runs used the guarded warm-up summaries (the
@@ -279,15 +280,17 @@ TEST(GdnCpTest, CalibrationPoints) {
   }
   GdnCpShape sh = cpShape(16, {2048});
   sh.warmupChunks = kGdnCpWarmupChunks;
-  EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 128).replay * 1e-3, 0.765, 0.0765);
-  EXPECT_NEAR(gdnCpEstimate(sh, 128, 132, 128).replay * 1e-3, 0.765, 0.0765);
-  EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 128).summary * 1e-3, 0.054,
-              0.0054);
-  EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 128).prep * 1e-3, 0.336, 0.0336);
+  EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 128).replay * 1e-3, 0.71, 0.071);
+  EXPECT_NEAR(gdnCpEstimate(sh, 128, 132, 128).replay * 1e-3, 0.71, 0.071);
+  EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 128).summary * 1e-3, 0.0465,
+              0.00465);
+  // The scan after warm-up summaries: 10.3-11.1 us in 8 segments.
+  EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 128).scan * 1e-3, 0.0107, 0.00107);
+  EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 128).prep * 1e-3, 0.33, 0.033);
   GdnCpShape sh32 = cpShape(16, {512});
   sh32.warmupChunks = kGdnCpWarmupChunks;
-  EXPECT_NEAR(gdnCpEstimate(sh32, 64, 132, 128).summary * 1e-3, 0.054,
-              0.0054);
+  EXPECT_NEAR(gdnCpEstimate(sh32, 64, 132, 128).summary * 1e-3, 0.0465,
+              0.00465);
   EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 16).prep * 1e-3, 0.762, 0.076);
 }
 
@@ -316,9 +319,9 @@ TEST(GdnCpTest, CostModel) {
   // The same with block_v 128: 1 tile per head, its own constants.
   e = gdnCpEstimate(cpShape(1, {2048}), 16, 132, 128);
   EXPECT_EQ(e.blockV, 128);
-  EXPECT_DOUBLE_EQ(e.direct, 2.88 * 2048);
+  EXPECT_DOUBLE_EQ(e.direct, 2.67 * 2048);
   EXPECT_DOUBLE_EQ(e.summary,
-                   std::max(16 * 2.6, 3.0 * (2 * 127 * 16 - 16) / 132.0));
+                   std::max(2 * 16 * 2.1, 3.0 * (2 * 127 * 16 - 16) / 132.0));
   EXPECT_DOUBLE_EQ(e.prep, 1.37 * 2048 / 132.0);
   // With an initial state the first segment's M counts too.
   GdnCpShape withH0 = cpShape(1, {2048});
@@ -326,7 +329,7 @@ TEST(GdnCpTest, CostModel) {
   EXPECT_DOUBLE_EQ(gdnCpEstimate(withH0, 16).summary,
                    0.68 * 2 * 8 * 127 * 16 / 132.0);
   EXPECT_DOUBLE_EQ(e.replay,
-                   2.88 * std::max(16.0, 1.0 * 2048 / (132 * 0.93)));
+                   2.67 * std::max(16.0, 1.0 * 2048 / (132 * 0.93)));
   EXPECT_TRUE(e.useCp);
 
   // 32K tokens, HV 16, block_v 16: the direct walk (512 steps) beats the
@@ -394,11 +397,23 @@ TEST(GdnCpTest, SegmentSizeMinimizesTheModel) {
   // block_v 128 (the value-major kernel, 1 tile per head: a chunk step
   // costs more than 2 scan steps less, so more segments pay): 32.
   EXPECT_EQ(gdnCpSegmentChunks(cpShape(1, {2048}), 132, false, 128), 32);
-  // With the warm-up the summaries walk at most 22 chunks: longer segments
-  // cost the summaries nothing, the scan is shorter.
+  // With the warm-up the summaries walk 22 chunks whatever the segment's
+  // length and a scan step only copies B (1.35 us, v31): the shortest
+  // power of two that holds the window (32) for block_v 128, 64 for
+  // block_v 16 (its replay is work-bound below that).
   GdnCpShape warm = cpShape(1, {2048});
   warm.warmupChunks = kGdnCpWarmupChunks;
-  EXPECT_EQ(gdnCpSegmentChunks(warm), 128);
+  EXPECT_EQ(gdnCpSegmentChunks(warm), 64);
+  EXPECT_EQ(gdnCpSegmentChunks(warm, 132, false, 128), 32);
+  // A segment shorter than the window gets exact summaries (the window is
+  // a suffix of the segment): the model charges B and M over the whole
+  // segment and the scan's products.
+  const GdnCpEstimate w16 = gdnCpEstimate(warm, 16, 132, 128);
+  EXPECT_DOUBLE_EQ(w16.scan, kGdnCpScanUs * 128);
+  EXPECT_DOUBLE_EQ(w16.summary,
+                   std::max(2 * 16 * 2.1, 3.0 * (2 * 127 * 16 - 16) / 132.0));
+  EXPECT_DOUBLE_EQ(gdnCpEstimate(warm, 32, 132, 128).scan,
+                   kGdnCpScanWarmupUs * 64);
   // 32K tokens, HV 16: not cutting is best; --cp on cuts anyway.
   EXPECT_EQ(gdnCpSegmentChunks(cpShape(16, {512})), 512);
   EXPECT_LT(gdnCpSegmentChunks(cpShape(16, {512}), 132, true), 512);
