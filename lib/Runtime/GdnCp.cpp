@@ -91,7 +91,12 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
   const double sms = static_cast<double>(std::max<int64_t>(numSMs, 1));
   // The warm-up's window is a suffix of the segment: a segment shorter
   // than the window the decay needs gets the exact summary (B and M over
-  // the whole segment, M multiplied in the scan).
+  // the whole segment, M multiplied in the scan). The window varies with
+  // each head's decay (warmupChunks is the weak family's): on weaker decay
+  // a segment just longer than it (32 chunks) falls back to the exact
+  // summaries and scan steps the model did not charge. Counting on the
+  // shortcut only for segments twice the window would cost the weak family
+  // itself (1x16K HV16: 64-chunk segments, half the SMs idle, ~+50 %).
   const bool warm = shape.warmupChunks > 0 && m >= shape.warmupChunks;
   // summaryTiles: tile-chunk steps of the summaries, 2*tiles per chunk of
   // a non-final segment, less the M tiles of first segments without h0.

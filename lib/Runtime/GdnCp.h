@@ -69,9 +69,11 @@ struct GdnCpShape {
   bool hasH0 = false;
   /// The window the guarded warm-up of the summaries is expected to use, in
   /// chunks (0: exact summaries over whole segments with M). The model
-  /// assumes the shortcut holds, as on weak-decay heads with normalized
-  /// keys (kGdnCpWarmupChunks at --cp-theta 14); where the kernels fall
-  /// back, the summaries cost what they cost without it.
+  /// assumes the shortcut holds in segments of at least that many chunks,
+  /// as on weak-decay heads with normalized keys (kGdnCpWarmupChunks at
+  /// --cp-theta 14), and charges shorter segments the exact summaries and
+  /// scan steps; where the kernels fall back in longer ones (weaker decay,
+  /// unnormalized keys), the summaries cost what they cost without it.
   int64_t warmupChunks = 0;
 };
 
@@ -163,9 +165,11 @@ struct GdnBlockVCost {
 /// 2.6, t_win 2.1.)
 /// Measured forward times (ms) the model reproduces within 6 % (the tests
 /// allow 10 %) (GdnCpTest.CalibrationPoints): block_v 16: 128K HV16 3.04,
-/// 128K HV32 4.56, 32K HV16 0.77, 8 x 4K HV16 0.59; block_v 128 (v28): 8 x
-/// 4K HV16 0.1875, the CP replay at 128K HV16 0.765 (8 segments), the
-/// warm-up summaries 0.054, the prep 0.336.
+/// 128K HV32 4.56, 32K HV16 0.77, 8 x 4K HV16 0.59; block_v 128 (v31): 8 x
+/// 4K HV16 0.176 (model 0.178), the CP replay at 128K HV16 0.67-0.76 over
+/// four calls (8 segments; model 0.713), the warm-up summaries
+/// 0.0462-0.0468 (model 0.0462), the scan after them 0.0103-0.0111 (model
+/// 0.0108), the prep 0.312-0.349 (model 0.340).
 constexpr GdnBlockVCost kGdnBlockVCosts[] = {
     {16, 1.43, 1.25, 0.68, 1.43, 0.9, 3.1},
     {128, 2.67, 0.93, 3.0, 2.1, 2.1, 1.37},
@@ -217,13 +221,14 @@ struct GdnCpEstimate {
 ///   direct  = t_fwd * max(max_n nc_n, tiles*HV*sum_n nc_n / (P*R))
 ///   summary = max(m * t_sum_lat, t_sum * 2*tiles*HV*sum_n (s_n - 1)*m / P)
 ///             (0 if no s_n > 1); with the warm-up (w = warmupChunks > 0)
-///             max(min(m, w) * t_sum_lat, t_win * tiles*HV*sum_n (s_n - 1)
-///             * min(m, w) / P): only the B tiles, over the window
-///   scan    = t_scan * max_n s_n
+///             and m >= w: max(w * t_sum_lat, t_win * tiles*HV*sum_n
+///             (s_n - 1) * w / P): only the B tiles, over the window
+///             (m < w: the exact form, the window does not fit)
+///   scan    = t_scan * max_n s_n (t_scan: kGdnCpScanWarmupUs with the
+///             warm-up and m >= w, else kGdnCpScanUs)
 ///   replay  = t_fwd * max(min(m, max_n nc_n), tiles*HV*sum_n nc_n / (P*R))
 ///   cp      = summary + scan + replay + t_launch
-/// (t_scan = kGdnCpScanUs, kGdnCpScanWarmupUs after warm-up summaries;
-/// t_launch = kGdnCpLaunchUs; the prep kernel is
+/// (t_launch = kGdnCpLaunchUs; the prep kernel is
 /// common to both paths and left out). useCp compares the two paths at the
 /// same block_v; gdn-run compares each path's best variant (GdnDriver.h).
 GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,

@@ -9,6 +9,7 @@
 // RUN: sed s/@DT@/f16/g %t.forward.mlir.in | %instantiate-bv64 > %t.fwd64.mlir
 // RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT-PREP
 // RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize))' | FileCheck %s --check-prefix=FOLD
+// RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize))' | FileCheck %s --check-prefix=SUMMSTORE16
 // RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT
 // RUN: gdn-opt %t.fwd.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline))' | FileCheck %s --check-prefix=PIPE
 // RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts,tile-pipeline,canonicalize,tile-plan-shared-memory))' | FileCheck %s --check-prefix=PLAN-PREP
@@ -39,6 +40,7 @@
 // RUN: FileCheck %s --check-prefix=PTXVM --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: FileCheck %s --check-prefix=PTXOST --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: FileCheck %s --check-prefix=PTXGATE --input-file=%t.out/gdn_forward_vm_f16.ptx
+// RUN: FileCheck %s --check-prefix=PTXNOSUB --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: rm -rf %t.async && mkdir -p %t.async
 // RUN: sed 's/tile.warp_specialize = {[^}]*},//' %t.vm.mlir | gdn-opt --gdn-lower-to-ptx="async-gemm=1 output-dir=%t.async" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTXASYNC --input-file=%t.async/gdn_forward_vm_f16.ptx
@@ -355,26 +357,43 @@
 // sequence's last, and M's three parts only where the scan reads them (not
 // the shortcut, not a last segment: cp_win >= 0 says M = 0).
 // SUMMSTORE-LABEL: func.func @gdn_cp_summary_vm128_f16
-// SUMMSTORE: scf.if
+// SUMMSTORE: scf.if %{{[0-9]+}} {
 // SUMMSTORE-NEXT: tile.copy {{.*}} {transpose} : !tile.buffer<128x128xf32, fragment> to !tile.buffer<128x128xf32, global>
 // SUMMSTORE-NEXT: }
-// SUMMSTORE: %[[MZ:.*]] = arith.ori
-// SUMMSTORE-NEXT: %[[RD:.*]] = arith.xori %[[MZ]], %true
+// SUMMSTORE: %[[MZ:[0-9]+]] = arith.ori %{{[0-9]+}}, %{{[0-9]+}} : i1
+// SUMMSTORE-NEXT: %[[RD:[0-9]+]] = arith.xori %[[MZ]], %true : i1
 // SUMMSTORE-NEXT: scf.if %[[RD]] {
 // SUMMSTORE-COUNT-3: tile.copy {{.*}} {transpose} : !tile.buffer<128x128xf32, fragment> to !tile.buffer<128x128xbf16, global>
 // SUMMSTORE-NEXT: }
 // SUMMSTORE-NOT: tile.copy {{.*}} to !tile.buffer<128x128xbf16, global>
 // SUMMSTORE-LABEL: func.func @gdn_cp_replay_vm128_f16
 
+// The block_v 16 summary: the same rule over its B and M blocks (%is_m):
+// M where the record is -1, B where the segment is not its sequence's last.
+// SUMMSTORE16-LABEL: func.func @gdn_cp_summary_f16
+// SUMMSTORE16: %[[NR:[0-9]+]] = arith.select %[[ISM:[0-9]+]], %{{[0-9]+}}, %{{[0-9]+}} : i1
+// SUMMSTORE16-NEXT: %[[RD:[0-9]+]] = arith.xori %[[NR]], %true : i1
+// SUMMSTORE16-NEXT: scf.if %[[RD]] {
+// SUMMSTORE16-NEXT: scf.if %[[ISM]] {
+// SUMMSTORE16-COUNT-3: tile.copy {{.*}} : !tile.buffer<128x16xf32, fragment> to !tile.buffer<128x128xbf16, global>
+// SUMMSTORE16-NEXT: } else {
+// SUMMSTORE16: tile.copy {{.*}} : !tile.buffer<128x16xf32, fragment> to !tile.buffer<128x128xf32, global>
+// SUMMSTORE16-NEXT: }
+// SUMMSTORE16-NEXT: }
+// SUMMSTORE16-NOT: tile.copy {{.*}} global>
+// SUMMSTORE16-LABEL: func.func @gdn_cp_replay_f16
+
 // The chunk step's gates in base 2: every difference of scaled gammas and
 // W = vscale V - e ks contract into fma (fastmath<contract>), 64 per
 // consumer thread and step (32 W, 16 gamma_i - gamma_j for P, 16
 // gamma_L - gamma_j), and no subtraction is left.
 // PTXGATE-LABEL: .entry gdn_chunk_fwd_vm128_f16
-// PTXGATE-NOT: sub.rn.f32
 // PTXGATE-COUNT-64: fma.rn.f32
-// PTXGATE-NOT: {{sub|fma}}.rn.f32
+// PTXGATE-NOT: fma.rn.f32
 // PTXGATE-LABEL: .entry gdn_cp_summary_vm128_f16
+// PTXNOSUB-LABEL: .entry gdn_chunk_fwd_vm128_f16
+// PTXNOSUB-NOT: sub.rn.f32
+// PTXNOSUB-LABEL: .entry gdn_cp_summary_vm128_f16
 
 // PTXVM: .entry gdn_chunk_fwd_vm128_f16
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;

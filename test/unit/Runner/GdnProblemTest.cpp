@@ -909,8 +909,8 @@ TEST(GdnDriverTest, PathChoice) {
   EXPECT_DOUBLE_EQ(c.chosen()->prepUs, prep);
   EXPECT_DOUBLE_EQ(c.chosen()->us, 1.43 * 64 + prep);
   EXPECT_EQ(c.other.path, GdnPath::Cp);
-  // One segment: no summary (a segment of 64 chunks holds the warm-up's
-  // window: the scan step is a copy).
+  // One segment: no summary; the model charges one scan step at the
+  // warm-up's rate (64 chunks hold the window).
   EXPECT_DOUBLE_EQ(c.other.us,
                    kGdnCpScanWarmupUs + 1.43 * 64 + kGdnCpLaunchUs + prep);
   EXPECT_TRUE(f.driver.dependsOnSmCount());
