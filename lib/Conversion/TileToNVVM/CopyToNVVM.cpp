@@ -305,6 +305,15 @@ FailureOr<AccumulatorAtoms> accumulatorAtoms(Operation *op, BufferType frag,
   return a;
 }
 
+/// Whether the accumulator `acc` moves to or from the shared tile `mem` by
+/// x4 ldmatrix/stmatrix.trans: a rank-2 16-bit shared tile whose rows are
+/// whole 16 bytes (the instructions address 16-byte rows), four atoms per
+/// instruction.
+bool quadTransposeFits(BufferType mem, const AccumulatorAtoms &acc) {
+  return mem.getElementBytes() == 2 && mem.isShared() && mem.getRank() == 2 &&
+         (mem.getShape()[1] * 2) % 16 == 0 && acc.atoms.size() % 4 == 0;
+}
+
 /// The shared address this lane gives an x4 ldmatrix/stmatrix.trans of the
 /// four atoms from `first`: row lane % 8 of atom lane / 8, which in the
 /// transposed tile is memory row atomCol + lane % 8 at column atomRow (16
@@ -432,8 +441,7 @@ LogicalResult lowerTransposedAccumulatorStore(
   Type memElem = mem.getElementType();
   Type i32 = rewriter.getI32Type();
   auto i32x2 = VectorType::get({2}, i32);
-  if (!view && eb == 2 && (mem.getShape()[1] * 2) % 16 == 0 &&
-      acc->atoms.size() % 4 == 0) {
+  if (!view && quadTransposeFits(mem, *acc)) {
     // A 16-bit shared tile with whole 16-byte rows: stmatrix.trans stores
     // four atoms per instruction, the mirror of the ldmatrix.trans load
     // below. Atom k's column j is memory row atomCol + j, the 16 bytes at
@@ -532,12 +540,10 @@ LogicalResult lowerTransposedAccumulatorLoad(CopyOp op, BufferType frag,
                                              ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
   Idx ix(rewriter, loc);
-  // ldmatrix reads 16-byte rows: the tile's rows must be whole 16 bytes.
-  if (mem.getElementBytes() != 2 || !mem.isShared() || mem.getRank() != 2 ||
-      (mem.getShape()[1] * 2) % 16 != 0)
+  if (mem.getElementBytes() != 2 || !mem.isShared() || mem.getRank() != 2)
     return failure();
   FailureOr<AccumulatorAtoms> acc = accumulatorAtoms(op, frag, ix);
-  if (failed(acc) || acc->atoms.size() % 4 != 0)
+  if (failed(acc) || !quadTransposeFits(mem, *acc))
     return failure();
   Type i32 = rewriter.getI32Type();
   auto x4 = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
