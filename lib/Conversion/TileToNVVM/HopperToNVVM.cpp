@@ -35,8 +35,14 @@ Value toI32(OpBuilder &b, Location loc, Value v) {
     return v;
   return b.create<LLVM::TruncOp>(loc, b.getI32Type(), v);
 }
+/// The thread index, numbered from the first thread of the
+/// tile.producer_task around the insertion point (if any).
 Value threadId(OpBuilder &b, Location loc) {
-  return b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
+  Value tid = b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
+  if (int64_t base = threadBaseAt(b.getInsertionBlock()))
+    tid = b.create<LLVM::SubOp>(loc, tid, constI32(b, loc, base),
+                                LLVM::IntegerOverflowFlags::nuw);
+  return tid;
 }
 
 /// Address of mbarrier `index` (an index value) of a barrier buffer.

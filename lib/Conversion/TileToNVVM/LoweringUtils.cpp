@@ -108,7 +108,11 @@ Value Idx::toIndex(Value v) {
   return b.create<LLVM::TruncOp>(loc, index, v);
 }
 Value Idx::tid() {
-  return toIndex(b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type()));
+  Value tid = b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
+  if (int64_t base = threadBaseAt(b.getInsertionBlock()))
+    tid = b.create<LLVM::SubOp>(loc, tid, c32(base),
+                                LLVM::IntegerOverflowFlags::nuw);
+  return toIndex(tid);
 }
 Value Idx::gep(Value base, Type elem, Value index) {
   return b.create<LLVM::GEPOp>(loc, base.getType(), elem, base,
@@ -119,8 +123,18 @@ Value Idx::gep(Value base, Type elem, Value index) {
 // Kernel facts
 //===----------------------------------------------------------------------===//
 
+int64_t threadBaseAt(Block *block) {
+  Operation *scope = block ? block->getParentOp() : nullptr;
+  for (Operation *p = scope; p; p = p->getParentOp())
+    if (auto task = dyn_cast<tile::ProducerTaskOp>(p))
+      return task.getThreadBase().value_or(0);
+  return 0;
+}
+
 int64_t numThreadsOf(Operation *op) {
   for (Operation *p = op; p; p = p->getParentOp()) {
+    if (auto task = dyn_cast<tile::ProducerTaskOp>(p))
+      return 32 * task.getNumWarps();
     if (auto warps =
             p->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName()))
       return 32 * warps.getInt();
@@ -147,6 +161,15 @@ void createAsyncProxyFence(OpBuilder &b, Location loc) {
 }
 
 void createComputeBarrier(OpBuilder &b, Location loc, Operation *op) {
+  if (auto task = op->getParentOfType<tile::ProducerTaskOp>()) {
+    Value id = b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                          b.getI32IntegerAttr(2));
+    Value threads = b.create<LLVM::ConstantOp>(
+        loc, b.getI32Type(),
+        b.getI32IntegerAttr(static_cast<int32_t>(32 * task.getNumWarps())));
+    b.create<NVVM::BarrierOp>(loc, id, threads);
+    return;
+  }
   bool specialized = false;
   for (Operation *p = op; p && !specialized; p = p->getParentOp())
     specialized = isa<tile::WarpSpecializeOp>(p) ||
@@ -171,13 +194,7 @@ LogicalResult requireLayouts(Operation *op, ValueRange fragments) {
   return success();
 }
 
-bool usesWgmma(Operation *op) {
-  for (Operation *p = op; p; p = p->getParentOp())
-    if (auto e = p->getAttrOfType<StringAttr>(
-            TileDialect::getMmaEngineAttrName()))
-      return e.getValue() == "wgmma";
-  return false;
-}
+bool usesWgmma(Operation *op) { return getMmaEngineAt(op) == "wgmma"; }
 
 bool usesTmaStores(Operation *op) {
   Operation *func = op->getParentOfType<FunctionOpInterface>().getOperation();

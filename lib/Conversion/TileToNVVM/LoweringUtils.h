@@ -118,9 +118,15 @@ namespace mlir::gdn {
 // Kernel facts
 //===----------------------------------------------------------------------===//
 
-/// Threads per block of the kernel around `op`: 32 * tile.num_warps, or the
-/// nvvm.maxntid of the kernel once it has been converted to llvm.func.
+/// Threads that run `op`: 32 * num_warps of the tile.producer_task around
+/// it, else of the kernel (tile.num_warps), or the nvvm.maxntid of the
+/// kernel once it has been converted to llvm.func.
 int64_t numThreadsOf(Operation *op);
+
+/// The index of the first thread that runs code inserted in `block`: the
+/// thread_base of the tile.producer_task around it (tile-warp-specialize
+/// sets it), 0 elsewhere. The lowering numbers a task's threads from it.
+int64_t threadBaseAt(Block *block);
 
 /// Threads per block of a kernel: its compute warps plus the producer
 /// warpgroup that tile-warp-specialize added (tile.producer_warps).
@@ -129,7 +135,8 @@ int64_t blockThreadsOf(Operation *kernel);
 /// A barrier over the compute threads of the kernel around `op`: bar.sync 0
 /// for the whole block, or, in a warp-specialized kernel (whose compute
 /// threads are the consumers; the producer warpgroup never reaches it), the
-/// consumers' named barrier 1 (bar.sync 1, 32 * tile.num_warps).
+/// consumers' named barrier 1 (bar.sync 1, 32 * tile.num_warps), or, in a
+/// tile.producer_task, the producer warpgroup's named barrier 2.
 void createComputeBarrier(OpBuilder &b, Location loc, Operation *op);
 
 /// fence.proxy.async.shared::cta: orders this thread's generic-proxy
@@ -137,7 +144,8 @@ void createComputeBarrier(OpBuilder &b, Location loc, Operation *op);
 /// reads, TMA loads and stores).
 void createAsyncProxyFence(OpBuilder &b, Location loc);
 
-/// Whether the kernel around `op` uses wgmma (tile.mma_engine = "wgmma").
+/// Whether the gemms at `op` use wgmma (tile.mma_engine = "wgmma" on the
+/// kernel, or mma_engine of the tile.producer_task around `op`).
 bool usesWgmma(Operation *op);
 
 /// Whether the kernel around `op` stores from shared memory with TMA

@@ -27,13 +27,16 @@ struct OneToOneLowering : TilePattern<SrcOp> {
 /// tile.barrier -> bar.sync 0. In wgmma kernels and kernels with TMA
 /// stores each thread first orders its generic-proxy shared-memory writes
 /// (stores, cp.async) before the async-proxy reads of wgmma and TMA stores
-/// (fence.proxy.async.shared::cta).
+/// (fence.proxy.async.shared::cta), and so do a producer task's threads.
 struct BarrierLowering : TilePattern<BarrierOp> {
   using TilePattern::TilePattern;
   LogicalResult
   matchAndRewrite(BarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (usesWgmma(op) || usesTmaStores(op))
+    // A producer task's writes are handed to the consumers, whose wgmma
+    // and TMA stores may read them.
+    if (usesWgmma(op) || usesTmaStores(op) ||
+        op->getParentOfType<ProducerTaskOp>())
       createAsyncProxyFence(rewriter, op.getLoc());
     if (op.getId()) {
       Value id = rewriter.create<LLVM::ConstantOp>(

@@ -104,6 +104,28 @@ LogicalResult annotateLatches(
   return success();
 }
 
+/// Replaces each (converted) producer task by its blocks: the block around
+/// it branches into the body, whose end branches to the rest of that block.
+void inlineProducerTasks(gpu::GPUModuleOp gpuModule) {
+  SmallVector<ProducerTaskOp> tasks;
+  gpuModule.walk([&](ProducerTaskOp task) { tasks.push_back(task); });
+  for (ProducerTaskOp task : tasks) {
+    Block *before = task->getBlock();
+    Block *after = before->splitBlock(std::next(task->getIterator()));
+    Region &body = task.getBody();
+    Block *entry = &body.front();
+    for (Block &b : body)
+      if (auto end = dyn_cast<ProducerTaskEndOp>(b.getTerminator())) {
+        OpBuilder(end).create<LLVM::BrOp>(end.getLoc(), ValueRange{}, after);
+        end.erase();
+      }
+    after->getParent()->getBlocks().splice(after->getIterator(),
+                                           body.getBlocks());
+    OpBuilder(task).create<LLVM::BrOp>(task.getLoc(), ValueRange{}, entry);
+    task.erase();
+  }
+}
+
 void ConvertTileToNVVMPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
@@ -124,6 +146,10 @@ void ConvertTileToNVVMPass::runOnOperation() {
   target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
   target.addLegalOp<gpu::GPUModuleOp, gpu::ModuleEndOp,
                     UnrealizedConversionCastOp>();
+  // A producer task stays until its body is converted (the patterns number
+  // its threads from its thread base), then inlineProducerTasks replaces it
+  // by its blocks.
+  target.addLegalOp<ProducerTaskOp, ProducerTaskEndOp>();
   for (gpu::GPUModuleOp gpuModule : gpuModules) {
     // The index type is the gpu.module's (its data layout; i64 unless
     // tile-outline-kernels was asked for 32-bit indices), as upstream's
@@ -143,9 +169,18 @@ void ConvertTileToNVVMPass::runOnOperation() {
 
     int64_t kernels =
         llvm::count_if(gpuModule.getBody()->getOperations(), isTileKernel);
+    WalkResult unplaced = gpuModule.walk([](ProducerTaskOp task) {
+      if (task.getThreadBase())
+        return WalkResult::advance();
+      task.emitOpError("has no thread base; run tile-warp-specialize first");
+      return WalkResult::interrupt();
+    });
+    if (unplaced.wasInterrupted())
+      return signalPassFailure();
     auto marks = markAnnotatedLoops(gpuModule);
     if (failed(applyFullConversion(gpuModule, target, frozen)))
       return signalPassFailure();
+    inlineProducerTasks(gpuModule);
     if (failed(annotateLatches(marks)))
       return signalPassFailure();
     numKernels += kernels;

@@ -22,3 +22,19 @@ func.func @reduce_rows_no_scratch() attributes {tile.kernel, tile.num_warps = 2 
 }
 }
 }
+
+// -----
+
+// A producer task is lowered only once tile-warp-specialize placed it (its
+// thread base numbers its threads).
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+func.func @unplaced_task() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  // expected-error @below {{has no thread base; run tile-warp-specialize first}}
+  tile.producer_task warps 4 {
+  }
+  return
+}
+}
+}

@@ -94,3 +94,33 @@ func.func @store(%map: !tile.tensormap<64x64xf16, swizzle = 128> {tile.name = "C
   return
 }
 
+
+// -----
+
+// A producer task: the producer warpgroup's compute (four warps, its own
+// mma engine), ending implicitly; thread 0 of a tile.producer in it is the
+// task's first thread. The thread base is tile-warp-specialize's.
+// CHECK-LABEL: func.func @task
+// CHECK:         tile.producer_task warps 4 engine "mma.sync" {
+// CHECK-NEXT:      tile.mbarrier_wait %{{.*}}[%{{.*}}], %{{.*}} : !tile.buffer<2xi64, shared>
+// CHECK-NEXT:      tile.barrier
+// CHECK-NEXT:      tile.producer {
+// CHECK-NEXT:        tile.mbarrier_arrive
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tile.producer_task warps 4 {
+// CHECK-NEXT:    } {thread_base = 256 : i64}
+func.func @task(%i: index) attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  tile.producer_task warps 4 engine "mma.sync" {
+    tile.mbarrier_wait %full[%i], %i : !tile.buffer<2xi64, shared>
+    tile.barrier
+    tile.producer {
+      tile.mbarrier_arrive %full[%i] : !tile.buffer<2xi64, shared>
+    }
+  }
+  tile.producer_task warps 4 {
+  } {thread_base = 256 : i64}
+  return
+}

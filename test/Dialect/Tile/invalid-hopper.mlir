@@ -374,3 +374,71 @@ func.func @store_wait_pending() {
   return
 }
 
+
+// -----
+
+func.func @task_warps() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  // expected-error @below {{num_warps must be whole warpgroups (a multiple of 4), got 2}}
+  tile.producer_task warps 2 {
+  }
+  return
+}
+
+// -----
+
+func.func @task_engine() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  // expected-error @below {{mma_engine must be "mma.sync" or "wgmma", got "hmma"}}
+  tile.producer_task warps 4 engine "hmma" {
+  }
+  return
+}
+
+// -----
+
+func.func @task_nested() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  tile.producer_task warps 4 {
+    // expected-error @below {{producer tasks do not nest}}
+    tile.producer_task warps 4 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @task_not_specialized() attributes {tile.kernel, tile.num_warps = 8 : i64} {
+  // expected-error @below {{needs a warp-specialized kernel (tile.warp_specialize): its warps are the producer warpgroup}}
+  tile.producer_task warps 4 {
+  }
+  return
+}
+
+// -----
+
+func.func @task_fragment() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  %zero = arith.constant 0.0 : f32
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.producer_task warps 4 {
+    // expected-error @below {{uses a fragment defined outside its tile.producer_task: the task's warps hold only their own fragments}}
+    tile.fill %f, %zero : !tile.buffer<64x64xf32, fragment>, f32
+  }
+  return
+}
+
+// -----
+
+func.func @task_thread(%i: index) attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  tile.producer_task warps 4 {
+    // expected-error @below {{thread 128 is not a thread of the enclosing tile.producer_task's 128 threads}}
+    tile.producer thread 128 {
+      tile.mbarrier_arrive %full[%i] : !tile.buffer<2xi64, shared>
+    }
+  }
+  return
+}

@@ -196,8 +196,15 @@ LogicalResult ProducerOp::verify() {
   });
   if (r.wasInterrupted())
     return failure();
-  // The thread must exist in the kernel's block.
-  if (auto func = (*this)->getParentOfType<FunctionOpInterface>()) {
+  // The thread must exist among those that run the region: a producer
+  // task's (numbered from its first thread), else the kernel's block.
+  if (auto task = (*this)->getParentOfType<ProducerTaskOp>()) {
+    if (static_cast<int64_t>(getThread()) >= 32 * task.getNumWarps())
+      return emitOpError("thread ")
+             << getThread() << " is not a thread of the enclosing "
+             << "tile.producer_task's " << 32 * task.getNumWarps()
+             << " threads";
+  } else if (auto func = (*this)->getParentOfType<FunctionOpInterface>()) {
     auto warps = func->getAttrOfType<IntegerAttr>(
         TileDialect::getNumWarpsAttrName());
     auto extra = func->getAttrOfType<IntegerAttr>(
@@ -248,6 +255,80 @@ LogicalResult WarpSpecializeOp::verify() {
       return failure();
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ProducerTaskOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ProducerTaskOp::verify() {
+  if (getBody().front().getNumArguments() != 0)
+    return emitOpError("body takes no arguments");
+  if (getNumWarps() % 4 != 0)
+    return emitOpError("num_warps must be whole warpgroups (a multiple of "
+                       "4), got ")
+           << getNumWarps();
+  if (auto engine = getMmaEngine();
+      engine && *engine != "mma.sync" && *engine != "wgmma")
+    return emitOpError("mma_engine must be \"mma.sync\" or \"wgmma\", got \"")
+           << *engine << "\"";
+  if ((*this)->getParentOfType<ProducerTaskOp>())
+    return emitOpError("producer tasks do not nest");
+  if ((*this)->getParentOfType<ProducerOp>())
+    return emitOpError("must not be inside a tile.producer (one thread)");
+  // Before tile-warp-specialize the task is in the kernel body, after it in
+  // the producer region (with its thread base), never with the consumers.
+  if (auto ws = (*this)->getParentOfType<WarpSpecializeOp>();
+      ws && ws.getConsumer().isAncestor((*this)->getParentRegion()))
+    return emitOpError("must not be in the consumer region of "
+                       "tile.warp_specialize");
+  auto func = (*this)->getParentOfType<FunctionOpInterface>();
+  if (func && func->hasAttr(TileDialect::getKernelAttrName()) &&
+      !func->hasAttr(TileDialect::getWarpSpecializeAttrName()) &&
+      !(*this)->getParentOfType<WarpSpecializeOp>())
+    return emitOpError("needs a warp-specialized kernel (tile.warp_specialize): "
+                       "its warps are the producer warpgroup");
+  // Fragments are laid out over the warps that run them: the task's own.
+  WalkResult r = getBody().walk([&](Operation *op) {
+    for (Value v : op->getOperands()) {
+      auto type = dyn_cast<BufferType>(v.getType());
+      if (!type || !type.isFragment())
+        continue;
+      Operation *def = v.getDefiningOp();
+      Region *where = def ? def->getParentRegion() : v.getParentRegion();
+      if (!getBody().isAncestor(where)) {
+        op->emitOpError("uses a fragment defined outside its "
+                        "tile.producer_task: the task's warps hold only "
+                        "their own fragments");
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
+std::optional<int64_t> mlir::gdn::tile::getWarpsAt(Operation *op) {
+  for (Operation *p = op; p; p = p->getParentOp()) {
+    if (auto task = dyn_cast<ProducerTaskOp>(p))
+      return task.getNumWarps();
+    if (auto warps = p->getAttrOfType<IntegerAttr>(
+            TileDialect::getNumWarpsAttrName()))
+      return warps.getInt();
+  }
+  return std::nullopt;
+}
+
+StringRef mlir::gdn::tile::getMmaEngineAt(Operation *op) {
+  for (Operation *p = op; p; p = p->getParentOp()) {
+    if (auto task = dyn_cast<ProducerTaskOp>(p))
+      if (auto engine = task.getMmaEngine())
+        return *engine;
+    if (auto engine = p->getAttrOfType<StringAttr>(
+            TileDialect::getMmaEngineAttrName()))
+      return engine.getValue();
+  }
+  return "mma.sync";
 }
 
 //===----------------------------------------------------------------------===//

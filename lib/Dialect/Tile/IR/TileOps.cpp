@@ -149,8 +149,11 @@ LogicalResult AllocOp::verify() {
   }
   if (type.isFragment()) {
     std::optional<int64_t> threads = getKernelThreads(*this);
-    // A layout written by hand must spread the fragment over the kernel's
-    // warps: another grid computes (or stores) only part of the tile.
+    if (auto task = (*this)->getParentOfType<ProducerTaskOp>())
+      threads = 32 * task.getNumWarps();
+    // A layout written by hand must spread the fragment over the warps
+    // that run it (the kernel's, or a producer task's): another grid
+    // computes (or stores) only part of the tile.
     if (auto mma = dyn_cast_or_null<MmaLayoutAttr>(type.getLayout());
         mma && threads) {
       int64_t warps = mma.getWarps()[0] * mma.getWarps()[1];
@@ -892,13 +895,10 @@ LogicalResult TrilInverseDiagOp::verify() {
                          "diagonal blocks, got ")
              << nb;
     // One thread per column: warp w holds blocks 2 w and 2 w + 1.
-    auto func = (*this)->getParentOfType<FunctionOpInterface>();
-    auto warps = func ? func->getAttrOfType<IntegerAttr>(
-                            TileDialect::getNumWarpsAttrName())
-                      : IntegerAttr();
-    if (warps && 16 * nb > 32 * warps.getInt())
+    std::optional<int64_t> warps = getWarpsAt(*this);
+    if (warps && *warps > 0 && 16 * nb > 32 * *warps)
       return emitOpError("merge_pairs needs a thread per column: ")
-             << 16 * nb << " columns, " << 32 * warps.getInt() << " threads";
+             << 16 * nb << " columns, " << 32 * *warps << " threads";
   }
   return verifyTrilDistinct(*this, getSource(), getDest(), getPacked());
 }

@@ -165,13 +165,7 @@ void AssignLayoutsPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (!func->hasAttr(TileDialect::getKernelAttrName()))
     return;
-  int64_t numWarps =
-      cast<IntegerAttr>(func->getAttr(TileDialect::getNumWarpsAttrName()))
-          .getInt();
   MLIRContext *ctx = &getContext();
-  auto engine =
-      func->getAttrOfType<StringAttr>(TileDialect::getMmaEngineAttrName());
-  bool wgmma = engine && engine.getValue() == "wgmma";
 
   // Fragments that must share one layout: the operands of each tile.map.
   FragmentClasses classes;
@@ -250,6 +244,10 @@ void AssignLayoutsPass::runOnOperation() {
       gemm.emitOpError("accumulator must be a tile.alloc fragment");
       return WalkResult::interrupt();
     }
+    // The warps and engine of the gemm: the kernel's, or those of the
+    // tile.producer_task around it.
+    int64_t numWarps = getWarpsAt(gemm).value_or(0);
+    bool wgmma = getMmaEngineAt(gemm) == "wgmma";
     std::optional<std::pair<int64_t, int64_t>> grid;
     if (wgmma) {
       // One m64 block per warpgroup along M, 16 rows per warp; the

@@ -26,14 +26,14 @@ struct ExpandTrilInversePass
 
 void ExpandTrilInversePass::runOnOperation() {
   func::FuncOp func = getOperation();
-  auto warps =
-      func->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName());
-  if (!func->hasAttr(TileDialect::getKernelAttrName()) || !warps)
+  if (!func->hasAttr(TileDialect::getKernelAttrName()) ||
+      !func->hasAttr(TileDialect::getNumWarpsAttrName()))
     return;
-  int64_t numThreads = 32 * warps.getInt();
   SmallVector<TrilInverseOp> ops;
   func.walk([&](TrilInverseOp op) { ops.push_back(op); });
   for (TrilInverseOp op : ops) {
+    // The warps that run it: the kernel's, or a producer task's.
+    int64_t numThreads = 32 * getWarpsAt(op).value_or(0);
     int64_t n = cast<BufferType>(op.getSource().getType()).getShape()[0];
     if (n % 16 != 0 || n < 32 || n > numThreads)
       continue;

@@ -116,6 +116,10 @@ struct InsertBarriersPass
   /// ordered (see the definition).
   void sinkIntoBranches(func::FuncOp func);
 
+  /// Runs the analysis over a producer task's body, as the body of every
+  /// loop around it, and inserts its barriers (the task's warps' own).
+  void visitTask(ProducerTaskOp task);
+
   OrderedAllocs mbarrierOrdered;
   bool hadError = false;
   int64_t hazards = 0;
@@ -155,6 +159,10 @@ void sharedEffects(Operation *op, const OrderedAllocs &ordered,
 }
 
 void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
+  // A producer task is a program of its own (visitTask); what it shares
+  // with this one, mbarriers order.
+  if (isa<ProducerTaskOp>(op))
+    return;
   if (auto barrier = dyn_cast<BarrierOp>(op)) {
     // A named barrier synchronizes only some threads: not a block barrier.
     if (!barrier.getId())
@@ -299,6 +307,40 @@ void InsertBarriersPass::runOnOperation() {
   if (hadError)
     return signalPassFailure();
   sinkIntoBranches(func);
+  // Producer tasks: their own accesses, the buffers they hand over
+  // included (the task's threads write them before one of them arrives on
+  // an mbarrier); TMA stages and mbarriers stay ordered by mbarriers.
+  mbarrierOrdered = collectRingAllocs(func, /*handOffs=*/false);
+  SmallVector<ProducerTaskOp> tasks;
+  func.walk([&](ProducerTaskOp task) { tasks.push_back(task); });
+  for (ProducerTaskOp task : tasks)
+    visitTask(task);
+  if (hadError)
+    return signalPassFailure();
+}
+
+void InsertBarriersPass::visitTask(ProducerTaskOp task) {
+  Block &body = task.getBody().front();
+  bool inLoop = false;
+  for (Operation *p = task->getParentOp(); p && !isa<func::FuncOp>(p);
+       p = p->getParentOp())
+    inLoop |= isa<LoopLikeOpInterface>(p);
+  State entry;
+  if (inLoop) {
+    // The task runs once per iteration of the loops around it: its state
+    // at the top is what the end of the previous run left (a fixpoint).
+    for (int iter = 0; iter < 8; ++iter) {
+      State s = entry;
+      visitBlock(body, s, /*insert=*/false);
+      State next = entry;
+      next.merge(s);
+      if (next == entry)
+        break;
+      entry = next;
+    }
+  }
+  State s = entry;
+  visitBlock(body, s, /*insert=*/true);
 }
 
 int64_t InsertBarriersPass::countHazards(func::FuncOp func) {

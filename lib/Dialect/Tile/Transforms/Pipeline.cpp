@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Divisibility.h"
+#include "RingUtils.h"
 #include "TmaPlan.h"
 #include "gdn/Dialect/Tile/IR/TileLimits.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
@@ -253,7 +254,10 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
         step = loop.getStep();
 
-  if (useTma && numStages >= 2 && !producers.empty()) {
+  // A loop of a producer task keeps cp.async: TMA rings are the
+  // consumers' (the producer warpgroup issues them).
+  if (useTma && numStages >= 2 && !producers.empty() &&
+      !loop->getParentOfType<ProducerTaskOp>()) {
     func::FuncOp kernel = loop->getParentOfType<func::FuncOp>();
     SmallVector<TmaPlan, 2> plans;
     std::string why;
@@ -409,10 +413,15 @@ bool canRunAsync(GemmOp gemm, ForOp loop, MutableArrayRef<Producer> producers) {
           ok = false;
         continue;
       }
+      // Writes through another view of the operand's buffer count too
+      // (a tile.producer_task filling a slot of a ring the gemm reads).
+      AllocOp root = rootAlloc(operand);
       SmallVector<MemoryEffects::EffectInstance> list;
-      effects.getEffectsOnValue(operand, list);
-      if (llvm::any_of(list, [](auto &e) {
-            return isa<MemoryEffects::Write>(e.getEffect());
+      effects.getEffects(list);
+      if (llvm::any_of(list, [&](auto &e) {
+            Value v = e.getValue();
+            return isa<MemoryEffects::Write>(e.getEffect()) && v &&
+                   (v == operand || (root && rootAlloc(v) == root));
           }))
         ok = false;
     }

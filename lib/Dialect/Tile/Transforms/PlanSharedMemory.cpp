@@ -173,11 +173,17 @@ void PlanSharedMemoryPass::runOnOperation() {
   };
   number(func);
 
-  // The stages of TMA rings and their mbarriers live for the whole kernel:
-  // a producer warpgroup (tile-warp-specialize) fills stages for the next
-  // tile while the consumers still work on this one, so no other buffer
-  // may reuse their bytes.
+  // The stages of TMA rings, their mbarriers and the buffers producer
+  // tasks hand over live for the whole kernel: a producer warpgroup
+  // (tile-warp-specialize) fills stages for the next tile while the
+  // consumers still work on this one, so no other buffer may reuse their
+  // bytes.
   DenseSet<Operation *> rings = collectRingAllocs(func);
+  // So do a producer task's own buffers: the task runs beside the
+  // consumers' whole program.
+  func.walk([&](ProducerTaskOp task) {
+    task.getBody().walk([&](AllocOp alloc) { rings.insert(alloc); });
+  });
 
   SmallVector<Interval> intervals;
   WalkResult walk = func.walk([&](AllocOp alloc) -> WalkResult {

@@ -43,10 +43,13 @@ inline bool forEachBufferUser(Value root,
 }
 
 /// The shared allocations of `kernel`'s TMA rings: the stages TMA loads
-/// write and the mbarrier arrays. mbarriers order their accesses (not block
+/// write and the mbarrier arrays, and (with `handOffs`) the buffers that a
+/// tile.producer_task hands to the rest of the kernel: allocated outside
+/// the task, used in it. mbarriers order their accesses (not block
 /// barriers), and the producer warpgroup may touch them at any point of
 /// the consumers' program.
-inline llvm::DenseSet<Operation *> collectRingAllocs(Operation *kernel) {
+inline llvm::DenseSet<Operation *> collectRingAllocs(Operation *kernel,
+                                                     bool handOffs = true) {
   llvm::DenseSet<Operation *> rings;
   auto add = [&](Value v) {
     if (AllocOp a = rootAlloc(v))
@@ -59,6 +62,20 @@ inline llvm::DenseSet<Operation *> collectRingAllocs(Operation *kernel) {
     } else if (isa<MBarrierInitOp, MBarrierArriveOp, MBarrierWaitOp>(op)) {
       add(op->getOperand(0));
     }
+  });
+  if (!handOffs)
+    return rings;
+  kernel->walk([&](ProducerTaskOp task) {
+    task.getBody().walk([&](Operation *op) {
+      for (Value v : op->getOperands()) {
+        if (!isa<BufferType>(v.getType()))
+          continue;
+        AllocOp a = rootAlloc(v);
+        if (a && cast<BufferType>(a.getType()).isShared() &&
+            !task->isAncestor(a))
+          rings.insert(a);
+      }
+    });
   });
   return rings;
 }

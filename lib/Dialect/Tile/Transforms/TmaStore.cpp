@@ -146,7 +146,9 @@ void TmaStorePass::runOnOperation() {
   kernel.walk([&](CopyOp copy) {
     auto src = cast<BufferType>(copy.getSource().getType());
     auto dst = cast<BufferType>(copy.getDest().getType());
-    if (src.isShared() && dst.isGlobal())
+    // (A producer task's stores stay per thread.)
+    if (src.isShared() && dst.isGlobal() &&
+        !copy->getParentOfType<ProducerTaskOp>())
       copies.push_back(copy);
   });
   if (copies.empty())

@@ -1,8 +1,9 @@
 //===- WarpSpecialize.cpp - producer/consumer warpgroups -------------------===//
 //
 // Splits a kernel whose loops tile-pipeline put on TMA/mbarrier rings into a
-// producer warpgroup, which runs only the rings' producer steps, and the
-// consumer warps, which run everything else. See Passes.td.
+// producer warpgroup, which runs the rings' producer steps and the
+// kernel's tile.producer_task regions, and the consumer warps, which run
+// everything else. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,10 @@ namespace mlir::gdn::tile {
 namespace {
 
 constexpr int64_t kWarpgroupWarps = 4;
+/// Named barrier ids: 0 is the block's, 1 the consumers', 2 the producer
+/// warpgroup's (its tile.producer_task).
+constexpr int64_t kConsumerBarrierId = 1;
+constexpr int64_t kProducerBarrierId = 2;
 
 struct WarpSpecializePass
     : impl::TileWarpSpecializeBase<WarpSpecializePass> {
@@ -67,8 +72,9 @@ bool issuesTma(ProducerOp prod) {
       .wasInterrupted();
 }
 
-/// The producer's program: keeps control flow, pure ops, allocations and
-/// the rings' producer steps; drops every other op with memory effects
+/// The producer's program: keeps control flow, pure ops, allocations, the
+/// rings' producer steps and the producer tasks (whole, with their thread
+/// base and named barriers); drops every other op with memory effects
 /// (also tile.producer regions that issue no TMA load). Walks
 /// the block backwards so that an op's users are gone before the op is
 /// looked at: an op whose result the kept control flow still uses (a loop
@@ -76,6 +82,21 @@ bool issuesTma(ProducerOp prod) {
 /// and is an error otherwise.
 LogicalResult stripToProducer(Block &block, int64_t producerThread) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
+    if (auto task = dyn_cast<ProducerTaskOp>(op)) {
+      // The producer warpgroup runs the task whole; its threads are
+      // numbered from the warpgroup's first one, and its block barriers
+      // become the warpgroup's named barrier.
+      task.setThreadBase(producerThread);
+      int64_t threads = 32 * task.getNumWarps();
+      task.getBody().walk([&](BarrierOp barrier) {
+        if (barrier.getId())
+          return;
+        OpBuilder(barrier).create<BarrierOp>(barrier.getLoc(),
+                                             kProducerBarrierId, threads);
+        barrier.erase();
+      });
+      continue;
+    }
     if (auto prod = dyn_cast<ProducerOp>(op)) {
       if (issuesTma(prod))
         prod.setThread(producerThread);
@@ -196,6 +217,17 @@ void WarpSpecializePass::runOnOperation() {
     return signalPassFailure();
   }
 
+  // Producer tasks run on the producer warpgroup.
+  WalkResult badTask = kernel.walk([&](ProducerTaskOp task) {
+    if (task.getNumWarps() == kWarpgroupWarps)
+      return WalkResult::advance();
+    task.emitOpError("runs on the producer warpgroup of ")
+        << kWarpgroupWarps << " warps, not " << task.getNumWarps();
+    return WalkResult::interrupt();
+  });
+  if (badTask.wasInterrupted())
+    return signalPassFailure();
+
   // The split point: after the block barrier that follows the rings'
   // initialization at the kernel's entry (tile-pipeline puts it there).
   Block &entry = kernel.getBody().front();
@@ -244,8 +276,13 @@ void WarpSpecializePass::runOnOperation() {
         prod.erase();
       return WalkResult::skip();
     }
+    if (isa<ProducerTaskOp>(op)) {
+      op->erase();
+      return WalkResult::skip();
+    }
     if (auto barrier = dyn_cast<BarrierOp>(op); barrier && !barrier.getId()) {
-      OpBuilder(barrier).create<BarrierOp>(barrier.getLoc(), 1,
+      OpBuilder(barrier).create<BarrierOp>(barrier.getLoc(),
+                                           kConsumerBarrierId,
                                            consumerThreads);
       barrier.erase();
       ++numNamedBarriers;

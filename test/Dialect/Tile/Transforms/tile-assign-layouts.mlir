@@ -710,3 +710,25 @@ func.func @scan_preset_wide() attributes {tile.kernel, tile.num_warps = 4 : i64}
   tile.scan add %a, %a : !tile.buffer<64xf32, fragment> -> !tile.buffer<64xf32, fragment>
   return
 }
+
+// -----
+
+// A gemm in a tile.producer_task is laid out over the task's warps with the
+// task's engine: 64x64 over 4 warps with mma.sync (2x2), beside the
+// kernel's own 8-warp wgmma accumulator.
+// CHECK-LABEL: func.func @task
+// CHECK:         tile.alloc : !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+// CHECK:         tile.producer_task warps 4 engine "mma.sync" {
+// CHECK-NEXT:      tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+func.func @task(%n: index) attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma",
+    tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  %sA = tile.alloc : !tile.buffer<128x64xf16, shared>
+  %sB = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<128x64xf32, fragment>
+  tile.gemm %sA, %sB, %acc : !tile.buffer<128x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<128x64xf32, fragment>
+  tile.producer_task warps 4 engine "mma.sync" {
+    %g = tile.alloc : !tile.buffer<64x64xf32, fragment>
+    tile.gemm %sB, %sB, %g {transpose_b} : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  }
+  return
+}

@@ -289,3 +289,46 @@ func.func @nested_narrow(%pq: !tile.ptr<f16> {tile.name = "q"}, %T: i32 {tile.na
   }
   return
 }
+
+// -----
+
+// A wgmma whose operand a tile.producer_task writes through another view of
+// the same buffer (a slot of a hand-off ring) stays synchronous: the slot
+// is released right after the gemm, which must have read it by then.
+// CHECK-LABEL: func.func @task_operand
+// CHECK:         scf.for
+// CHECK:           tile.producer_task
+// CHECK:           tile.gemm %{{.*}}, %{{.*}}, %{{.*}} : !tile.buffer<128x64xf16
+// CHECK-NEXT:      tile.mbarrier_arrive
+// CHECK-NOT:     tile.gemm_wait
+func.func @task_operand(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {tile.name = "M"}, %K: i32 {tile.name = "K"})
+    attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma", tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %m = arith.index_cast %M : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %ring = tile.alloc : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>>
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  %empty = tile.alloc : !tile.buffer<2xi64, shared>
+  %sA = tile.alloc : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+  %acc = tile.alloc : !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+  tile.for %i = %c0 to %k step %c1 stages 2 {
+    %kk = arith.muli %i, %c64 : index
+    tile.copy %A[%c0, %kk] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+    %slot = arith.remsi %i, %c2 : index
+    tile.producer_task warps 4 {
+      %dst = tile.slice %ring[%slot] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+      tile.copy %A[%c0, %kk] to %dst {layout = #tile.blocked<vector = 8>} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    }
+    tile.mbarrier_wait %full[%slot], %i : !tile.buffer<2xi64, shared>
+    %src = tile.slice %ring[%slot] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.gemm %sA, %src, %acc : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+    tile.mbarrier_arrive %empty[%slot] : !tile.buffer<2xi64, shared>
+  }
+  return
+}

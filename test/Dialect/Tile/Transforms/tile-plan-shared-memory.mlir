@@ -414,3 +414,39 @@ func.func @over_default_limit() attributes {tile.kernel, tile.num_warps = 4 : i6
   %y = tile.load %b[%c0, %c0] : !tile.buffer<256x256xf16, shared>
   return
 }
+
+// -----
+
+// A tile.producer_task runs beside the whole rest of the kernel: its own
+// buffer (%t) and the slot it hands over (%h) keep their bytes for the
+// whole kernel, so the consumers' buffers before and after the task (%a,
+// %b: dead at the task in program order) do not reuse them, though %a and
+// %b share bytes with each other.
+// CHECK-LABEL: func.func @task
+// CHECK-SAME:    tile.shared_memory_bytes = 24576 : i64
+// CHECK:         tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+// CHECK:         tile.alloc {offset = 16384 : i64} : !tile.buffer<2048xf32, shared>
+// CHECK:         tile.producer_task
+// CHECK-NEXT:      tile.alloc {offset = 8192 : i64} : !tile.buffer<64x64xf16, shared>
+// CHECK:         tile.alloc {offset = 16384 : i64} : !tile.buffer<2048xf32, shared>
+func.func @task(%p: !tile.ptr<f16>, %q: !tile.ptr<f32>, %n: index)
+    attributes {tile.kernel, tile.num_warps = 8 : i64,
+                tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  %c0 = arith.constant 0 : index
+  %X = tile.view %p[%n, %n] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %Y = tile.view %q[%n] : !tile.ptr<f32> -> !tile.buffer<?xf32, global>
+  %h = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %a = tile.alloc : !tile.buffer<2048xf32, shared>
+  tile.copy %Y[%c0] to %a : !tile.buffer<?xf32, global> to !tile.buffer<2048xf32, shared>
+  tile.copy %a to %Y[%c0] : !tile.buffer<2048xf32, shared> to !tile.buffer<?xf32, global>
+  tile.producer_task warps 4 {
+    %t = tile.alloc : !tile.buffer<64x64xf16, shared>
+    tile.copy %X[%c0, %c0] to %t : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.copy %t to %X[%c0, %c0] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+    tile.copy %X[%c0, %c0] to %h : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  }
+  %b = tile.alloc : !tile.buffer<2048xf32, shared>
+  tile.copy %Y[%c0] to %b : !tile.buffer<?xf32, global> to !tile.buffer<2048xf32, shared>
+  tile.copy %b to %Y[%c0] : !tile.buffer<2048xf32, shared> to !tile.buffer<?xf32, global>
+  return
+}

@@ -249,6 +249,69 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [NoTerminator,
   let hasVerifier = 1;
 }
 
+def Tile_ProducerTaskOp : Tile_Op<"producer_task", [
+    SingleBlockImplicitTerminator<"ProducerTaskEndOp">,
+    RecursiveMemoryEffects]> {
+  let summary = "work of the producer warpgroup besides the rings' loads";
+  let description = [{
+    Compute that `num_warps` warps (the producer warpgroup of a
+    warp-specialized kernel) run concurrently with the rest of the kernel,
+    e.g. forming the next chunk's operands while the consumer warpgroups
+    work on this one. Inside the body the task's warps are the whole
+    "block": its fragments are distributed over `32 * num_warps` threads,
+    thread 0 of a `tile.producer` in it is the task's first thread, and its
+    barriers synchronize the task's warps only. `mma_engine` overrides the
+    kernel's `tile.mma_engine` for the body's gemms.
+
+    The body shares nothing with the consumers but what it hands over
+    through shared buffers allocated outside it, ordered by mbarriers the
+    kernel writes (wait for a free slot, write it, `tile.barrier`, one
+    thread arrives on the slot's full barrier; the consumers wait on it and
+    arrive on the empty barrier after their last read). The passes treat it
+    as a separate program: `tile-assign-layouts` lays out its gemms over
+    its warps, `tile-plan-shared-memory` keeps every shared buffer it
+    touches live for the whole kernel, `tile-insert-barriers` analyzes its
+    body on its own (and leaves the handed-over buffers to the mbarriers in
+    the rest of the kernel), and `tile-warp-specialize` moves it into the
+    producer region (setting `thread_base`, the index of the task's first
+    thread in the block: the lowering numbers the task's threads from it)
+    and removes it from the consumers'. A task must sit in a kernel with
+    `tile.warp_specialize`.
+
+    Example:
+    ```mlir
+    tile.producer_task warps 4 engine "mma.sync" {
+      tile.mbarrier_wait %empty[%s], %p : !tile.buffer<2xi64, shared>
+      ...
+      tile.barrier
+      tile.producer {
+        tile.mbarrier_arrive %full[%s] : !tile.buffer<2xi64, shared>
+      }
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$num_warps,
+                       OptionalAttr<StrAttr>:$mma_engine,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$thread_base);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `warps` $num_warps (`engine` $mma_engine^)? $body attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ProducerTaskEndOp : Tile_Op<"producer_task_end", [Pure, Terminator,
+    HasParent<"ProducerTaskOp">]> {
+  let summary = "implicit end of a tile.producer_task body";
+  let description = [{
+    Ends the body of a `tile.producer_task`; implied by the custom syntax.
+    (The conversion to NVVM keeps the task until its body is converted,
+    which may split the body into several blocks: this is where the last
+    one ends.)
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_GemmWaitOp : Tile_Op<"gemm_wait"> {
   let summary = "wait for asynchronous tile.gemm groups";
   let description = [{

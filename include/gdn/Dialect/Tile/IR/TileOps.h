@@ -19,6 +19,16 @@ namespace mlir::gdn::tile {
 /// (stride 1): views are dense and only a tile.take of the innermost
 /// dimension makes it strided. Unknown origins count as strided.
 bool hasContiguousInnermost(Value v);
+
+/// The warps that run `op`: the `num_warps` of the nearest enclosing
+/// tile.producer_task (`op` itself included), else the `tile.num_warps`
+/// of the nearest op carrying it (the kernel); nothing without either.
+std::optional<int64_t> getWarpsAt(Operation *op);
+
+/// The mma engine of the gemms at `op`: the nearest enclosing
+/// tile.producer_task's `mma_engine`, else the nearest `tile.mma_engine`
+/// (the kernel's); "mma.sync" without either.
+StringRef getMmaEngineAt(Operation *op);
 } // namespace mlir::gdn::tile
 
 #endif // GDN_DIALECT_TILE_IR_TILEOPS_H

@@ -13,7 +13,8 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
   let summary = "expand tile.tril_inverse into the barrier-free phases of the blocked inverse";
   let description = [{
     Rewrites each `tile.tril_inverse` of a kernel whose size `n` is a
-    multiple of 16 with `32 <= n <= 32 * tile.num_warps` into the exact
+    multiple of 16 with `32 <= n <= 32 * warps` (the kernel's `tile.num_warps`, or
+    a `tile.producer_task`'s) into the exact
     blocked inverse of docs/gdn-math.md §2.3 (`nb = n / 16` blocks per row),
     as ops none of which synchronizes internally:
 
@@ -70,7 +71,9 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       the kernel's warps are arranged as the `wm x wn` grid with
       `wm * wn = tile.num_warps` whose per-warp block is closest to square
       (fewest shared-memory operand loads per MMA) and divides the tile into
-      16x8 atoms (16x16 in N where possible, for `ldmatrix.x4`);
+      16x8 atoms (16x16 in N where possible, for `ldmatrix.x4`); in a
+      `tile.producer_task`, the task's warps and mma engine replace the
+      kernel's;
     * fragments connected to it through `tile.map` (same shape, same
       elements) inherit that layout; every other fragment gets
       `#tile.blocked<vector = v>` with the widest `v <= 16 bytes` that
@@ -350,7 +353,10 @@ def TilePlanSharedMemory : Pass<"tile-plan-shared-memory", "::mlir::func::FuncOp
     Buffers of a TMA ring (the N-stage destinations of `tile.tma_load` and
     the mbarrier arrays) stay live for the whole kernel: the producer
     warpgroup may fill a stage while the consumers are anywhere in their
-    program, so no other buffer may reuse their bytes.
+    program, so no other buffer may reuse their bytes. The same holds for
+    every shared buffer a `tile.producer_task` touches: its own and those it
+    hands to the consumers (the task runs beside the consumers' whole
+    program).
 
     After:
     ```mlir
@@ -401,6 +407,15 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::func::FuncOp"> {
     arrays are exempt: the ring's full/empty barriers order them. The body
     of a `tile.producer` (one thread) is treated as a whole, so a barrier it
     needs goes before it, never inside.
+
+    A `tile.producer_task` is a program of its own (other warps, running
+    beside the rest): the main sweep skips it, and the buffers it shares
+    with the rest of the kernel (allocated outside it) are exempt there
+    like a ring's stages (the kernel orders them with mbarriers). Its body
+    is then analyzed alone, as the body of a loop when loops enclose it
+    (it runs once per iteration), the shared buffers included; the barriers
+    it gets there are the task's (`tile-warp-specialize` makes them the
+    producer warpgroup's named barrier).
 
     A `tile.tma_store` reads its source asynchronously: barriers do not end
     that read, only a `tile.tma_store_wait {read}` (pending = 0) of the
@@ -566,11 +581,16 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
       stages, the `expect_tx` arrivals and the loads), run by the producer
       warpgroup's first thread; every other op with memory effects is
       dropped (also a `tile.producer` region without a TMA load: one
-      consumer thread's work), and so are dead loops and branches;
+      consumer thread's work), and so are dead loops and branches; the
+      kernel's `tile.producer_task` regions stay whole (the producer
+      warpgroup's own compute, e.g. the next chunk's operands): each gets
+      `thread_base = 32 * num_warps` (the lowering numbers its threads from
+      there) and its block barriers become the producer warpgroup's named
+      barrier (`bar.sync 2, 128`); a task must have 4 warps;
     * the **consumer** region is the body without the rings' producer
-      steps; its block barriers become named barriers over the consumer
-      threads only (`bar.sync 1, 32 * num_warps`), since the producer never
-      reaches them.
+      steps and without the producer tasks; its block barriers become named
+      barriers over the consumer threads only (`bar.sync 1, 32 *
+      num_warps`), since the producer never reaches them.
 
     Registers move from the producer to the consumers (`setmaxnreg.dec P`,
     `setmaxnreg.inc C`). Every thread starts with the registers ptxas gives
