@@ -402,9 +402,13 @@ void AssignLayoutsPass::runOnOperation() {
   };
   func.walk([&](AllocOp alloc) {
     auto type = cast<BufferType>(alloc.getType());
+    // (Not through tile.slice: a slice's type carries its source's layout,
+    // and this rewrites the allocation's type only.)
     if (!type.isShared() || type.getLayout() || type.getRank() < 2 ||
         type.getElementBytes() != 4 ||
         (type.getShape().back() * 4) % 128 != 0 ||
+        llvm::any_of(alloc.getResult().getUsers(),
+                     [](Operation *u) { return isa<SliceOp>(u); }) ||
         !onlyRegisterAccess(alloc.getResult()))
       return;
     // The triangular inverse's destination (not packed) gets rows of 8

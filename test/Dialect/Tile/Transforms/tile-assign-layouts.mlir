@@ -732,3 +732,20 @@ func.func @task(%n: index) attributes {tile.kernel, tile.num_warps = 8 : i64, ti
   }
   return
 }
+
+// -----
+
+// A 32-bit tile that only registers touch but that is read through
+// tile.slice (a multi-slot hand-off buffer) keeps its layout: the slices'
+// types carry the source's layout, and the pass rewrites allocations only.
+// CHECK-LABEL: func.func @no_pad_through_slice
+// CHECK:         tile.alloc : !tile.buffer<2x64xf32, shared>{{$}}
+// CHECK:         tile.slice %{{.*}}[%{{.*}}] : !tile.buffer<2x64xf32, shared> -> !tile.buffer<64xf32, shared>
+func.func @no_pad_through_slice(%i: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %r = tile.alloc : !tile.buffer<2x64xf32, shared>
+  %f = tile.alloc : !tile.buffer<64xf32, fragment>
+  %s = tile.slice %r[%i] : !tile.buffer<2x64xf32, shared> -> !tile.buffer<64xf32, shared>
+  tile.copy %f to %s : !tile.buffer<64xf32, fragment> to !tile.buffer<64xf32, shared>
+  return
+}
