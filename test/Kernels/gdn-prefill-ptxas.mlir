@@ -7,11 +7,12 @@
 // with 32-bit indices, 2026-12-01). The CP scan (six 128x16x128 products of
 // the bf16 parts of M and h in 255 registers) spilled ~60 bytes with 64-bit
 // indices and none with 32-bit ones; it is not checked here.
+// RUN: %expand-includes %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in %t.prefill.mlir.in
 // RUN: %expand-includes %gdn_kernels/gdn_prefill/gdn_forward.mlir.in %t.forward.mlir.in
 // RUN: %expand-includes %gdn_kernels/gdn_prefill/gdn_forward_vm.mlir.in %t.forward_vm.mlir.in
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t" -o /dev/null
-// RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/f16/g %t.prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t" -o /dev/null
+// RUN: sed s/@DT@/bf16/g %t.prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t" -o /dev/null
 // RUN: FileCheck %s --check-prefix=MANIFEST --input-file=%t/gdn_chunk_prep_f16.manifest
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_prefill_f16.ptx -o %t/f16.cubin 2>&1 | FileCheck %s --check-prefix=PREP --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_prefill_bf16.ptx -o %t/bf16.cubin 2>&1 | FileCheck %s --check-prefix=PREP --implicit-check-not=warning

@@ -2,9 +2,10 @@
 // and CP scan; gdn_forward.mlir.in: the chunk loop and its direct, CP
 // summary and CP replay kernels, per value-column variant) through each pass
 // and the whole pipeline, for both input types.
+// RUN: %expand-includes %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in %t.prefill.mlir.in
 // RUN: %expand-includes %gdn_kernels/gdn_prefill/gdn_forward.mlir.in %t.forward.mlir.in
 // RUN: %expand-includes %gdn_kernels/gdn_prefill/gdn_forward_vm.mlir.in %t.forward_vm.mlir.in
-// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in > %t.prep.mlir
+// RUN: sed s/@DT@/f16/g %t.prefill.mlir.in > %t.prep.mlir
 // RUN: sed s/@DT@/f16/g %t.forward.mlir.in | %instantiate-bv16 > %t.fwd.mlir
 // RUN: sed s/@DT@/f16/g %t.forward.mlir.in | %instantiate-bv64 > %t.fwd64.mlir
 // RUN: gdn-opt %t.prep.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-assign-layouts))' | FileCheck %s --check-prefix=LAYOUT-PREP
@@ -48,7 +49,7 @@
 // RUN: gdn-opt %t.vm.mlir --gdn-lower-to-ptx="zero-init-gemm=0 output-dir=%t.zi" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTXZI --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: FileCheck %s --check-prefix=PTXNOZI --input-file=%t.zi/gdn_forward_vm_f16.ptx
-// RUN: sed s/@DT@/bf16/g %gdn_kernels/gdn_prefill/gdn_prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
+// RUN: sed s/@DT@/bf16/g %t.prefill.mlir.in | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: sed s/@DT@/bf16/g %t.forward.mlir.in | %instantiate-bv16 | gdn-opt --gdn-lower-to-ptx="output-dir=%t.out" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTXBF --input-file=%t.out/gdn_prefill_bf16.ptx
 // RUN: FileCheck %s --check-prefix=PTXBFFWD --input-file=%t.out/gdn_forward_bf16.ptx
@@ -130,7 +131,6 @@
 // BAR-LABEL: func.func @gdn_chunk_prep_f16
 // BAR: tile.scan add %[[GF:.*]], %[[GF]]
 // BAR-NEXT: tile.scan add %[[GA:.*]], %[[GA]]
-// BAR-NEXT: tile.alloc
 // BAR-NEXT: tile.copy %[[GF]] to %{{.*}} : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>> to !tile.buffer<64xf32, shared>
 // BAR-NOT: tile.barrier
 // BAR: tile.copy %[[GA]] to

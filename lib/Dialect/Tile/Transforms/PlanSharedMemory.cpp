@@ -27,8 +27,14 @@ struct Interval {
   SmallVector<std::pair<int64_t, int64_t>, 2> live;
   int64_t size, align;
   int64_t offset = -1;
+  /// Allocated in a tile.producer_task: live ranges compare with the other
+  /// task buffers' only (the producer warpgroup runs its tasks in program
+  /// order); every other buffer may be in use while the task runs.
+  bool inTask = false;
   int64_t start() const { return live.front().first; }
   bool overlaps(const Interval &o) const {
+    if (inTask != o.inTask)
+      return true;
     for (auto [s, e] : live)
       for (auto [os, oe] : o.live)
         if (s <= oe && os <= e)
@@ -174,16 +180,12 @@ void PlanSharedMemoryPass::runOnOperation() {
   number(func);
 
   // The stages of TMA rings, their mbarriers and the buffers producer
-  // tasks hand over live for the whole kernel: a producer warpgroup
-  // (tile-warp-specialize) fills stages for the next tile while the
-  // consumers still work on this one, so no other buffer may reuse their
-  // bytes.
+  // tasks share with the rest of the kernel (allocated outside them) live
+  // for the whole kernel: a producer warpgroup (tile-warp-specialize)
+  // fills stages for the next tile while the consumers still work on this
+  // one, so no other buffer may reuse their bytes. A task's own buffers
+  // (Interval::inTask) share bytes only among themselves.
   DenseSet<Operation *> rings = collectRingAllocs(func);
-  // So do a producer task's own buffers: the task runs beside the
-  // consumers' whole program.
-  func.walk([&](ProducerTaskOp task) {
-    task.getBody().walk([&](AllocOp alloc) { rings.insert(alloc); });
-  });
 
   SmallVector<Interval> intervals;
   WalkResult walk = func.walk([&](AllocOp alloc) -> WalkResult {
@@ -191,6 +193,7 @@ void PlanSharedMemoryPass::runOnOperation() {
     if (!type.isShared())
       return WalkResult::advance();
     Interval iv{alloc, {}, 0, alignment};
+    iv.inTask = static_cast<bool>(alloc->getParentOfType<ProducerTaskOp>());
     int64_t start = first[alloc], end = first[alloc];
     // Passes build types without the type verifier (tile-pipeline's stage
     // buffers): the size is checked here; the plan's total below.

@@ -417,18 +417,20 @@ func.func @over_default_limit() attributes {tile.kernel, tile.num_warps = 4 : i6
 
 // -----
 
-// A tile.producer_task runs beside the whole rest of the kernel: its own
-// buffer (%t) and the slot it hands over (%h) keep their bytes for the
-// whole kernel, so the consumers' buffers before and after the task (%a,
-// %b: dead at the task in program order) do not reuse them, though %a and
-// %b share bytes with each other.
+// A tile.producer_task runs beside the whole rest of the kernel: the slot
+// it hands over (%h, allocated outside it) keeps its bytes for the whole
+// kernel, and its own buffers (%t1, %t2) never share bytes with the
+// consumers' buffers before and after it (%a, %b: dead at the task in
+// program order), though %a and %b share bytes with each other and so do
+// %t1 and %t2 (the task's own program order).
 // CHECK-LABEL: func.func @task
 // CHECK-SAME:    tile.shared_memory_bytes = 24576 : i64
 // CHECK:         tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
-// CHECK:         tile.alloc {offset = 16384 : i64} : !tile.buffer<2048xf32, shared>
+// CHECK:         tile.alloc {offset = 8192 : i64} : !tile.buffer<2048xf32, shared>
 // CHECK:         tile.producer_task
-// CHECK-NEXT:      tile.alloc {offset = 8192 : i64} : !tile.buffer<64x64xf16, shared>
-// CHECK:         tile.alloc {offset = 16384 : i64} : !tile.buffer<2048xf32, shared>
+// CHECK-NEXT:      tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf16, shared>
+// CHECK:           tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf16, shared>
+// CHECK:         tile.alloc {offset = 8192 : i64} : !tile.buffer<2048xf32, shared>
 func.func @task(%p: !tile.ptr<f16>, %q: !tile.ptr<f32>, %n: index)
     attributes {tile.kernel, tile.num_warps = 8 : i64,
                 tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
@@ -440,9 +442,12 @@ func.func @task(%p: !tile.ptr<f16>, %q: !tile.ptr<f32>, %n: index)
   tile.copy %Y[%c0] to %a : !tile.buffer<?xf32, global> to !tile.buffer<2048xf32, shared>
   tile.copy %a to %Y[%c0] : !tile.buffer<2048xf32, shared> to !tile.buffer<?xf32, global>
   tile.producer_task warps 4 {
-    %t = tile.alloc : !tile.buffer<64x64xf16, shared>
-    tile.copy %X[%c0, %c0] to %t : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
-    tile.copy %t to %X[%c0, %c0] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+    %t1 = tile.alloc : !tile.buffer<64x64xf16, shared>
+    tile.copy %X[%c0, %c0] to %t1 : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.copy %t1 to %X[%c0, %c0] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+    %t2 = tile.alloc : !tile.buffer<64x64xf16, shared>
+    tile.copy %X[%c0, %c0] to %t2 : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.copy %t2 to %X[%c0, %c0] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
     tile.copy %X[%c0, %c0] to %h : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
   }
   %b = tile.alloc : !tile.buffer<2048xf32, shared>

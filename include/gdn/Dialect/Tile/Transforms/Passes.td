@@ -354,9 +354,12 @@ def TilePlanSharedMemory : Pass<"tile-plan-shared-memory", "::mlir::func::FuncOp
     the mbarrier arrays) stay live for the whole kernel: the producer
     warpgroup may fill a stage while the consumers are anywhere in their
     program, so no other buffer may reuse their bytes. The same holds for
-    every shared buffer a `tile.producer_task` touches: its own and those it
-    hands to the consumers (the task runs beside the consumers' whole
-    program).
+    the shared buffers a `tile.producer_task` shares with the rest of the
+    kernel (allocated outside it: what it hands to the consumers, or keeps
+    from one iteration to the next). The task's own buffers (allocated in
+    it, fresh each time it runs) reuse each other's bytes by the same
+    liveness rules, but never those of a buffer outside the task, which may
+    be in use at any point of the task.
 
     After:
     ```mlir
