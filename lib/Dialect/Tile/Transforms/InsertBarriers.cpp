@@ -119,6 +119,10 @@ struct InsertBarriersPass
   /// Runs the analysis over a producer task's body, as the body of every
   /// loop around it, and inserts its barriers (the task's warps' own).
   void visitTask(ProducerTaskOp task);
+  /// The state at the top of the iterations of a loop body entered with
+  /// `initial`: `initial` merged with what the body leaves at its end,
+  /// iterated to a fixpoint (analysis only, nothing inserted).
+  State loopEntry(Block &body, const State &initial);
 
   OrderedAllocs mbarrierOrdered;
   bool hadError = false;
@@ -208,16 +212,7 @@ void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
     // Iterate the body to a fixpoint: the state at the top of an iteration
     // is the entry state merged with the state at the end of the body.
     Block &body = loop.getLoopRegions().front()->front();
-    State entry = state;
-    for (int iter = 0; iter < 8; ++iter) {
-      State s = entry;
-      visitBlock(body, s, /*insert=*/false);
-      State next = state;
-      next.merge(s);
-      if (next == entry)
-        break;
-      entry = next;
-    }
+    State entry = loopEntry(body, state);
     State s = entry;
     visitBlock(body, s, insert);
     state = entry;
@@ -319,27 +314,29 @@ void InsertBarriersPass::runOnOperation() {
     return signalPassFailure();
 }
 
+State InsertBarriersPass::loopEntry(Block &body, const State &initial) {
+  State entry = initial;
+  for (int iter = 0; iter < 8; ++iter) {
+    State s = entry;
+    visitBlock(body, s, /*insert=*/false);
+    State next = initial;
+    next.merge(s);
+    if (next == entry)
+      break;
+    entry = next;
+  }
+  return entry;
+}
+
 void InsertBarriersPass::visitTask(ProducerTaskOp task) {
   Block &body = task.getBody().front();
   bool inLoop = false;
   for (Operation *p = task->getParentOp(); p && !isa<func::FuncOp>(p);
        p = p->getParentOp())
     inLoop |= isa<LoopLikeOpInterface>(p);
-  State entry;
-  if (inLoop) {
-    // The task runs once per iteration of the loops around it: its state
-    // at the top is what the end of the previous run left (a fixpoint).
-    for (int iter = 0; iter < 8; ++iter) {
-      State s = entry;
-      visitBlock(body, s, /*insert=*/false);
-      State next = entry;
-      next.merge(s);
-      if (next == entry)
-        break;
-      entry = next;
-    }
-  }
-  State s = entry;
+  // The task runs once per iteration of the loops around it: its state at
+  // the top is also what the end of the previous run left.
+  State s = inLoop ? loopEntry(body, State()) : State();
   visitBlock(body, s, /*insert=*/true);
 }
 
