@@ -47,7 +47,8 @@
 // SPLIT:         return
 
 // In the PTX the producer gives registers back to 72, the consumers take 216;
-// the task's threads are numbered from 256; its barriers are bar.sync 2.
+// the task's threads are numbered from 256 (tid.x - 256); its barriers are
+// named ones (their ids are in registers here: SPLIT above checks id 2).
 // PTX-LABEL: .entry gdn_chunk_fused_vm128_f16(
 // PTX:         setmaxnreg.dec.sync.aligned.u32 72;
 // PTX:         add.s32 {{.*}}, -256;

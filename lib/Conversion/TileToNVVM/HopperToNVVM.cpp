@@ -37,13 +37,7 @@ Value toI32(OpBuilder &b, Location loc, Value v) {
 }
 /// The thread index, numbered from the first thread of the
 /// tile.producer_task around the insertion point (if any).
-Value threadId(OpBuilder &b, Location loc) {
-  Value tid = b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
-  if (int64_t base = threadBaseAt(b.getInsertionBlock()))
-    tid = b.create<LLVM::SubOp>(loc, tid, constI32(b, loc, base),
-                                LLVM::IntegerOverflowFlags::nuw);
-  return tid;
-}
+Value threadId(OpBuilder &b, Location loc) { return createThreadId(b, loc); }
 
 /// Address of mbarrier `index` (an index value) of a barrier buffer.
 Value barrierPtr(OpBuilder &b, Location loc, Value base, Value index) {

@@ -107,13 +107,7 @@ Value Idx::toIndex(Value v) {
     return b.create<LLVM::ZExtOp>(loc, index, v);
   return b.create<LLVM::TruncOp>(loc, index, v);
 }
-Value Idx::tid() {
-  Value tid = b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
-  if (int64_t base = threadBaseAt(b.getInsertionBlock()))
-    tid = b.create<LLVM::SubOp>(loc, tid, c32(base),
-                                LLVM::IntegerOverflowFlags::nuw);
-  return toIndex(tid);
-}
+Value Idx::tid() { return toIndex(createThreadId(b, loc)); }
 Value Idx::gep(Value base, Type elem, Value index) {
   return b.create<LLVM::GEPOp>(loc, base.getType(), elem, base,
                                ValueRange{index});
@@ -122,6 +116,25 @@ Value Idx::gep(Value base, Type elem, Value index) {
 //===----------------------------------------------------------------------===//
 // Kernel facts
 //===----------------------------------------------------------------------===//
+
+Value createThreadId(OpBuilder &b, Location loc) {
+  Value tid = b.create<NVVM::ThreadIdXOp>(loc, b.getI32Type());
+  if (int64_t base = threadBaseAt(b.getInsertionBlock())) {
+    Value c = b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                         b.getI32IntegerAttr(base));
+    tid = b.create<LLVM::SubOp>(loc, tid, c, LLVM::IntegerOverflowFlags::nuw);
+  }
+  return tid;
+}
+
+void createNamedBarrier(OpBuilder &b, Location loc, int64_t id,
+                        int64_t threads) {
+  Value idValue = b.create<LLVM::ConstantOp>(
+      loc, b.getI32Type(), b.getI32IntegerAttr(static_cast<int32_t>(id)));
+  Value count = b.create<LLVM::ConstantOp>(
+      loc, b.getI32Type(), b.getI32IntegerAttr(static_cast<int32_t>(threads)));
+  b.create<NVVM::BarrierOp>(loc, idValue, count);
+}
 
 int64_t threadBaseAt(Block *block) {
   Operation *scope = block ? block->getParentOp() : nullptr;
@@ -162,12 +175,7 @@ void createAsyncProxyFence(OpBuilder &b, Location loc) {
 
 void createComputeBarrier(OpBuilder &b, Location loc, Operation *op) {
   if (auto task = op->getParentOfType<tile::ProducerTaskOp>()) {
-    Value id = b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
-                                          b.getI32IntegerAttr(2));
-    Value threads = b.create<LLVM::ConstantOp>(
-        loc, b.getI32Type(),
-        b.getI32IntegerAttr(static_cast<int32_t>(32 * task.getNumWarps())));
-    b.create<NVVM::BarrierOp>(loc, id, threads);
+    createNamedBarrier(b, loc, kProducerBarrierId, 32 * task.getNumWarps());
     return;
   }
   bool specialized = false;
@@ -178,12 +186,7 @@ void createComputeBarrier(OpBuilder &b, Location loc, Operation *op) {
     b.create<NVVM::Barrier0Op>(loc);
     return;
   }
-  Value id = b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
-                                        b.getI32IntegerAttr(1));
-  Value threads = b.create<LLVM::ConstantOp>(
-      loc, b.getI32Type(),
-      b.getI32IntegerAttr(static_cast<int32_t>(numThreadsOf(op))));
-  b.create<NVVM::BarrierOp>(loc, id, threads);
+  createNamedBarrier(b, loc, kConsumerBarrierId, numThreadsOf(op));
 }
 
 LogicalResult requireLayouts(Operation *op, ValueRange fragments) {

@@ -123,6 +123,14 @@ namespace mlir::gdn {
 /// kernel once it has been converted to llvm.func.
 int64_t numThreadsOf(Operation *op);
 
+/// %tid.x (i32) numbered from the first thread of the tile.producer_task
+/// around `b`'s insertion point (threadBaseAt), if any.
+Value createThreadId(OpBuilder &b, Location loc);
+
+/// bar.sync `id`, `threads` (a named barrier over `threads` threads).
+void createNamedBarrier(OpBuilder &b, Location loc, int64_t id,
+                        int64_t threads);
+
 /// The index of the first thread that runs code inserted in `block`: the
 /// thread_base of the tile.producer_task around it (tile-warp-specialize
 /// sets it), 0 elsewhere. The lowering numbers a task's threads from it.

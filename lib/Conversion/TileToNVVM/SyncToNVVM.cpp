@@ -39,13 +39,8 @@ struct BarrierLowering : TilePattern<BarrierOp> {
         op->getParentOfType<ProducerTaskOp>())
       createAsyncProxyFence(rewriter, op.getLoc());
     if (op.getId()) {
-      Value id = rewriter.create<LLVM::ConstantOp>(
-          op.getLoc(), rewriter.getI32Type(),
-          rewriter.getI32IntegerAttr(*op.getId()));
-      Value threads = rewriter.create<LLVM::ConstantOp>(
-          op.getLoc(), rewriter.getI32Type(),
-          rewriter.getI32IntegerAttr(*op.getThreads()));
-      rewriter.replaceOpWithNewOp<NVVM::BarrierOp>(op, id, threads);
+      createNamedBarrier(rewriter, op.getLoc(), *op.getId(), *op.getThreads());
+      rewriter.eraseOp(op);
       return success();
     }
     rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);

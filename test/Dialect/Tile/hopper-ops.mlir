@@ -108,8 +108,12 @@ func.func @store(%map: !tile.tensormap<64x64xf16, swizzle = 128> {tile.name = "C
 // CHECK-NEXT:        tile.mbarrier_arrive
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
-// CHECK-NEXT:    tile.producer_task warps 4 {
-// CHECK-NEXT:    } {thread_base = 256 : i64}
+// CHECK-NEXT:    tile.warp_specialize {{.*}} producer {
+// CHECK-NEXT:      tile.producer_task warps 4 {
+// CHECK-NEXT:      } {thread_base = 256 : i64}
+// CHECK-NEXT:    } consumer {
+// CHECK-NEXT:      tile.barrier {id = 1 : i64, threads = 256 : i64}
+// CHECK-NEXT:    }
 func.func @task(%i: index) attributes {tile.kernel, tile.num_warps = 8 : i64,
     tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
   %full = tile.alloc : !tile.buffer<2xi64, shared>
@@ -120,7 +124,11 @@ func.func @task(%i: index) attributes {tile.kernel, tile.num_warps = 8 : i64,
       tile.mbarrier_arrive %full[%i] : !tile.buffer<2xi64, shared>
     }
   }
-  tile.producer_task warps 4 {
-  } {thread_base = 256 : i64}
+  tile.warp_specialize {producer_warps = 4, producer_registers = 72, consumer_registers = 216} producer {
+    tile.producer_task warps 4 {
+    } {thread_base = 256 : i64}
+  } consumer {
+    tile.barrier {id = 1, threads = 256}
+  }
   return
 }

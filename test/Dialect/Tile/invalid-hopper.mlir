@@ -379,8 +379,8 @@ func.func @store_wait_pending() {
 
 func.func @task_warps() attributes {tile.kernel, tile.num_warps = 8 : i64,
     tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
-  // expected-error @below {{num_warps must be whole warpgroups (a multiple of 4), got 2}}
-  tile.producer_task warps 2 {
+  // expected-error @below {{runs on the producer warpgroup: num_warps must be 4, got 8}}
+  tile.producer_task warps 8 {
   }
   return
 }
@@ -440,5 +440,15 @@ func.func @task_thread(%i: index) attributes {tile.kernel, tile.num_warps = 8 : 
       tile.mbarrier_arrive %full[%i] : !tile.buffer<2xi64, shared>
     }
   }
+  return
+}
+
+// -----
+
+func.func @task_base() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  // expected-error @below {{has a thread base outside tile.warp_specialize (the pass sets it when it moves the task into the producer region)}}
+  tile.producer_task warps 4 {
+  } {thread_base = 256 : i64}
   return
 }

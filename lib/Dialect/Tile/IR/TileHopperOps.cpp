@@ -264,9 +264,9 @@ LogicalResult WarpSpecializeOp::verify() {
 LogicalResult ProducerTaskOp::verify() {
   if (getBody().front().getNumArguments() != 0)
     return emitOpError("body takes no arguments");
-  if (getNumWarps() % 4 != 0)
-    return emitOpError("num_warps must be whole warpgroups (a multiple of "
-                       "4), got ")
+  if (getNumWarps() != 4)
+    return emitOpError("runs on the producer warpgroup: num_warps must be "
+                       "4, got ")
            << getNumWarps();
   if (auto engine = getMmaEngine();
       engine && *engine != "mma.sync" && *engine != "wgmma")
@@ -278,10 +278,14 @@ LogicalResult ProducerTaskOp::verify() {
     return emitOpError("must not be inside a tile.producer (one thread)");
   // Before tile-warp-specialize the task is in the kernel body, after it in
   // the producer region (with its thread base), never with the consumers.
-  if (auto ws = (*this)->getParentOfType<WarpSpecializeOp>();
-      ws && ws.getConsumer().isAncestor((*this)->getParentRegion()))
+  auto ws = (*this)->getParentOfType<WarpSpecializeOp>();
+  if (ws && ws.getConsumer().isAncestor((*this)->getParentRegion()))
     return emitOpError("must not be in the consumer region of "
                        "tile.warp_specialize");
+  if (getThreadBase() && !ws)
+    return emitOpError("has a thread base outside tile.warp_specialize (the "
+                       "pass sets it when it moves the task into the "
+                       "producer region)");
   auto func = (*this)->getParentOfType<FunctionOpInterface>();
   if (func && func->hasAttr(TileDialect::getKernelAttrName()) &&
       !func->hasAttr(TileDialect::getWarpSpecializeAttrName()) &&

@@ -294,7 +294,10 @@ void InsertBarriersPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
     return;
-  mbarrierOrdered = collectRingAllocs(func);
+  // (A producer task's accesses are not part of this sweep: the buffers it
+  // shares with the consumers are analyzed here for the consumers' own
+  // accesses only.)
+  mbarrierOrdered = collectRingAllocs(func, /*handOffs=*/false);
   hadError = false;
   inserted.clear();
   State state;
@@ -305,7 +308,6 @@ void InsertBarriersPass::runOnOperation() {
   // Producer tasks: their own accesses, the buffers they hand over
   // included (the task's threads write them before one of them arrives on
   // an mbarrier); TMA stages and mbarriers stay ordered by mbarriers.
-  mbarrierOrdered = collectRingAllocs(func, /*handOffs=*/false);
   SmallVector<ProducerTaskOp> tasks;
   func.walk([&](ProducerTaskOp task) { tasks.push_back(task); });
   for (ProducerTaskOp task : tasks)

@@ -394,6 +394,24 @@ bool canRunAsync(GemmOp gemm, ForOp loop, MutableArrayRef<Producer> producers) {
   auto mma = dyn_cast_or_null<MmaLayoutAttr>(cT.getLayout());
   if (!mma || mma.getEngine() != MmaEngine::Wgmma)
     return false;
+  // A shared operand that a tile.producer_task also touches (anywhere in
+  // the kernel) is a hand-off slot, released to the task right after its
+  // readers: the gemm must have read it by then.
+  auto kernel = gemm->getParentOfType<func::FuncOp>();
+  for (Value operand : {gemm.getA(), gemm.getB()}) {
+    AllocOp root = rootAlloc(operand);
+    if (!root || !kernel)
+      continue;
+    bool touched = false;
+    kernel.walk([&](ProducerTaskOp task) {
+      forEachBufferUser(root.getResult(), [&](Operation *user, Value) {
+        touched |= task->isAncestor(user);
+        return !touched;
+      });
+    });
+    if (touched)
+      return false;
+  }
   bool ok = true;
   loop.getBody()->walk([&](Operation *op) {
     if (op == gemm.getOperation())

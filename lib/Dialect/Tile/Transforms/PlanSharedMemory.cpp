@@ -27,13 +27,14 @@ struct Interval {
   SmallVector<std::pair<int64_t, int64_t>, 2> live;
   int64_t size, align;
   int64_t offset = -1;
-  /// Allocated in a tile.producer_task: live ranges compare with the other
-  /// task buffers' only (the producer warpgroup runs its tasks in program
-  /// order); every other buffer may be in use while the task runs.
-  bool inTask = false;
+  /// The tile.producer_task the buffer is allocated in (null: none). Its
+  /// live ranges compare with those of the same task's buffers only (the
+  /// task's own program order; tile-insert-barriers orders its accesses);
+  /// every other buffer may be in use while the task runs.
+  Operation *task = nullptr;
   int64_t start() const { return live.front().first; }
   bool overlaps(const Interval &o) const {
-    if (inTask != o.inTask)
+    if (task != o.task)
       return true;
     for (auto [s, e] : live)
       for (auto [os, oe] : o.live)
@@ -184,7 +185,7 @@ void PlanSharedMemoryPass::runOnOperation() {
   // for the whole kernel: a producer warpgroup (tile-warp-specialize)
   // fills stages for the next tile while the consumers still work on this
   // one, so no other buffer may reuse their bytes. A task's own buffers
-  // (Interval::inTask) share bytes only among themselves.
+  // (Interval::task) share bytes only among themselves.
   DenseSet<Operation *> rings = collectRingAllocs(func);
 
   SmallVector<Interval> intervals;
@@ -193,7 +194,7 @@ void PlanSharedMemoryPass::runOnOperation() {
     if (!type.isShared())
       return WalkResult::advance();
     Interval iv{alloc, {}, 0, alignment};
-    iv.inTask = static_cast<bool>(alloc->getParentOfType<ProducerTaskOp>());
+    iv.task = alloc->getParentOfType<ProducerTaskOp>();
     int64_t start = first[alloc], end = first[alloc];
     // Passes build types without the type verifier (tile-pipeline's stage
     // buffers): the size is checked here; the plan's total below.

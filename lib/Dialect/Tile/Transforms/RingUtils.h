@@ -43,11 +43,12 @@ inline bool forEachBufferUser(Value root,
 }
 
 /// The shared allocations of `kernel`'s TMA rings: the stages TMA loads
-/// write and the mbarrier arrays, and (with `handOffs`) the buffers that a
-/// tile.producer_task hands to the rest of the kernel: allocated outside
-/// the task, used in it. mbarriers order their accesses (not block
-/// barriers), and the producer warpgroup may touch them at any point of
-/// the consumers' program.
+/// write and the mbarrier arrays, whose accesses mbarriers order (not block
+/// barriers); and (with `handOffs`) the buffers a tile.producer_task shares
+/// with the rest of the kernel (allocated outside the task, used in it).
+/// The producer warpgroup may touch all of them at any point of the
+/// consumers' program, so tile-plan-shared-memory keeps them live for the
+/// whole kernel.
 inline llvm::DenseSet<Operation *> collectRingAllocs(Operation *kernel,
                                                      bool handOffs = true) {
   llvm::DenseSet<Operation *> rings;

@@ -23,10 +23,6 @@ namespace mlir::gdn::tile {
 namespace {
 
 constexpr int64_t kWarpgroupWarps = 4;
-/// Named barrier ids: 0 is the block's, 1 the consumers', 2 the producer
-/// warpgroup's (its tile.producer_task).
-constexpr int64_t kConsumerBarrierId = 1;
-constexpr int64_t kProducerBarrierId = 2;
 
 struct WarpSpecializePass
     : impl::TileWarpSpecializeBase<WarpSpecializePass> {
@@ -122,8 +118,9 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread) {
     if (!op.use_empty()) {
       if (onlyReadsGlobal(&op))
         continue;
-      return op.emitOpError("computes a value the producer warpgroup's "
-                            "control flow needs, but only global-memory "
+      return op.emitOpError("computes a value the producer warpgroup "
+                            "needs (its control flow or a "
+                            "tile.producer_task), but only global-memory "
                             "reads can be repeated by the producer");
     }
     op.erase();
@@ -217,17 +214,6 @@ void WarpSpecializePass::runOnOperation() {
     return signalPassFailure();
   }
 
-  // Producer tasks run on the producer warpgroup.
-  WalkResult badTask = kernel.walk([&](ProducerTaskOp task) {
-    if (task.getNumWarps() == kWarpgroupWarps)
-      return WalkResult::advance();
-    task.emitOpError("runs on the producer warpgroup of ")
-        << kWarpgroupWarps << " warps, not " << task.getNumWarps();
-    return WalkResult::interrupt();
-  });
-  if (badTask.wasInterrupted())
-    return signalPassFailure();
-
   // The split point: after the block barrier that follows the rings'
   // initialization at the kernel's entry (tile-pipeline puts it there).
   Block &entry = kernel.getBody().front();
@@ -270,7 +256,7 @@ void WarpSpecializePass::runOnOperation() {
     return signalPassFailure();
   eraseDeadOps(ws.getProducer());
 
-  consumer->walk([&](Operation *op) {
+  consumer->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto prod = dyn_cast<ProducerOp>(op)) {
       if (issuesTma(prod))
         prod.erase();
@@ -286,6 +272,7 @@ void WarpSpecializePass::runOnOperation() {
                                            consumerThreads);
       barrier.erase();
       ++numNamedBarriers;
+      return WalkResult::skip();
     }
     return WalkResult::advance();
   });

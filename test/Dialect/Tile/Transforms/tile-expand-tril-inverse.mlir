@@ -135,3 +135,24 @@ func.func @packed() attributes {tile.kernel, tile.num_warps = 4 : i64} {
   tile.tril_inverse %lt, %lt {packed} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
   return
 }
+
+// -----
+
+// The warps that run the inverse decide: a 160x160 inverse is expanded in
+// an 8-warp kernel (160 <= 256 threads, a column each) but not in a
+// tile.producer_task of 4 warps there (160 > 128).
+
+// CHECK-LABEL: func.func @task_warps
+// CHECK:       tile.tril_inverse_diag
+// CHECK:       tile.producer_task warps 4 {
+// CHECK-NEXT:    tile.tril_inverse %{{.*}}, %{{.*}} :
+func.func @task_warps() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  %l = tile.alloc : !tile.buffer<160x160xf32, shared>
+  %t = tile.alloc : !tile.buffer<160x160xf32, shared>
+  tile.tril_inverse %l, %t : !tile.buffer<160x160xf32, shared>, !tile.buffer<160x160xf32, shared>
+  tile.producer_task warps 4 {
+    tile.tril_inverse %l, %t : !tile.buffer<160x160xf32, shared>, !tile.buffer<160x160xf32, shared>
+  }
+  return
+}

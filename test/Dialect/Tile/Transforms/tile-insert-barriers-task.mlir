@@ -114,3 +114,29 @@ func.func @task_loop(%n: index, %p: !tile.ptr<f16>)
   }
   return
 }
+
+// -----
+
+// A buffer a task only reads (%h) is still the consumers' to order among
+// themselves: their copy into it and their read of it keep the barrier
+// between them (the task's accesses are not part of the kernel's sweep, so
+// nothing there is exempt).
+
+// CHECK-LABEL: func.func @consumers_keep_their_barrier
+// CHECK:       tile.copy %{{.*}} to %[[H:[^ ]*]] {
+// CHECK-NEXT:  tile.barrier
+// CHECK-NEXT:  tile.copy %[[H]] to
+// CHECK:       tile.producer_task
+func.func @consumers_keep_their_barrier(%n: index, %p: !tile.ptr<f16>)
+    attributes {tile.kernel, tile.num_warps = 8 : i64,
+                tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  %c0 = arith.constant 0 : index
+  %X = tile.view %p[%n, %n] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %h = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+  tile.copy %X[%c0, %c0] to %h {layout = #tile.blocked<vector = 8>} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  tile.copy %h to %X[%c0, %c0] {layout = #tile.blocked<vector = 8>} : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+  tile.producer_task warps 4 {
+    tile.copy %h to %X[%c0, %c0] {layout = #tile.blocked<vector = 8>} : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+  }
+  return
+}

@@ -455,3 +455,29 @@ func.func @task(%p: !tile.ptr<f16>, %q: !tile.ptr<f32>, %n: index)
   tile.copy %b to %Y[%c0] : !tile.buffer<2048xf32, shared> to !tile.buffer<?xf32, global>
   return
 }
+
+// -----
+
+// Two producer tasks' own buffers never share bytes (each task's barriers
+// order only its own accesses), though both are dead outside their task.
+// CHECK-LABEL: func.func @two_tasks
+// CHECK-SAME:    tile.shared_memory_bytes = 16384 : i64
+// CHECK:         tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+// CHECK:         tile.alloc {offset = 8192 : i64} : !tile.buffer<64x64xf16, shared>
+func.func @two_tasks(%p: !tile.ptr<f16>, %n: index)
+    attributes {tile.kernel, tile.num_warps = 8 : i64,
+                tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  %c0 = arith.constant 0 : index
+  %X = tile.view %p[%n, %n] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  tile.producer_task warps 4 {
+    %t1 = tile.alloc : !tile.buffer<64x64xf16, shared>
+    tile.copy %X[%c0, %c0] to %t1 : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.copy %t1 to %X[%c0, %c0] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+  }
+  tile.producer_task warps 4 {
+    %t2 = tile.alloc : !tile.buffer<64x64xf16, shared>
+    tile.copy %X[%c0, %c0] to %t2 : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.copy %t2 to %X[%c0, %c0] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+  }
+  return
+}

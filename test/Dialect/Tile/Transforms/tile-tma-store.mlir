@@ -410,3 +410,26 @@ func.func @wait_in_branches(%po: !tile.ptr<f16> {tile.name = "o"}, %T: i32 {tile
   }
   return
 }
+
+// -----
+
+// A producer task's copies to global memory stay per-thread copies (TMA
+// stores are issued by one consumer thread and waited for by it).
+// CHECK-LABEL: func.func @task_store
+// CHECK-NOT:     tile.tma_store
+// CHECK:         tile.producer_task warps 4 {
+// CHECK-NEXT:      tile.alloc
+// CHECK-NEXT:      tile.copy %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>> to !tile.buffer<?x128xf16, global>
+// CHECK-NOT:     tile.tma_store
+func.func @task_store(%po: !tile.ptr<f16> {tile.name = "o"}, %T: i32 {tile.name = "T"})
+    attributes {tile.kernel, tile.num_warps = 8 : i64, tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  %c0 = arith.constant 0 : index
+  %t = arith.index_cast %T : i32 to index
+  %O = tile.view %po[%t] : !tile.ptr<f16> -> !tile.buffer<?x128xf16, global>
+  tile.producer_task warps 4 {
+    %sO = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+    tile.copy %sO to %O[%c0, %c0] : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>> to !tile.buffer<?x128xf16, global>
+  }
+  return
+}

@@ -70,13 +70,3 @@ func.func @budget() attributes {tile.kernel, tile.num_warps = 8 : i64,
     tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 240 : i64}} {
   return
 }
-
-// -----
-
-func.func @task_warps(%n: index) attributes {tile.kernel, tile.num_warps = 8 : i64,
-    tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
-  // expected-error @below {{runs on the producer warpgroup of 4 warps, not 8}}
-  tile.producer_task warps 8 {
-  }
-  return
-}

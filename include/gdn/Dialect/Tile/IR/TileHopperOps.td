@@ -254,8 +254,8 @@ def Tile_ProducerTaskOp : Tile_Op<"producer_task", [
     RecursiveMemoryEffects]> {
   let summary = "work of the producer warpgroup besides the rings' loads";
   let description = [{
-    Compute that `num_warps` warps (the producer warpgroup of a
-    warp-specialized kernel) run concurrently with the rest of the kernel,
+    Compute that the producer warpgroup of a warp-specialized kernel
+    (`num_warps` = 4 warps) runs concurrently with the rest of the kernel,
     e.g. forming the next chunk's operands while the consumer warpgroups
     work on this one. Inside the body the task's warps are the whole
     "block": its fragments are distributed over `32 * num_warps` threads,
@@ -269,10 +269,11 @@ def Tile_ProducerTaskOp : Tile_Op<"producer_task", [
     thread arrives on the slot's full barrier; the consumers wait on it and
     arrive on the empty barrier after their last read). The passes treat it
     as a separate program: `tile-assign-layouts` lays out its gemms over
-    its warps, `tile-plan-shared-memory` keeps every shared buffer it
-    touches live for the whole kernel, `tile-insert-barriers` analyzes its
-    body on its own (and leaves the handed-over buffers to the mbarriers in
-    the rest of the kernel), and `tile-warp-specialize` moves it into the
+    its warps, `tile-plan-shared-memory` keeps the shared buffers it shares
+    with the rest of the kernel live for the whole kernel and lets its own
+    buffers share bytes only among themselves, `tile-insert-barriers`
+    analyzes its body on its own (the kernel's sweep does not see its
+    accesses), and `tile-warp-specialize` moves it into the
     producer region (setting `thread_base`, the index of the task's first
     thread in the block: the lowering numbers the task's threads from it)
     and removes it from the consumers'. A task must sit in a kernel with

@@ -20,6 +20,12 @@ namespace mlir::gdn::tile {
 /// dimension makes it strided. Unknown origins count as strided.
 bool hasContiguousInnermost(Value v);
 
+/// Named barrier ids of a warp-specialized kernel (0 is the whole block's):
+/// the consumer warpgroups' and the producer warpgroup's (its
+/// tile.producer_task). tile-warp-specialize and the lowering agree on them.
+constexpr int64_t kConsumerBarrierId = 1;
+constexpr int64_t kProducerBarrierId = 2;
+
 /// The warps that run `op`: the `num_warps` of the nearest enclosing
 /// tile.producer_task (`op` itself included), else the `tile.num_warps`
 /// of the nearest op carrying it (the kernel); nothing without either.

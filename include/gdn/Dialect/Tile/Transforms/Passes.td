@@ -13,8 +13,8 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
   let summary = "expand tile.tril_inverse into the barrier-free phases of the blocked inverse";
   let description = [{
     Rewrites each `tile.tril_inverse` of a kernel whose size `n` is a
-    multiple of 16 with `32 <= n <= 32 * warps` (the kernel's `tile.num_warps`, or
-    a `tile.producer_task`'s) into the exact
+    multiple of 16 with `32 <= n <= 32 * warps` (the kernel's
+    `tile.num_warps`, or a `tile.producer_task`'s) into the exact
     blocked inverse of docs/gdn-math.md §2.3 (`nb = n / 16` blocks per row),
     as ops none of which synchronizes internally:
 
@@ -356,10 +356,10 @@ def TilePlanSharedMemory : Pass<"tile-plan-shared-memory", "::mlir::func::FuncOp
     program, so no other buffer may reuse their bytes. The same holds for
     the shared buffers a `tile.producer_task` shares with the rest of the
     kernel (allocated outside it: what it hands to the consumers, or keeps
-    from one iteration to the next). The task's own buffers (allocated in
+    from one iteration to the next). A task's own buffers (allocated in
     it, fresh each time it runs) reuse each other's bytes by the same
-    liveness rules, but never those of a buffer outside the task, which may
-    be in use at any point of the task.
+    liveness rules, but never those of a buffer outside that task, which
+    may be in use at any point of it.
 
     After:
     ```mlir
@@ -412,13 +412,14 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::func::FuncOp"> {
     needs goes before it, never inside.
 
     A `tile.producer_task` is a program of its own (other warps, running
-    beside the rest): the main sweep skips it, and the buffers it shares
-    with the rest of the kernel (allocated outside it) are exempt there
-    like a ring's stages (the kernel orders them with mbarriers). Its body
-    is then analyzed alone, as the body of a loop when loops enclose it
-    (it runs once per iteration), the shared buffers included; the barriers
-    it gets there are the task's (`tile-warp-specialize` makes them the
-    producer warpgroup's named barrier).
+    beside the rest): the main sweep skips it (what it shares with the
+    consumers, the kernel orders with mbarriers; the consumers' own
+    accesses to those buffers are analyzed as usual). Each task's body is
+    then analyzed alone, as the body of a loop when loops enclose it (it
+    runs once per iteration), the shared buffers included; the barriers it
+    gets there are the task's (`tile-warp-specialize` makes them the
+    producer warpgroup's named barrier). Two tasks never share bytes
+    (`tile-plan-shared-memory`), so no barrier orders one after another.
 
     A `tile.tma_store` reads its source asynchronously: barriers do not end
     that read, only a `tile.tma_store_wait {read}` (pending = 0) of the
