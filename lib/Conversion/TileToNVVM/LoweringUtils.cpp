@@ -145,16 +145,12 @@ int64_t threadBaseAt(Block *block) {
 }
 
 int64_t numThreadsOf(Operation *op) {
-  for (Operation *p = op; p; p = p->getParentOp()) {
-    if (auto task = dyn_cast<tile::ProducerTaskOp>(p))
-      return 32 * task.getNumWarps();
-    if (auto warps =
-            p->getAttrOfType<IntegerAttr>(TileDialect::getNumWarpsAttrName()))
-      return 32 * warps.getInt();
+  if (std::optional<int64_t> warps = getWarpsAt(op))
+    return 32 * *warps;
+  for (Operation *p = op; p; p = p->getParentOp())
     if (auto ntid = p->getAttrOfType<DenseI32ArrayAttr>(
             NVVM::NVVMDialect::getMaxntidAttrName()))
       return ntid[0];
-  }
   return 0;
 }
 

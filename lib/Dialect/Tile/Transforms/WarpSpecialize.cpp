@@ -68,6 +68,13 @@ bool issuesTma(ProducerOp prod) {
       .wasInterrupted();
 }
 
+/// Replaces a block-wide `barrier` by the named barrier `id` over `threads`
+/// threads (one warp-specialized role's).
+void toNamedBarrier(BarrierOp barrier, int64_t id, int64_t threads) {
+  OpBuilder(barrier).create<BarrierOp>(barrier.getLoc(), id, threads);
+  barrier.erase();
+}
+
 /// The producer's program: keeps control flow, pure ops, allocations, the
 /// rings' producer steps and the producer tasks (whole, with their thread
 /// base and named barriers); drops every other op with memory effects
@@ -85,11 +92,8 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread) {
       task.setThreadBase(producerThread);
       int64_t threads = 32 * task.getNumWarps();
       task.getBody().walk([&](BarrierOp barrier) {
-        if (barrier.getId())
-          return;
-        OpBuilder(barrier).create<BarrierOp>(barrier.getLoc(),
-                                             kProducerBarrierId, threads);
-        barrier.erase();
+        if (!barrier.getId())
+          toNamedBarrier(barrier, kProducerBarrierId, threads);
       });
       continue;
     }
@@ -267,10 +271,7 @@ void WarpSpecializePass::runOnOperation() {
       return WalkResult::skip();
     }
     if (auto barrier = dyn_cast<BarrierOp>(op); barrier && !barrier.getId()) {
-      OpBuilder(barrier).create<BarrierOp>(barrier.getLoc(),
-                                           kConsumerBarrierId,
-                                           consumerThreads);
-      barrier.erase();
+      toNamedBarrier(barrier, kConsumerBarrierId, consumerThreads);
       ++numNamedBarriers;
       return WalkResult::skip();
     }
