@@ -36,7 +36,10 @@
 #      manifest of KERNEL_DIR with GDN_RUN (`new` = build-gpu/bin/gdn-run),
 #      interleaved per shape and repeated --rounds times (default 1):
 #      gdn-run's median of 30 (256 MiB L2 flush before each run) and its
-#      per-stage medians, and beside TileOps' time when step 4 ran;
+#      per-stage medians, and beside TileOps' time when step 4 ran; each
+#      row ends with the SM clock nvidia-smi saw during that run (mean/min
+#      MHz and how many busy samples had a clock limit active, e.g. the
+#      software power cap: a run held below boost clock reads slower);
 #   6. --coldstart: tools/bench-coldstart.py (import + first call, host
 #      overhead of gdn_run, the Python entry against fp64);
 #   7. --suite: the GPU lit suite (GDN_GPU=1: a broken gdn-run fails it).
@@ -112,6 +115,25 @@ if ! python3 -c "import lit" 2>/dev/null; then
     .whl/lit-*.whl >/dev/null 2>&1 || python3 -m pip install -q --target "$site" lit
   export PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH}
 fi
+
+# clock_start / clock_stop: nvidia-smi samples the SM clock and the active
+# clock-limiting reasons every 50 ms while one gdn-run times a problem;
+# clock_stop sets $clocks to tools/clock-summary.awk's summary of them (empty
+# without nvidia-smi).
+clock_start() {
+  clocks="" smi_pid=""
+  command -v nvidia-smi >/dev/null || return 0
+  nvidia-smi --query-gpu=clocks.sm,clocks_throttle_reasons.active \
+    --format=csv,noheader,nounits -lms 50 >"$logs/clocks.csv" 2>/dev/null &
+  smi_pid=$!
+}
+clock_stop() {
+  [[ -n $smi_pid ]] || return 0
+  kill "$smi_pid" 2>/dev/null
+  { wait "$smi_pid"; } 2>/dev/null
+  clocks=$(awk -f tools/clock-summary.awk "$logs/clocks.csv")
+  cat "$logs/clocks.csv" >>"$logs/clocks-all.csv"
+}
 
 manifests() { # DIR DTYPE: the gdn_prefill manifests of DIR in DTYPE
   grep -l "meta.op = gdn_prefill" "$1"/*_"$2".manifest
@@ -250,13 +272,15 @@ if [[ ${#benches[@]} -gt 0 ]]; then
         label=${b%%=*} rest=${b#*=}
         run=${rest%%:*} dir=${rest#*:}
         [[ $run == new ]] && run=build-gpu/bin/gdn-run
+        clock_start
         time_prefill "$run" "$dir" "$B" "$T" "$H" ${extra[@]+"${extra[@]}"}
+        clock_stop
         to=${tileops["${B}x${T}H${H}"]:-}
         ratio=-
         [[ -n $med && -n $to ]] && ratio=$(awk -v a="$to" -v b="$med" 'BEGIN{printf "%.3f", a/b}')
-        printf '%-10s %-12s %9s  TileOps %6s  TileOps/ours %6s | %s\n' \
-          "$label" "${B}x${T}H${H}" "${med:-ERROR}" "${to:--}" "$ratio" "$stages" |
-          tee -a "$table"
+        printf '%-10s %-12s %9s  TileOps %6s  TileOps/ours %6s | %s%s\n' \
+          "$label" "${B}x${T}H${H}" "${med:-ERROR}" "${to:--}" "$ratio" "$stages" \
+          "$clocks" | tee -a "$table"
         [[ -n $med ]] || { status=1; tail -5 <<<"$log"; }
       done
     done
