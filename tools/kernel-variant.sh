@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+#===- kernel-variant.sh - a kernel directory with one template replaced ---===#
+#
+# usage: tools/kernel-variant.sh [-b BASE_DIR] [-I INCLUDE_DIR] [-t DTYPES]
+#                                [--no-i64] OUT_DIR TEMPLATE
+#
+# Builds OUT_DIR, a complete kernel directory for gdn-run, tools/gpu-check.sh
+# (--bench LABEL=new:OUT_DIR, --ident) or GDN_KERNEL_DIR: every .ptx and
+# .manifest of BASE_DIR (default build/kernels), with the modules of
+# TEMPLATE (a kernel template such as kernels/gdn_prefill/gdn_prefill.mlir.in,
+# or an edited copy of one) compiled anew and put in place of BASE_DIR's, as
+# kernels/CMakeLists.txt compiles them: for each dtype of DTYPES (default
+# "f16 bf16") the template with @DT@ replaced, its `// @include FILE` lines
+# expanded from INCLUDE_DIR (default: the template's own folder; pass
+# kernels/gdn_prefill for a copy kept elsewhere), lowered by gdn-opt
+# --gdn-lower-to-ptx with 32-bit indices (module NAME_DT) and with 64-bit
+# ones (NAME_DT_i64). The old module's PTX and manifests are removed first,
+# so no kernel of the base survives beside the new ones. --no-i64 skips the
+# 64-bit builds and removes the base's: problems that need them then fail
+# with gdn-run's message instead of running old kernels.
+#
+# Templates instantiated per forward variant (@BV@) are refused. gdn-opt is
+# build/bin/gdn-opt (or $GDN_OPT). Experiments that edit a template (timing
+# variants, ablations) build their kernel directories with this instead of
+# ad hoc scripts; docs/perf-notes.md names the edits.
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+usage() { sed -n '3,5s/^# //p' "$0" >&2; exit 2; }
+base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1
+while [[ $# -gt 0 ]]; do
+  case $1 in
+  -b) [[ $# -ge 2 ]] || usage; base=$2; shift 2 ;;
+  -I) [[ $# -ge 2 ]] || usage; incdir=$2; shift 2 ;;
+  -t) [[ $# -ge 2 ]] || usage; dtypes=$2; shift 2 ;;
+  --no-i64) i64=0; shift ;;
+  -*) echo "kernel-variant.sh: unknown option $1" >&2; usage ;;
+  *) break ;;
+  esac
+done
+[[ $# -eq 2 ]] || usage
+out=$1 tmpl=$2
+[[ -f $tmpl ]] || { echo "kernel-variant.sh: no template $tmpl" >&2; exit 1; }
+[[ $tmpl == *.mlir.in ]] ||
+  { echo "kernel-variant.sh: $tmpl is not a kernel template (*.mlir.in)" >&2; exit 1; }
+[[ -d $base ]] || { echo "kernel-variant.sh: no base kernel directory $base" >&2; exit 1; }
+if grep -q '@BV@' "$tmpl"; then
+  echo "kernel-variant.sh: $tmpl is instantiated per forward variant (@BV@);" \
+    "only templates over @DT@ alone are supported" >&2
+  exit 1
+fi
+for dt in $dtypes; do
+  [[ $dt == f16 || $dt == bf16 ]] ||
+    { echo "kernel-variant.sh: dtype $dt is not f16 or bf16" >&2; exit 1; }
+done
+opt=${GDN_OPT:-$root/build/bin/gdn-opt}
+[[ -x $opt ]] || { echo "kernel-variant.sh: no gdn-opt at $opt (build first)" >&2; exit 1; }
+name=$(basename "$tmpl" .mlir.in)
+[[ -n $incdir ]] || incdir=$(dirname "$tmpl")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kernel-variant.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# The include expansion reads FILEs beside the template: a copy of the
+# template in a folder with INCLUDE_DIR's .inc files.
+cp "$incdir"/*.inc "$work"/ 2>/dev/null || true
+cp "$tmpl" "$work/$name.mlir.in"
+cmake -P "$root/cmake/GdnExpandIncludes.cmake" "$work/$name.mlir.in" "$work/$name.expanded"
+
+mkdir -p "$out"
+if [[ $(cd "$base" && pwd) != $(cd "$out" && pwd) ]]; then
+  cp "$base"/*.ptx "$base"/*.manifest "$out"/
+fi
+clean() { cmake -DDIR="$out" -DMODULE="$1" -P "$root/cmake/GdnCleanKernelModule.cmake"; }
+for dt in $dtypes; do
+  sed "s/@DT@/$dt/g" "$work/$name.expanded" >"$work/${name}_$dt.mlir"
+  clean "${name}_$dt"
+  "$opt" "$work/${name}_$dt.mlir" \
+    "--gdn-lower-to-ptx=chip=sm_90a index-bitwidth=32 output-dir=$out" -o /dev/null
+  clean "${name}_${dt}_i64"
+  if [[ $i64 == 1 ]]; then
+    "$opt" "$work/${name}_$dt.mlir" \
+      "--gdn-lower-to-ptx=chip=sm_90a kernel-suffix=_i64 output-dir=$out" -o /dev/null
+  fi
+done
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $i64 == 1 ]] || echo ', no _i64'))"
