@@ -13,11 +13,15 @@
 # "f16 bf16") the template with @DT@ replaced, its `// @include FILE` lines
 # expanded from INCLUDE_DIR (default: the template's own folder; pass
 # kernels/gdn_prefill for a copy kept elsewhere), lowered by gdn-opt
-# --gdn-lower-to-ptx with 32-bit indices (module NAME_DT) and with 64-bit
-# ones (NAME_DT_i64). The old module's PTX and manifests are removed first,
-# so no kernel of the base survives beside the new ones. --no-i64 skips the
-# 64-bit builds and removes the base's: problems that need them then fail
-# with gdn-run's message instead of running old kernels.
+# --gdn-lower-to-ptx for the build's GDN_CHIP (build/CMakeCache.txt, else
+# sm_90a). A GDN prefill template (its name is one of
+# kernels/gdn_prefill/*.mlir.in) gets the build's two modules, 32-bit
+# indices (NAME_DT) and 64-bit ones (NAME_DT_i64); any other one module
+# NAME_DT with the default options. The old modules' PTX and manifests are
+# removed first, so no kernel of the base survives beside the new ones.
+# --no-i64 skips the 64-bit builds and removes the base's: problems that
+# need them then fail with gdn-run's message instead of running old
+# kernels.
 #
 # Templates instantiated per forward variant (@BV@) are refused. gdn-opt is
 # build/bin/gdn-opt (or $GDN_OPT). Experiments that edit a template (timing
@@ -54,9 +58,14 @@ for dt in $dtypes; do
     { echo "kernel-variant.sh: dtype $dt is not f16 or bf16" >&2; exit 1; }
 done
 opt=${GDN_OPT:-$root/build/bin/gdn-opt}
+chip=$(sed -n 's/^GDN_CHIP:STRING=//p' "$root/build/CMakeCache.txt" 2>/dev/null)
+chip=${chip:-sm_90a}
 [[ -x $opt ]] || { echo "kernel-variant.sh: no gdn-opt at $opt (build first)" >&2; exit 1; }
 name=$(basename "$tmpl" .mlir.in)
 [[ -n $incdir ]] || incdir=$(dirname "$tmpl")
+# The two index widths are the GDN prefill modules' (kernels/CMakeLists.txt).
+pair=0
+[[ -f $root/kernels/gdn_prefill/$name.mlir.in ]] && pair=1
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kernel-variant.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -73,13 +82,22 @@ fi
 clean() { cmake -DDIR="$out" -DMODULE="$1" -P "$root/cmake/GdnCleanKernelModule.cmake"; }
 for dt in $dtypes; do
   sed "s/@DT@/$dt/g" "$work/$name.expanded" >"$work/${name}_$dt.mlir"
+  if left=$(grep -o -m1 '@[A-Z][A-Z0-9]*@' "$work/${name}_$dt.mlir"); then
+    echo "kernel-variant.sh: $tmpl: $left is not a template parameter (DT)" >&2
+    exit 1
+  fi
   clean "${name}_$dt"
+  if [[ $pair == 0 ]]; then
+    "$opt" "$work/${name}_$dt.mlir" \
+      "--gdn-lower-to-ptx=chip=$chip output-dir=$out" -o /dev/null
+    continue
+  fi
   "$opt" "$work/${name}_$dt.mlir" \
-    "--gdn-lower-to-ptx=chip=sm_90a index-bitwidth=32 output-dir=$out" -o /dev/null
+    "--gdn-lower-to-ptx=chip=$chip index-bitwidth=32 output-dir=$out" -o /dev/null
   clean "${name}_${dt}_i64"
   if [[ $i64 == 1 ]]; then
     "$opt" "$work/${name}_$dt.mlir" \
-      "--gdn-lower-to-ptx=chip=sm_90a kernel-suffix=_i64 output-dir=$out" -o /dev/null
+      "--gdn-lower-to-ptx=chip=$chip kernel-suffix=_i64 output-dir=$out" -o /dev/null
   fi
 done
-echo "kernel-variant.sh: $out ($name for $dtypes$([[ $i64 == 1 ]] || echo ', no _i64'))"
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64'))"
