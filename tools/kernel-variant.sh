@@ -8,7 +8,8 @@
 # (--bench LABEL=new:OUT_DIR, --ident) or GDN_KERNEL_DIR: every .ptx and
 # .manifest of BASE_DIR (default build/kernels), with the modules of
 # TEMPLATE (a kernel template such as kernels/gdn_prefill/gdn_prefill.mlir.in,
-# or an edited copy of one) compiled anew and put in place of BASE_DIR's, as
+# or an edited copy of one, saved under the same file name: NAME.mlir.in for
+# its module @NAME_@DT@, checked) compiled anew and put in place of BASE_DIR's, as
 # kernels/CMakeLists.txt compiles them: for each dtype of DTYPES (default
 # "f16 bf16") the template with @DT@ replaced, its `// @include FILE` lines
 # expanded from INCLUDE_DIR (default: the template's own folder; pass
@@ -62,6 +63,19 @@ chip=$(sed -n 's/^GDN_CHIP:STRING=//p' "$root/build/CMakeCache.txt" 2>/dev/null)
 chip=${chip:-sm_90a}
 [[ -x $opt ]] || { echo "kernel-variant.sh: no gdn-opt at $opt (build first)" >&2; exit 1; }
 name=$(basename "$tmpl" .mlir.in)
+# The file name decides the build (the module replaced, the index widths):
+# it must be the module's, or an edited copy saved under another name would
+# be compiled with the wrong options over the base's module of that name.
+module=$(sed -n 's/^module @\([A-Za-z0-9_]*\)_@DT@ .*/\1/p' "$tmpl" | head -n 1)
+if [[ -z $module ]]; then
+  echo "kernel-variant.sh: $tmpl declares no module @NAME_@DT@" >&2
+  exit 1
+fi
+if [[ $module != "$name" ]]; then
+  echo "kernel-variant.sh: $tmpl holds module @${module}_@DT@; save it as" \
+    "$module.mlir.in (the file name selects the module and its build)" >&2
+  exit 1
+fi
 [[ -n $incdir ]] || incdir=$(dirname "$tmpl")
 # The two index widths are the GDN prefill modules' (kernels/CMakeLists.txt).
 pair=0
