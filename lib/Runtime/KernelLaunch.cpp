@@ -123,15 +123,26 @@ Status prepareKernel(const CudaDriver &driver, CUmodule module,
 Status launchKernel(const CudaDriver &driver, const Kernel &kernel, Dim3 grid,
                     void **args, CUstream stream) {
   const Manifest &m = *kernel.manifest;
-  if (!m.hasCluster())
+  if (!m.hasCluster() && !m.gridDependency)
     return GDN_CU(driver, cuLaunchKernel, kernel.function, grid.x, grid.y,
                   grid.z, m.block[0], m.block[1], m.block[2], m.sharedBytes,
                   stream, args, nullptr);
-  CUlaunchAttribute attr = {};
-  attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attr.value.clusterDim.x = m.cluster[0];
-  attr.value.clusterDim.y = m.cluster[1];
-  attr.value.clusterDim.z = m.cluster[2];
+  CUlaunchAttribute attrs[2] = {};
+  unsigned numAttrs = 0;
+  if (m.hasCluster()) {
+    CUlaunchAttribute &a = attrs[numAttrs++];
+    a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a.value.clusterDim.x = m.cluster[0];
+    a.value.clusterDim.y = m.cluster[1];
+    a.value.clusterDim.z = m.cluster[2];
+  }
+  // The kernel waits for its predecessor's grid itself (griddepcontrol.wait
+  // at entry), so it may launch while that grid's last blocks still run.
+  if (m.gridDependency) {
+    CUlaunchAttribute &a = attrs[numAttrs++];
+    a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    a.value.programmaticStreamSerializationAllowed = 1;
+  }
   CUlaunchConfig config = {};
   config.gridDimX = grid.x;
   config.gridDimY = grid.y;
@@ -141,8 +152,8 @@ Status launchKernel(const CudaDriver &driver, const Kernel &kernel, Dim3 grid,
   config.blockDimZ = m.block[2];
   config.sharedMemBytes = m.sharedBytes;
   config.hStream = stream;
-  config.attrs = &attr;
-  config.numAttrs = 1;
+  config.attrs = attrs;
+  config.numAttrs = numAttrs;
   return GDN_CU(driver, cuLaunchKernelEx, &config, kernel.function, args,
                 nullptr);
 }

@@ -5,7 +5,7 @@
 // with the JIT logs on failure, preparing a kernel function from its
 // manifest (dynamic shared memory opt-in, block and shared memory limits)
 // and launching it on a stream (cuLaunchKernelEx when the manifest asks for
-// thread-block clusters).
+// thread-block clusters or a programmatic dependent launch).
 //
 //===----------------------------------------------------------------------===//
 

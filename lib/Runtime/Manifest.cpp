@@ -650,7 +650,8 @@ Status Parser::apply(const Entry &e) {
   }
   static const char *const known[] = {"gdn_manifest", "kernel", "ptx",
                                       "target",       "block",  "cluster",
-                                      "shared_bytes", "index_bits"};
+                                      "shared_bytes", "index_bits",
+                                      "grid_dependency"};
   bool isKnown = false;
   for (const char *k : known)
     isKnown |= e.key == k;
@@ -729,6 +730,13 @@ Status Parser::apply(const Entry &e) {
       return error(e.line, "index_bits: expected 32 or 64, got '" + e.value +
                                "'");
     m.indexBits = e.value == "32" ? 32 : 64;
+    return Status::success();
+  }
+  if (e.key == "grid_dependency") {
+    if (e.value != "0" && e.value != "1")
+      return error(e.line, "grid_dependency: expected 0 or 1, got '" +
+                               e.value + "'");
+    m.gridDependency = e.value == "1";
     return Status::success();
   }
   // shared_bytes

@@ -21,6 +21,11 @@
 //                                 # every buffer it takes must hold at most
 //                                 # kMaxElements32 elements (the operator
 //                                 # driver checks before binding)
+//   grid_dependency = 1           # optional, 0 (default) or 1: the kernel
+//                                 # waits at entry for the kernel before it
+//                                 # in its stream (griddepcontrol.wait), so
+//                                 # the launcher may start it early
+//                                 # (programmatic stream serialization)
 //   param = A:ptr<f16>            # repeated, in kernel parameter order
 //   param = tmA:tensormap         # a TMA descriptor passed by value
 //   tensormap.tmA = base=A; dims=K, M; strides=K; box=64, 128; swizzle=128
@@ -163,6 +168,9 @@ struct Manifest {
   uint32_t sharedBytes = 0;
   /// Width of the kernel's index arithmetic (index_bits): 32 or 64.
   int indexBits = 64;
+  /// grid_dependency: the kernel waits at entry for its stream predecessor,
+  /// so it may be launched with programmatic stream serialization.
+  bool gridDependency = false;
   /// The most elements a buffer of a kernel with 32-bit indices may hold:
   /// 2^30, half the i32 range, so that the offsets a masked tile computes
   /// past the end of a buffer (up to a tile's rows further) stay in range

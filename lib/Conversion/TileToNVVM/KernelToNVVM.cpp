@@ -2,7 +2,8 @@
 //
 // The scaffolding of a kernel: tile.kernel functions become nvvm.kernel
 // llvm.funcs (launch bounds from tile.num_warps, register limit from
-// tile.max_registers), tile.program_id reads the block index, shared
+// tile.max_registers, the grid-dependency wait of tile.grid_dependency at
+// entry), tile.program_id reads the block index, shared
 // tile.allocs are addresses in the dynamic shared-memory array, fragments
 // are register arrays in the entry block and tile.slice steps through a
 // multi-buffered shared buffer.
@@ -75,6 +76,18 @@ struct KernelFuncLowering : ConvertOpToLLVMPattern<func::FuncOp> {
     if (failed(rewriter.convertRegionTypes(&llvmFunc.getBody(),
                                            *getTypeConverter(), &sig)))
       return failure();
+    // Programmatic dependent launch: before anything else the kernel waits
+    // for its stream predecessor's grid (complete, memory visible), so no
+    // access of it can race that kernel, then allows its own successor to
+    // launch; the memory clobber keeps LLVM from hoisting loads above it.
+    if (func->hasAttr(TileDialect::getGridDependencyAttrName())) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&llvmFunc.getBody().front());
+      emitInlineAsm(rewriter, func.getLoc(),
+                    LLVM::LLVMVoidType::get(getContext()), {},
+                    "griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;",
+                    "~{memory}", /*hasSideEffects=*/true);
+    }
     rewriter.eraseOp(func);
     return success();
   }

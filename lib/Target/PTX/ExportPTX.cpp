@@ -259,6 +259,11 @@ void ExportPTXPass::runOnOperation() {
         w.add("index_bits", "32");
     }
 
+    // grid_dependency = 1: launch with programmatic stream serialization
+    // (the kernel waits for its predecessor itself, tile.grid_dependency).
+    if (info.get("grid_dependency"))
+      w.add("grid_dependency", "1");
+
     // requires_multiple.<name> = m: the launcher checks scalar <name>.
     if (auto req = info.getAs<DictionaryAttr>("requires_multiple")) {
       for (NamedAttribute e : req) {

@@ -270,6 +270,16 @@ func.func @async_not_kernel() attributes {tile.async_gemm} { return }
 
 // -----
 
+// expected-error @below {{'tile.grid_dependency' must be a unit attribute}}
+func.func @gdep_value() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.grid_dependency = true} { return }
+
+// -----
+
+// expected-error @below {{'tile.grid_dependency' is only valid on a tile.kernel function}}
+func.func @gdep_not_kernel() attributes {tile.grid_dependency} { return }
+
+// -----
+
 // expected-error @below {{'tile.producer_warps' must be a positive multiple of 4}}
 func.func @pwarps() attributes {tile.producer_warps = 3 : i64} { return }
 

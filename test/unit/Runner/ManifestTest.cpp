@@ -153,6 +153,24 @@ TEST(ManifestTest, IndexBits) {
                   "duplicate key 'index_bits'");
 }
 
+TEST(ManifestTest, GridDependency) {
+  Manifest m;
+  ASSERT_TRUE(parseManifest(minimal(), "k.manifest", m).ok());
+  EXPECT_FALSE(m.gridDependency);
+  ASSERT_TRUE(
+      parseManifest(minimal("grid_dependency = 1\n"), "k.manifest", m).ok());
+  EXPECT_TRUE(m.gridDependency);
+  ASSERT_TRUE(
+      parseManifest(minimal("grid_dependency = 0\n"), "k.manifest", m).ok());
+  EXPECT_FALSE(m.gridDependency);
+  EXPECT_CONTAINS(parseError(minimal("grid_dependency = yes\n")),
+                  "dir/test.manifest:7: error: grid_dependency: expected 0 or "
+                  "1, got 'yes'");
+  EXPECT_CONTAINS(
+      parseError(minimal("grid_dependency = 1\ngrid_dependency = 1\n")),
+      "duplicate key 'grid_dependency'");
+}
+
 TEST(ManifestTest, PtxPathResolution) {
   Manifest m;
   ASSERT_TRUE(parseManifest(minimal(), "/abs/dir/k.manifest", m).ok());

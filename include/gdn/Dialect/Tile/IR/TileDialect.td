@@ -32,7 +32,9 @@ def Tile_Dialect : Dialect {
     default, or `"tma"`: pipelined loops load their tiles with TMA on an
     mbarrier ring), `tile.warp_specialize` (`{producer_registers = 40,
     consumer_registers = 232}`: a producer warpgroup issues the loads, the
-    `tile.num_warps` warps compute) and, set by passes,
+    `tile.num_warps` warps compute), `tile.grid_dependency` (programmatic
+    dependent launch: the kernel waits at entry for its stream predecessor
+    and lets its successor launch early) and, set by passes,
     `tile.shared_memory_bytes` and `tile.producer_warps`. Arguments may carry
     `tile.name`, the parameter name in the manifest; `!tile.tensormap`
     arguments (created by `tile-pipeline`) carry `tile.tensor_map`, the
@@ -92,6 +94,15 @@ def Tile_Dialect : Dialect {
     /// kernel's independent wgmma gemms.
     static constexpr ::llvm::StringLiteral getAsyncGemmAttrName() {
       return ::llvm::StringLiteral("tile.async_gemm");
+    }
+    /// Programmatic dependent launch (a unit attribute on a kernel, sm_90):
+    /// the kernel waits at entry for the kernel before it in its stream
+    /// (griddepcontrol.wait: that grid complete, its memory visible), then
+    /// lets the next one launch (griddepcontrol.launch_dependents), so a
+    /// launcher that sets programmatic stream serialization (the manifest's
+    /// `grid_dependency = 1`) overlaps a launch with its predecessor's tail.
+    static constexpr ::llvm::StringLiteral getGridDependencyAttrName() {
+      return ::llvm::StringLiteral("tile.grid_dependency");
     }
     /// Warps of the producer warpgroup, added to tile.num_warps (the
     /// compute warps) by tile-warp-specialize.

@@ -1,0 +1,76 @@
+// RUN: gdn-opt %s -split-input-file --tile-outline-kernels | FileCheck %s
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-assign-layouts),tile-outline-kernels,convert-tile-to-nvvm)' | FileCheck %s --check-prefix=LLVM
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: gdn-opt %s -split-input-file --gdn-lower-to-ptx="output-dir=%t" -o /dev/null
+// RUN: FileCheck %s --check-prefix=MANIFEST --input-file=%t/kd.manifest
+// RUN: FileCheck %s --check-prefix=PTX --input-file=%t/dep.ptx
+// RUN: FileCheck %s --check-prefix=PLAIN --input-file=%t/kp.manifest
+// RUN: FileCheck %s --check-prefix=PLAINPTX --input-file=%t/plain.ptx
+
+// tile.grid_dependency (programmatic dependent launch): the launch
+// interface and the manifest say `grid_dependency`, so that the launcher
+// sets programmatic stream serialization, and the kernel's first
+// instructions wait for its stream predecessor's grid (griddepcontrol.wait)
+// before anything else (here the load of A, which a predecessor may have
+// written), then let its own successor launch. The inline assembly clobbers
+// memory, so no load moves above it.
+
+// CHECK-LABEL: module @dep attributes {gdn.kernels = {kd = {block = [128, 1, 1], grid_dependency, module = "dep", params = ["A:ptr<f16>", "O:ptr<f16>", "len:i64"], shared_bytes = 0 : i64}}, gpu.container_module}
+
+// LLVM-LABEL: llvm.func @kd(
+// LLVM-NOT:     llvm.load
+// LLVM:         llvm.inline_asm has_side_effects asm_dialect = att "griddepcontrol.wait;\0A\09griddepcontrol.launch_dependents;", "~{memory}" : () -> !llvm.void
+// LLVM:         llvm.load
+// LLVM:         llvm.store
+// LLVM:         llvm.return
+
+// MANIFEST: kernel = kd
+// MANIFEST: shared_bytes = 0
+// MANIFEST: grid_dependency = 1
+// MANIFEST: param = A:ptr<f16>
+
+// PTX:      .entry kd(
+// PTX:      {
+// PTX-NOT:  ld.global
+// PTX:      griddepcontrol.wait;
+// PTX-NEXT: griddepcontrol.launch_dependents;
+// PTX:      ld.global
+// PTX:      st.global
+module @dep {
+  func.func @kd(%pa: !tile.ptr<f16> {tile.name = "A"}, %po: !tile.ptr<f16> {tile.name = "O"},
+               %len: index {tile.name = "len"})
+      attributes {tile.kernel, tile.grid_dependency, tile.num_warps = 4 : i64} {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %a = tile.view %pa[%len] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+    %o = tile.view %po[%len] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+    %pid = tile.program_id x
+    %r = arith.muli %pid, %c64 : index
+    %f = tile.alloc : !tile.buffer<64x64xf16, fragment>
+    tile.copy %a[%r, %c0] to %f : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, fragment>
+    tile.copy %f to %o[%r, %c0] : !tile.buffer<64x64xf16, fragment> to !tile.buffer<?x64xf16, global>
+    return
+  }
+}
+
+// -----
+
+// Without the attribute: no grid dependency in the interface, the manifest
+// or the PTX (the launcher uses a plain launch).
+
+// CHECK-LABEL: module @plain attributes {gdn.kernels = {kp = {block = [128, 1, 1], module = "plain", params = ["A:ptr<f16>", "len:i64"], shared_bytes = 0 : i64}}, gpu.container_module}
+// LLVM-LABEL: llvm.func @kp(
+// LLVM-NOT:     griddepcontrol
+// LLVM:         llvm.return
+// PLAIN-NOT: grid_dependency
+// PLAINPTX-NOT: griddepcontrol
+module @plain {
+  func.func @kp(%pa: !tile.ptr<f16> {tile.name = "A"}, %len: index {tile.name = "len"})
+      attributes {tile.kernel, tile.num_warps = 4 : i64} {
+    %c1 = arith.constant 1 : index
+    %a = tile.view %pa[%len] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+    %pid = tile.program_id x
+    %x = tile.load %a[%pid, %c1] : !tile.buffer<?x64xf16, global>
+    return
+  }
+}
