@@ -221,15 +221,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << "' must be \"cp.async\" or \"tma\"";
     return success();
   }
-  if (name == getGridDependencyAttrName()) {
-    if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << name << "' must be a unit attribute";
-    if (!op->hasAttr(getKernelAttrName()))
-      return op->emitError() << "'" << name << "' is only valid on a "
-                             << "tile.kernel function";
-    return success();
-  }
-  if (name == getAsyncGemmAttrName()) {
+  // Unit attributes that request something of a kernel.
+  if (name == getGridDependencyAttrName() || name == getAsyncGemmAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' must be a unit attribute";
     if (!op->hasAttr(getKernelAttrName()))
