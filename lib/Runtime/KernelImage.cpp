@@ -83,6 +83,48 @@ uint64_t readLE(const std::string &s, size_t at, size_t bytes) {
   return v;
 }
 
+/// The body of `.entry kernel` in comment-free PTX `text` (from its first
+/// `{` to the matching `}`), or empty.
+std::string entryBody(const std::string &text, const std::string &kernel) {
+  size_t pos = 0;
+  while ((pos = text.find(".entry", pos)) != std::string::npos) {
+    size_t at = pos + 6;
+    pos = at;
+    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at])))
+      ++at;
+    if (text.compare(at, kernel.size(), kernel) != 0 ||
+        (at + kernel.size() < text.size() &&
+         isIdentChar(text[at + kernel.size()])))
+      continue;
+    size_t open = text.find('{', at);
+    if (open == std::string::npos)
+      return "";
+    int depth = 0;
+    for (size_t i = open; i < text.size(); ++i) {
+      depth += text[i] == '{' ? 1 : text[i] == '}' ? -1 : 0;
+      if (depth == 0)
+        return text.substr(open, i + 1 - open);
+    }
+    return "";
+  }
+  return "";
+}
+
+/// A manifest's grid_dependency = 1 lets the launcher start the kernel
+/// before its predecessor completes: only safe when the kernel waits
+/// (griddepcontrol.wait) itself.
+Status checkGridDependency(
+    const Manifest &m, const std::string &text,
+    const std::function<Status(const std::string &)> &bad) {
+  if (!m.gridDependency ||
+      entryBody(text, m.kernel).find("griddepcontrol.wait") !=
+          std::string::npos)
+    return Status::success();
+  return bad("the manifest says grid_dependency = 1, but kernel '" + m.kernel +
+             "' has no griddepcontrol.wait: launched early it could read its "
+             "predecessor's outputs before they are written");
+}
+
 Status validatePtx(const Manifest &m, const std::string &image,
                    const std::function<Status(const std::string &)> &bad) {
   if (image.find('\0') != std::string::npos)
@@ -102,7 +144,7 @@ Status validatePtx(const Manifest &m, const std::string &image,
   std::vector<std::string> entries = ptxEntryNames(image);
   for (const std::string &e : entries)
     if (e == m.kernel)
-      return Status::success();
+      return checkGridDependency(m, text, bad);
   std::string list;
   for (const std::string &e : entries)
     list += (list.empty() ? "" : ", ") + e;
@@ -193,8 +235,15 @@ Status validateKernelImage(const Manifest &manifest, const std::string &image,
   };
   if (image.empty())
     return bad("the file is empty");
-  if (isElfImage(image))
-    return validateCubin(manifest, image, bad, note);
+  if (isElfImage(image)) {
+    Status s = validateCubin(manifest, image, bad, note);
+    // SASS is not scanned for the wait a PTX image is checked for.
+    if (s.ok() && manifest.gridDependency && note && note->empty())
+      *note = manifest.ptxPath + ": note: cubin; its griddepcontrol.wait "
+                                 "(grid_dependency = 1) is not checked on the "
+                                 "host";
+    return s;
+  }
   return validatePtx(manifest, image, bad);
 }
 

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace gdn::run {
@@ -120,10 +122,22 @@ Status prepareKernel(const CudaDriver &driver, CUmodule module,
   return Status::success();
 }
 
+bool programmaticLaunchDisabled() {
+  // Read once: GDN_NO_PDL=1 (any value but empty or "0") launches every
+  // kernel in plain stream order, e.g. to bisect a suspected ordering bug
+  // or for a driver that rejects the attribute under stream capture.
+  static const bool off = [] {
+    const char *env = std::getenv("GDN_NO_PDL");
+    return env && env[0] != '\0' && std::strcmp(env, "0") != 0;
+  }();
+  return off;
+}
+
 Status launchKernel(const CudaDriver &driver, const Kernel &kernel, Dim3 grid,
                     void **args, CUstream stream) {
   const Manifest &m = *kernel.manifest;
-  if (!m.hasCluster() && !m.gridDependency)
+  const bool programmatic = m.gridDependency && !programmaticLaunchDisabled();
+  if (!m.hasCluster() && !programmatic)
     return GDN_CU(driver, cuLaunchKernel, kernel.function, grid.x, grid.y,
                   grid.z, m.block[0], m.block[1], m.block[2], m.sharedBytes,
                   stream, args, nullptr);
@@ -138,7 +152,7 @@ Status launchKernel(const CudaDriver &driver, const Kernel &kernel, Dim3 grid,
   }
   // The kernel waits for its predecessor's grid itself (griddepcontrol.wait
   // at entry), so it may launch while that grid's last blocks still run.
-  if (m.gridDependency) {
+  if (programmatic) {
     CUlaunchAttribute &a = attrs[numAttrs++];
     a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     a.value.programmaticStreamSerializationAllowed = 1;

@@ -57,8 +57,14 @@ Status prepareKernel(const CudaDriver &driver, CUmodule module,
                      const Manifest &manifest, int maxSharedOptin,
                      bool verbose, Kernel &out);
 
+/// True when the environment's GDN_NO_PDL (any value but empty or "0") asks
+/// for plain stream order: manifests' grid_dependency is then ignored.
+bool programmaticLaunchDisabled();
+
 /// Launches `kernel` on `stream`; `args` holds one pointer to each
-/// parameter's value, in manifest order. Does not synchronize.
+/// parameter's value, in manifest order. Does not synchronize. A kernel
+/// whose manifest says grid_dependency = 1 is launched with programmatic
+/// stream serialization (unless programmaticLaunchDisabled()).
 Status launchKernel(const CudaDriver &driver, const Kernel &kernel, Dim3 grid,
                     void **args, CUstream stream);
 

@@ -4,7 +4,8 @@
 // primary context, loads PTX/cubin modules (once per file, with the JIT error
 // log on failure), prepares kernels from their manifests (dynamic shared
 // memory opt-in), launches them (cuLaunchKernelEx when the manifest asks for
-// thread-block clusters) and times launches with one CUDA event pair each.
+// thread-block clusters or a programmatic dependent launch) and times launches
+// with one CUDA event pair each.
 //
 //===----------------------------------------------------------------------===//
 

@@ -30,6 +30,15 @@
  * plans (gdn_plan_get) before capturing: a new plan loads kernels and
  * uploads its index tensors synchronously.
  *
+ * The kernels are programmatic dependent launches (sm_90): each waits at
+ * entry, before any memory access, for the kernel before it on the stream
+ * (griddepcontrol.wait), then lets the next one launch. So the first GDN
+ * kernel may be scheduled early when the caller's preceding kernel triggers
+ * its dependents, and a caller kernel launched with programmatic stream
+ * serialization after gdn_run must itself wait (griddepcontrol.wait)
+ * before reading the outputs, as for any PDL predecessor. GDN_NO_PDL=1 in
+ * the environment launches every kernel in plain stream order.
+ *
  * Every call returns a gdn_status; gdn_last_error() is the calling thread's
  * message for the last failure, naming the problem (the tensor, the shape,
  * the dtype, the alignment, the device).

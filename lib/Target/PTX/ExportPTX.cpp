@@ -261,8 +261,14 @@ void ExportPTXPass::runOnOperation() {
 
     // grid_dependency = 1: launch with programmatic stream serialization
     // (the kernel waits for its predecessor itself, tile.grid_dependency).
-    if (info.get("grid_dependency"))
+    if (Attribute dep = info.get("grid_dependency")) {
+      if (!isa<UnitAttr>(dep)) {
+        module.emitError("kernel '")
+            << kernelName << "': grid_dependency must be a unit attribute";
+        return signalPassFailure();
+      }
       w.add("grid_dependency", "1");
+    }
 
     // requires_multiple.<name> = m: the launcher checks scalar <name>.
     if (auto req = info.getAs<DictionaryAttr>("requires_multiple")) {

@@ -31,7 +31,7 @@
 
 // PTX:      .entry kd(
 // PTX:      {
-// PTX-NOT:  ld.global
+// PTX-NOT:  {{ld.global|st.global|ld.shared|st.shared|cp.async|mbarrier|atom|red}}
 // PTX:      griddepcontrol.wait;
 // PTX-NEXT: griddepcontrol.launch_dependents;
 // PTX:      ld.global

@@ -11,6 +11,7 @@
 #include "GdnDriver.h"
 #include "GdnInputs.h"
 #include "KernelImage.h"
+#include "KernelLaunch.h"
 #include "Manifest.h"
 #include "Npy.h"
 #include "Operator.h"
@@ -291,6 +292,111 @@ TEST(HardeningTest, PtxIsCheckedOnTheHost) {
   EXPECT_CONTAINS(s.message(), "contains NUL bytes");
   s = validateKernelImage(manifestFor("k"), "");
   EXPECT_CONTAINS(s.message(), "d/k.ptx: error: the file is empty");
+}
+
+TEST(HardeningTest, GridDependencyNeedsTheWait) {
+  // grid_dependency = 1 lets the launcher start a kernel before its
+  // predecessor completes: the PTX entry must wait itself. The wait of
+  // another entry, or one in a comment, does not count.
+  const std::string ptx =
+      ".version 8.0\n.target sm_90a\n.address_size 64\n"
+      ".visible .entry waits(\n)\n{\n\t{ .reg .b32 r; }\n"
+      "\tgriddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;\n"
+      "\tret;\n}\n"
+      ".visible .entry plain(\n)\n{\n\t// griddepcontrol.wait;\n"
+      "\t{ .reg .b32 r; }\n\tret;\n}\n"
+      ".visible .entry plain2(\n)\n{\n\tret;\n}\n";
+  Manifest m = manifestFor("waits");
+  m.gridDependency = true;
+  EXPECT_TRUE(validateKernelImage(m, ptx).ok());
+  for (const char *kernel : {"plain", "plain2"}) {
+    m = manifestFor(kernel);
+    EXPECT_TRUE(validateKernelImage(m, ptx).ok()) << kernel;
+    m.gridDependency = true;
+    Status s = validateKernelImage(m, ptx);
+    EXPECT_EQ(s.code(), ExitCode::BadInput) << kernel;
+    EXPECT_CONTAINS(s.message(),
+                    std::string("d/k.ptx: error: the manifest says "
+                                "grid_dependency = 1, but kernel '") +
+                        kernel +
+                        "' has no griddepcontrol.wait: launched early it "
+                        "could read its predecessor's outputs before they "
+                        "are written (named by d/k.manifest)");
+  }
+  // A cubin's SASS is not scanned: a note says so.
+  m = manifestFor("k");
+  m.gridDependency = true;
+  std::string note;
+  EXPECT_TRUE(
+      validateKernelImage(m, makeElf(190, "k", "k_data"), &note).ok());
+  EXPECT_CONTAINS(note, "griddepcontrol.wait (grid_dependency = 1) is not "
+                        "checked on the host");
+}
+
+namespace {
+/// What the launcher handed the driver (the fakes below record it).
+struct LaunchRecord {
+  int plain = 0, ex = 0;
+  std::vector<CUlaunchAttributeID> attrs;
+  unsigned clusterX = 0, programmatic = 0;
+} gLaunch;
+
+CUresult fakeLaunch(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                    unsigned, unsigned, unsigned, CUstream, void **, void **) {
+  ++gLaunch.plain;
+  return CUDA_SUCCESS;
+}
+
+CUresult fakeLaunchEx(const CUlaunchConfig *config, CUfunction, void **,
+                      void **) {
+  ++gLaunch.ex;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const CUlaunchAttribute &a = config->attrs[i];
+    gLaunch.attrs.push_back(a.id);
+    if (a.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+      gLaunch.clusterX = a.value.clusterDim.x;
+    if (a.id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION)
+      gLaunch.programmatic = a.value.programmaticStreamSerializationAllowed;
+  }
+  return CUDA_SUCCESS;
+}
+} // namespace
+
+TEST(HardeningTest, LaunchAttributesFollowTheManifest) {
+  // GDN_NO_PDL is read once per process; these expectations assume it unset.
+  if (programmaticLaunchDisabled())
+    GTEST_SKIP() << "GDN_NO_PDL is set";
+  CudaDriver driver; // not loaded: only the launches are set
+  driver.cuLaunchKernel = &fakeLaunch;
+  driver.cuLaunchKernelEx = &fakeLaunchEx;
+  auto launch = [&](bool dependent, unsigned clusterX) {
+    Manifest m = manifestFor("k");
+    m.gridDependency = dependent;
+    m.cluster = {clusterX, 1, 1};
+    Kernel k;
+    k.manifest = &m;
+    gLaunch = LaunchRecord();
+    Status s = launchKernel(driver, k, Dim3{2, 1, 1}, nullptr, nullptr);
+    EXPECT_TRUE(s.ok()) << s.message();
+  };
+  launch(false, 1); // plain: cuLaunchKernel
+  EXPECT_EQ(gLaunch.plain, 1);
+  EXPECT_EQ(gLaunch.ex, 0);
+  launch(true, 1); // programmatic stream serialization only
+  EXPECT_EQ(gLaunch.plain, 0);
+  EXPECT_EQ(gLaunch.attrs, (std::vector<CUlaunchAttributeID>{
+                               CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION}));
+  EXPECT_EQ(gLaunch.programmatic, 1u);
+  launch(true, 2); // both attributes
+  EXPECT_EQ(gLaunch.attrs,
+            (std::vector<CUlaunchAttributeID>{
+                CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION}));
+  EXPECT_EQ(gLaunch.clusterX, 2u);
+  EXPECT_EQ(gLaunch.programmatic, 1u);
+  launch(false, 2); // the cluster alone
+  EXPECT_EQ(gLaunch.attrs, (std::vector<CUlaunchAttributeID>{
+                               CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION}));
 }
 
 TEST(HardeningTest, CubinIsCheckedOnTheHost) {
