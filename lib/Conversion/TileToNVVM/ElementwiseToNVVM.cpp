@@ -10,6 +10,7 @@
 #include "LoweringUtils.h"
 #include "Patterns.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -68,6 +69,24 @@ struct MapLowering : TilePattern<MapOp> {
         }
       }
     }
+    // Outputs whose yield rounds an f32 to their 16-bit element type
+    // (arith.truncf to nearest even, used only by the yield) are converted
+    // two registers at a time: one cvt.rn.{f16,bf16}x2.f32 per pair (the
+    // same bits as two scalar conversions) instead of two cvt.rn.f16.f32
+    // whose halves a consumer (a wgmma operand, a 16-bit store) packs again.
+    auto yield = cast<YieldOp>(body.getTerminator());
+    SmallVector<Operation *> narrowed(yield.getNumOperands(), nullptr);
+    for (auto [k, v] : llvm::enumerate(yield.getValues())) {
+      auto t = v.getDefiningOp<arith::TruncFOp>();
+      Type elem = cast<BufferType>(op.getOutputs()[k].getType()).getElementType();
+      if (n % 2 == 0 && t && t->getBlock() == &body && t->hasOneUse() &&
+          t.getIn().getType().isF32() && t.getType() == elem &&
+          (elem.isF16() || elem.isBF16()) &&
+          (!t.getRoundingmode() ||
+           *t.getRoundingmode() == arith::RoundingMode::to_nearest_even))
+        narrowed[k] = t;
+    }
+    SmallVector<Value> pending(yield.getNumOperands());
     Type indexType = rewriter.getIndexType();
     for (int64_t r = 0; r < n; ++r) {
       IRMapping mapping;
@@ -83,13 +102,28 @@ struct MapLowering : TilePattern<MapOp> {
         mapping.map(arg, Regs{in, cast<BufferType>(inT).getElementType()}
                              .load(ix, r));
       for (Operation &inner : body.without_terminator())
-        rewriter.clone(inner, mapping);
-      auto yield = cast<YieldOp>(body.getTerminator());
-      for (auto [v, out, outTy] :
-           llvm::zip(yield.getValues(), adaptor.getOutputs(),
-                     op.getOutputs().getTypes()))
-        Regs{out, cast<BufferType>(outTy).getElementType()}.store(
-            ix, r, mapping.lookupOrDefault(v));
+        if (!llvm::is_contained(narrowed, &inner))
+          rewriter.clone(inner, mapping);
+      for (auto [k, v, out, outTy] :
+           llvm::enumerate(yield.getValues(), adaptor.getOutputs(),
+                           op.getOutputs().getTypes())) {
+        Regs regs{out, cast<BufferType>(outTy).getElementType()};
+        if (!narrowed[k]) {
+          regs.store(ix, r, mapping.lookupOrDefault(v));
+          continue;
+        }
+        Value wide = mapping.lookupOrDefault(narrowed[k]->getOperand(0));
+        if (r % 2 == 0) {
+          pending[k] = wide;
+          continue;
+        }
+        Value pair =
+            packedTruncF32(rewriter, loc, regs.elem, pending[k], wide);
+        for (int64_t h = 0; h < 2; ++h)
+          regs.store(ix, r - 1 + h,
+                     rewriter.create<LLVM::ExtractElementOp>(loc, pair,
+                                                             ix.c32(h)));
+      }
     }
     rewriter.eraseOp(op);
     return success();

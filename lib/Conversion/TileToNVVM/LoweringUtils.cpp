@@ -349,6 +349,17 @@ Value emitMaskedLoad(ConversionPatternRewriter &rewriter, Location loc,
   return cont->getArgument(0);
 }
 
+Value packedTruncF32(OpBuilder &b, Location loc, Type to, Value lo,
+                     Value hi) {
+  assert((to.isF16() || to.isBF16()) && "f16 or bf16");
+  StringRef name =
+      to.isF16() ? "llvm.nvvm.ff2f16x2.rn" : "llvm.nvvm.ff2bf16x2.rn";
+  return b
+      .create<LLVM::CallIntrinsicOp>(loc, VectorType::get({2}, to), name,
+                                     ValueRange{hi, lo})
+      .getResult(0);
+}
+
 Value Regs::load(Idx &ix, int64_t reg) {
   return ix.b.create<LLVM::LoadOp>(ix.loc, elem, ix.gep(base, elem, ix.c(reg)));
 }
@@ -364,15 +375,9 @@ Value Regs::loadVec(Idx &ix, int64_t reg, int64_t len, Type to) {
   // half, which ptxas turns into byte permutes (PRMT) and selects per half.
   if (len % 2 == 0 && elem.isF32() && (to.isF16() || to.isBF16())) {
     OpBuilder &b = ix.b;
-    StringRef name =
-        to.isF16() ? "llvm.nvvm.ff2f16x2.rn" : "llvm.nvvm.ff2bf16x2.rn";
-    // The first operand goes to the upper half: element i + 1.
     auto pairAt = [&](int64_t i) -> Value {
-      return b
-          .create<LLVM::CallIntrinsicOp>(
-              ix.loc, VectorType::get({2}, to), name,
-              ValueRange{load(ix, reg + i + 1), load(ix, reg + i)})
-          .getResult(0);
+      return packedTruncF32(b, ix.loc, to, load(ix, reg + i),
+                            load(ix, reg + i + 1));
     };
     if (len == 2)
       return pairAt(0);

@@ -1540,6 +1540,63 @@ func.func @copy_packed_cvt(%p: !tile.ptr<f16>, %q: !tile.ptr<bf16>) attributes {
 
 // -----
 
+// A map that yields f32 values rounded to its 16-bit outputs (the GDN step's
+// S^T and W^T copies, V_new^T's two): each output's registers are rounded
+// two at a time, one cvt.rn.{f16,bf16}x2.f32 per pair (register 2i + 1 in
+// the upper half), in register order, and the halves stored to the two
+// registers; no scalar fptrunc is left. A truncation with another rounding
+// mode, or whose value the body uses again, stays a scalar one.
+// CHECK-LABEL: llvm.func @map_packed_trunc
+// CHECK-NOT:     llvm.fptrunc
+// CHECK:         %[[X0:.*]] = llvm.fmul %{{.*}}, %{{.*}} : f32
+// CHECK:         %[[X1:.*]] = llvm.fmul %{{.*}}, %{{.*}} : f32
+// CHECK:         %[[P:.*]] = llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"(%[[X1]], %[[X0]]) : (f32, f32) -> vector<2xf16>
+// CHECK:         llvm.extractelement %[[P]][%{{.*}} : i32] : vector<2xf16>
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"(%{{.*}}, %{{.*}}) : (f32, f32) -> vector<2xbf16>
+// CHECK-COUNT-3: llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"
+// CHECK-NOT:     llvm.fptrunc
+// CHECK:         llvm.return
+// CHECK-LABEL: llvm.func @map_scalar_trunc
+// CHECK-NOT:     llvm.nvvm.ff2f16x2.rn
+// CHECK:         llvm.intr.experimental.constrained.fptrunc %[[X:.*]] towardzero ignore : f32 to f16
+// CHECK-NEXT:    llvm.fptrunc %[[X]] : f32 to f16
+// CHECK:         llvm.intr.experimental.constrained.fptrunc %[[X:.*]] towardzero ignore : f32 to f16
+// CHECK-NEXT:    llvm.fptrunc %[[X]] : f32 to f16
+// CHECK:         llvm.intr.experimental.constrained.fptrunc %[[X:.*]] towardzero ignore : f32 to f16
+// CHECK-NEXT:    llvm.fptrunc %[[X]] : f32 to f16
+// CHECK:         llvm.intr.experimental.constrained.fptrunc %[[X:.*]] towardzero ignore : f32 to f16
+// CHECK-NEXT:    llvm.fptrunc %[[X]] : f32 to f16
+// CHECK-NOT:     llvm.nvvm.ff2f16x2.rn
+// CHECK:         llvm.return
+func.func @map_packed_trunc(%s: f32) attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %f = tile.alloc : !tile.buffer<32x8xf32, fragment, #tile.blocked<vector = 8>>
+  %h = tile.alloc : !tile.buffer<32x8xf16, fragment, #tile.blocked<vector = 8>>
+  %b = tile.alloc : !tile.buffer<32x8xbf16, fragment, #tile.blocked<vector = 8>>
+  tile.map ins(%f : !tile.buffer<32x8xf32, fragment, #tile.blocked<vector = 8>>) outs(%h, %b : !tile.buffer<32x8xf16, fragment, #tile.blocked<vector = 8>>, !tile.buffer<32x8xbf16, fragment, #tile.blocked<vector = 8>>) {
+  ^bb0(%x: f32):
+    %y = arith.mulf %x, %s : f32
+    %yh = arith.truncf %y : f32 to f16
+    %xb = arith.truncf %x : f32 to bf16
+    tile.yield %yh, %xb : f16, bf16
+  }
+  return
+}
+func.func @map_scalar_trunc() attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %f = tile.alloc : !tile.buffer<32x4xf32, fragment, #tile.blocked<vector = 4>>
+  %h = tile.alloc : !tile.buffer<32x4xf16, fragment, #tile.blocked<vector = 4>>
+  %g = tile.alloc : !tile.buffer<32x4xf16, fragment, #tile.blocked<vector = 4>>
+  tile.map ins(%f : !tile.buffer<32x4xf32, fragment, #tile.blocked<vector = 4>>) outs(%h, %g : !tile.buffer<32x4xf16, fragment, #tile.blocked<vector = 4>>, !tile.buffer<32x4xf16, fragment, #tile.blocked<vector = 4>>) {
+  ^bb0(%x: f32):
+    %t = arith.truncf %x toward_zero : f32 to f16
+    %u = arith.truncf %x : f32 to f16
+    %v = arith.addf %u, %u : f16
+    tile.yield %t, %u : f16, f16
+  }
+  return
+}
+
+// -----
+
 // tile.scan on 64 elements, two per lane of the first warp: the lane's pair
 // (x0, x0 + x1), five Kogge-Stone rounds over shfl.up (lane >= m combines
 // lane l - m's total on the left), then the inclusive total of lane l - 1
