@@ -100,8 +100,10 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::ModuleOp"> {
       warpgroup and k16 step from 128-byte-swizzled shared memory through
       hand-built descriptors (K-major and MN-major operands), with
       `fence.proxy.async` before every barrier;
-    * `tile.map` bodies are inlined per register; `tile.reduce` goes through
-      its shared scratch in a fixed order.
+    * `tile.map` bodies are inlined per register (an output whose yield
+      rounds an f32 to f16/bf16 is converted two registers per
+      `cvt.rn.{f16,bf16}x2.f32`); `tile.reduce` goes through its shared
+      scratch in a fixed order.
     * an `scf.for` with an LLVM loop annotation (`loop_annotation =
       #llvm.loop_annotation<...>`, e.g. `licm = <disable = true>`) passes
       it to its latch branch, where LLVM reads it.
