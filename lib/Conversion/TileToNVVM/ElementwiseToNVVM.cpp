@@ -74,14 +74,19 @@ struct MapLowering : TilePattern<MapOp> {
     // two registers at a time: one cvt.rn.{f16,bf16}x2.f32 per pair (the
     // same bits as two scalar conversions) instead of two cvt.rn.f16.f32
     // whose halves a consumer (a wgmma operand, a 16-bit store) packs again.
+    // Register 2i is then stored after register 2i + 1 is computed, so a
+    // buffer named twice in `outs` (the later output's value wins, register
+    // by register) keeps the scalar path.
     auto yield = cast<YieldOp>(body.getTerminator());
     SmallVector<Operation *> narrowed(yield.getNumOperands(), nullptr);
     for (auto [k, v] : llvm::enumerate(yield.getValues())) {
       auto t = v.getDefiningOp<arith::TruncFOp>();
-      Type elem = cast<BufferType>(op.getOutputs()[k].getType()).getElementType();
-      if (n % 2 == 0 && t && t->getBlock() == &body && t->hasOneUse() &&
-          t.getIn().getType().isF32() && t.getType() == elem &&
-          (elem.isF16() || elem.isBF16()) &&
+      Value out = op.getOutputs()[k];
+      Type elem = cast<BufferType>(out.getType()).getElementType();
+      bool aliased = llvm::count(op.getOutputs(), out) > 1;
+      if (n % 2 == 0 && !aliased && t && t->getBlock() == &body &&
+          t->hasOneUse() && t.getIn().getType().isF32() &&
+          t.getType() == elem && (elem.isF16() || elem.isBF16()) &&
           (!t.getRoundingmode() ||
            *t.getRoundingmode() == arith::RoundingMode::to_nearest_even))
         narrowed[k] = t;
@@ -117,8 +122,7 @@ struct MapLowering : TilePattern<MapOp> {
           pending[k] = wide;
           continue;
         }
-        Value pair =
-            packedTruncF32(rewriter, loc, regs.elem, pending[k], wide);
+        Value pair = packedTruncF32(rewriter, loc, regs.elem, pending[k], wide);
         for (int64_t h = 0; h < 2; ++h)
           regs.store(ix, r - 1 + h,
                      rewriter.create<LLVM::ExtractElementOp>(loc, pair,

@@ -376,8 +376,9 @@ Value Regs::loadVec(Idx &ix, int64_t reg, int64_t len, Type to) {
   if (len % 2 == 0 && elem.isF32() && (to.isF16() || to.isBF16())) {
     OpBuilder &b = ix.b;
     auto pairAt = [&](int64_t i) -> Value {
-      return packedTruncF32(b, ix.loc, to, load(ix, reg + i),
-                            load(ix, reg + i + 1));
+      Value hi = load(ix, reg + i + 1); // loaded first, as always
+      Value lo = load(ix, reg + i);
+      return packedTruncF32(b, ix.loc, to, lo, hi);
     };
     if (len == 2)
       return pairAt(0);

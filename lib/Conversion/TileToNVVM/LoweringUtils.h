@@ -233,13 +233,13 @@ Value emitInlineAsm(OpBuilder &b, Location loc, Type result,
 Value emitMaskedLoad(ConversionPatternRewriter &rewriter, Location loc,
                      Value valid, Type type, Value ptr, int64_t align);
 
-/// Loads/stores of fragment registers.
 /// Two f32 values rounded to f16 or bf16 (`to`) by one packed
 /// cvt.rn.{f16,bf16}x2.f32, the same rounding to nearest even as two scalar
 /// conversions: a vector<2 x to> of {lo, hi} (the instruction's first
 /// operand goes to the upper half).
 Value packedTruncF32(OpBuilder &b, Location loc, Type to, Value lo, Value hi);
 
+/// Loads/stores of fragment registers.
 struct Regs {
   Value base;
   Type elem;

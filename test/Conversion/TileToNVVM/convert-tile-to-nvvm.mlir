@@ -1544,17 +1544,55 @@ func.func @copy_packed_cvt(%p: !tile.ptr<f16>, %q: !tile.ptr<bf16>) attributes {
 // S^T and W^T copies, V_new^T's two): each output's registers are rounded
 // two at a time, one cvt.rn.{f16,bf16}x2.f32 per pair (register 2i + 1 in
 // the upper half), in register order, and the halves stored to the two
-// registers; no scalar fptrunc is left. A truncation with another rounding
-// mode, or whose value the body uses again, stays a scalar one.
+// registers; no scalar fptrunc is left. A buffer named twice in `outs`, a
+// truncation with another rounding mode, or one whose value the body uses
+// again, stays scalar.
 // CHECK-LABEL: llvm.func @map_packed_trunc
 // CHECK-NOT:     llvm.fptrunc
-// CHECK:         %[[X0:.*]] = llvm.fmul %{{.*}}, %{{.*}} : f32
-// CHECK:         %[[X1:.*]] = llvm.fmul %{{.*}}, %{{.*}} : f32
-// CHECK:         %[[P:.*]] = llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"(%[[X1]], %[[X0]]) : (f32, f32) -> vector<2xf16>
-// CHECK:         llvm.extractelement %[[P]][%{{.*}} : i32] : vector<2xf16>
-// CHECK:         llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"(%{{.*}}, %{{.*}}) : (f32, f32) -> vector<2xbf16>
-// CHECK-COUNT-3: llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"
+// CHECK:         %[[R0:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[X0:.*]] = llvm.fmul %[[R0]], %{{.*}} : f32
+// CHECK:         %[[R1:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[X1:.*]] = llvm.fmul %[[R1]], %{{.*}} : f32
+// CHECK-NEXT:    %[[P:.*]] = llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"(%[[X1]], %[[X0]]) : (f32, f32) -> vector<2xf16>
+// CHECK-NEXT:    %[[I0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[E0:.*]] = llvm.extractelement %[[P]][%[[I0]] : i32] : vector<2xf16>
+// CHECK-NEXT:    %[[K0:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT:    %[[G0:.*]] = llvm.getelementptr %[[H:.*]][%[[K0]]] : (!llvm.ptr, i64) -> !llvm.ptr, f16
+// CHECK-NEXT:    llvm.store %[[E0]], %[[G0]] : f16, !llvm.ptr
+// CHECK-NEXT:    %[[I1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[E1:.*]] = llvm.extractelement %[[P]][%[[I1]] : i32] : vector<2xf16>
+// CHECK-NEXT:    %[[K1:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK-NEXT:    %[[G1:.*]] = llvm.getelementptr %[[H]][%[[K1]]] : (!llvm.ptr, i64) -> !llvm.ptr, f16
+// CHECK-NEXT:    llvm.store %[[E1]], %[[G1]] : f16, !llvm.ptr
+// CHECK-NEXT:    %[[Q:.*]] = llvm.call_intrinsic "llvm.nvvm.ff2bf16x2.rn"(%[[R1]], %[[R0]]) : (f32, f32) -> vector<2xbf16>
+// CHECK-NEXT:    %[[J0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[F0:.*]] = llvm.extractelement %[[Q]][%[[J0]] : i32] : vector<2xbf16>
+// CHECK-NEXT:    %[[L0:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT:    %[[B0:.*]] = llvm.getelementptr %[[BF:.*]][%[[L0]]] : (!llvm.ptr, i64) -> !llvm.ptr, bf16
+// CHECK-NEXT:    llvm.store %[[F0]], %[[B0]] : bf16, !llvm.ptr
+// CHECK-NEXT:    %[[J1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[F1:.*]] = llvm.extractelement %[[Q]][%[[J1]] : i32] : vector<2xbf16>
+// CHECK-NEXT:    %[[L1:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK-NEXT:    %[[B1:.*]] = llvm.getelementptr %[[BF]][%[[L1]]] : (!llvm.ptr, i64) -> !llvm.ptr, bf16
+// CHECK-NEXT:    llvm.store %[[F1]], %[[B1]] : bf16, !llvm.ptr
+// The next pair (registers 2 and 3), the same way.
+// CHECK:         %[[R2:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[X2:.*]] = llvm.fmul %[[R2]], %{{.*}} : f32
+// CHECK:         %[[R3:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[X3:.*]] = llvm.fmul %[[R3]], %{{.*}} : f32
+// CHECK-NEXT:    %[[P2:.*]] = llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"(%[[X3]], %[[X2]]) : (f32, f32) -> vector<2xf16>
+// CHECK-NEXT:    %[[I2:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[E2:.*]] = llvm.extractelement %[[P2]][%[[I2]] : i32] : vector<2xf16>
+// CHECK-NEXT:    %[[K2:.*]] = llvm.mlir.constant(2 : i64) : i64
+// CHECK-NEXT:    %[[G2:.*]] = llvm.getelementptr %[[H]][%[[K2]]] : (!llvm.ptr, i64) -> !llvm.ptr, f16
+// CHECK-NEXT:    llvm.store %[[E2]], %[[G2]] : f16, !llvm.ptr
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.ff2f16x2.rn"
 // CHECK-NOT:     llvm.fptrunc
+// CHECK:         llvm.return
+// CHECK-LABEL: llvm.func @map_aliased_outs
+// CHECK-NOT:     llvm.nvvm.ff2f16x2.rn
+// CHECK-COUNT-4: llvm.fptrunc %{{.*}} : f32 to f16
+// CHECK-NOT:     llvm.nvvm.ff2f16x2.rn
 // CHECK:         llvm.return
 // CHECK-LABEL: llvm.func @map_scalar_trunc
 // CHECK-NOT:     llvm.nvvm.ff2f16x2.rn
@@ -1578,6 +1616,16 @@ func.func @map_packed_trunc(%s: f32) attributes {tile.kernel, tile.num_warps = 1
     %yh = arith.truncf %y : f32 to f16
     %xb = arith.truncf %x : f32 to bf16
     tile.yield %yh, %xb : f16, bf16
+  }
+  return
+}
+func.func @map_aliased_outs(%c: f16) attributes {tile.kernel, tile.num_warps = 1 : i64} {
+  %f = tile.alloc : !tile.buffer<32x4xf32, fragment, #tile.blocked<vector = 4>>
+  %h = tile.alloc : !tile.buffer<32x4xf16, fragment, #tile.blocked<vector = 4>>
+  tile.map ins(%f : !tile.buffer<32x4xf32, fragment, #tile.blocked<vector = 4>>) outs(%h, %h : !tile.buffer<32x4xf16, fragment, #tile.blocked<vector = 4>>, !tile.buffer<32x4xf16, fragment, #tile.blocked<vector = 4>>) {
+  ^bb0(%x: f32):
+    %u = arith.truncf %x : f32 to f16
+    tile.yield %u, %c : f16, f16
   }
   return
 }
