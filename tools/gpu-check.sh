@@ -2,6 +2,7 @@
 #===- gpu-check.sh - one GPU-machine session step: build, check, compare -===#
 #
 # usage: tools/gpu-check.sh [--suite] [--peers DIR] [--coldstart]
+#                           [--peers-with NAME,NAME,...]
 #                           [--bench LABEL=GDN_RUN:KERNEL_DIR ...]
 #                           [--shapes "B T H;B T H;..."] [--rounds N]
 #                           [--ident KERNEL_DIR] [--profile REGEX ...]
@@ -30,16 +31,20 @@
 #      copy: floor(233472 / N) - 1088 bytes, never below what the kernel
 #      needs; registers may allow fewer), e.g. "prep_k 1,2,6": a block's
 #      latency alone (N = 1) against its throughput at full occupancy;
-#   4. --peers DIR: TileOps' CUDA-graph times on the anchor shapes
-#      (DIR/run-peers.sh, the peers kit; ONLY=TileOps, gate weak);
+#   4. --peers DIR: the peers' CUDA-graph times on the anchor shapes
+#      (DIR/run-peers.sh, the peers kit; gate weak): TileOps, or the
+#      peers --peers-with names (TileOps, FlashQLA, FLA; FLA autotunes for
+#      ~40 s);
 #   5. --bench: each LABEL=GDN_RUN:KERNEL_DIR times every gdn_prefill f16
 #      manifest of KERNEL_DIR with GDN_RUN (`new` = build-gpu/bin/gdn-run),
 #      interleaved per shape and repeated --rounds times (default 1):
-#      gdn-run's median of 30 (256 MiB L2 flush before each run) and its
-#      per-stage medians, and beside TileOps' time when step 4 ran; each
-#      row ends with the SM clock nvidia-smi saw during that run (mean/min
-#      MHz and how many busy samples had a clock limit active, e.g. the
-#      software power cap: a run held below boost clock reads slower);
+#      gdn-run's median of 30 (256 MiB L2 flush before each run), its
+#      TFLOP/s and multiple of the floor (gdn-run's model: docs/gdn-math.md
+#      5.2), each peer's time of step 4 and peer/ours, and the per-stage
+#      medians; each row ends with the SM clock nvidia-smi saw during that
+#      run (mean/min MHz and how many busy samples had a clock limit
+#      active, e.g. the software power cap: a run held below boost clock
+#      reads slower);
 #   6. --coldstart: tools/bench-coldstart.py (import + first call, host
 #      overhead of gdn_run, the Python entry against fp64);
 #   7. --suite: the GPU lit suite (GDN_GPU=1: a broken gdn-run fails it).
@@ -54,10 +59,11 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:-$PWD/gpu-check-out}
 suite=0 coldstart=0 peers="" rounds=1 benches=() extra=() ident="" profiles=()
+peerlist=TileOps
 shapes="1 32768 16;1 65536 16;1 131072 16;1 131072 32;8 4096 16"
 occupancy=""
 pshape="1 32768 16"
-usage() { sed -n '3,10s/^# //p' "$0" >&2; exit 2; }
+usage() { sed -n '3,11s/^# //p' "$0" >&2; exit 2; }
 value() { # OPTION VALUE...: VALUE, or a usage error when it is missing
   if [[ $# -lt 2 || -z $2 ]]; then
     echo "gpu-check.sh: $1 needs a value" >&2
@@ -69,6 +75,7 @@ while [[ $# -gt 0 ]]; do
   --suite) suite=1 ;;
   --coldstart) coldstart=1 ;;
   --peers) value "$@"; peers=$2; shift ;;
+  --peers-with) value "$@"; peerlist=$2; shift ;;
   --bench) value "$@"; benches+=("$2"); shift ;;
   --shapes) value "$@"; shapes=$2; shift ;;
   --rounds) value "$@"; rounds=$2; shift ;;
@@ -86,6 +93,11 @@ done
   { echo "gpu-check.sh: --profile-shape \"$pshape\" is not \"B T H\"" >&2; usage; }
 [[ -z $occupancy || $occupancy =~ ^[^\ ]+\ ([1-9][0-9]?)(,[1-9][0-9]?)*$ ]] ||
   { echo "gpu-check.sh: --occupancy \"$occupancy\" is not \"REGEX N,N,...\" (N in 1..99)" >&2; usage; }
+IFS=',' read -ra peernames <<<"$peerlist"
+for p in "${peernames[@]}"; do
+  [[ $p == TileOps || $p == FlashQLA || $p == FLA ]] ||
+    { echo "gpu-check.sh: --peers-with $peerlist: $p is not TileOps, FlashQLA or FLA" >&2; usage; }
+done
 [[ -z $ident || -d $ident ]] || { echo "gpu-check.sh: --ident $ident is not a directory" >&2; usage; }
 for b in ${benches[@]+"${benches[@]}"}; do
   [[ $b == *=*:* ]] || { echo "gpu-check.sh: --bench $b is not LABEL=GDN_RUN:KERNEL_DIR" >&2; usage; }
@@ -141,7 +153,8 @@ manifests() { # DIR DTYPE: the gdn_prefill manifests of DIR in DTYPE
 
 # time_prefill GDN_RUN DIR B T H [gdn-run options]: times DIR's f16 prefill
 # (median of 30, weak gate) into $med (empty on failure: then $log holds
-# gdn-run's output) and its per-stage medians into $stages.
+# gdn-run's output), its per-stage medians into $stages, and gdn-run's floor
+# (ms) and FLOP count (GFLOP) into $floor and $gflop.
 time_prefill() {
   local run=$1 dir=$2 B=$3 T=$4 H=$5 ms
   shift 5
@@ -149,6 +162,8 @@ time_prefill() {
   log=$("$run" --op gdn_prefill --check none --iters 30 --B "$B" --T "$T" \
     --H "$H" --HV "$H" --family weak --dtype f16 "$@" "${ms[@]}" 2>&1)
   med=$(sed -n 's/^time: median \([0-9.]*\) ms.*/\1/p' <<<"$log")
+  floor=$(sed -n 's/^time: .*; floor \([0-9.]*\) ms.*/\1/p' <<<"$log")
+  gflop=$(sed -n 's/^time: .*, \([0-9.]*\) GFLOP).*/\1/p' <<<"$log")
   stages=$(sed -n 's/^  stage \([a-z_0-9]*\) *median \([0-9.]*\) ms alone/\1=\2/p' \
     <<<"$log" | tr '\n' ' ')
 }
@@ -247,16 +262,17 @@ if [[ -n $occupancy ]]; then
   done
 fi
 
-declare -A tileops
+# peertime["NAME BxTHh"]: a peer's CUDA-graph median (ms) on a shape.
+declare -A peertime
 if [[ -n $peers ]]; then
-  step "TileOps (peers kit $peers)"
-  GATES=weak ONLY=TileOps bash "$peers/run-peers.sh" "$logs/peers.txt" 140 \
+  step "$peerlist (peers kit $peers)"
+  GATES=weak ONLY=$peerlist bash "$peers/run-peers.sh" "$logs/peers.txt" 140 \
     >"$logs/peers.log" 2>&1 || status=1
   # TIME TileOps   1x32768 H16 f16 weak   eager_med .. graph_med 0.331 ...
-  while read -r _ _ shape h _ _ rest; do
+  while read -r _ name shape h _ _ rest; do
     gm=$(sed -n 's/.*graph_med \([0-9.]*\).*/\1/p' <<<"$rest")
-    [[ -n $gm ]] && tileops["${shape}${h}"]=$gm
-  done < <(grep '^TIME TileOps' "$logs/peers.txt" 2>/dev/null)
+    [[ -n $gm ]] && peertime["$name ${shape}${h}"]=$gm
+  done < <(grep '^TIME ' "$logs/peers.txt" 2>/dev/null)
   grep '^TIME' "$logs/peers.txt" 2>/dev/null
 fi
 
@@ -275,11 +291,19 @@ if [[ ${#benches[@]} -gt 0 ]]; then
         clock_start
         time_prefill "$run" "$dir" "$B" "$T" "$H" ${extra[@]+"${extra[@]}"}
         clock_stop
-        to=${tileops["${B}x${T}H${H}"]:-}
-        ratio=-
-        [[ -n $med && -n $to ]] && ratio=$(awk -v a="$to" -v b="$med" 'BEGIN{printf "%.3f", a/b}')
-        printf '%-10s %-12s %9s  TileOps %6s  TileOps/ours %6s | %s%s\n' \
-          "$label" "${B}x${T}H${H}" "${med:-ERROR}" "${to:--}" "$ratio" "$stages" \
+        # ms, TFLOP/s and x floor, then each peer's ms and peer/ours.
+        perf="-" peercols=""
+        [[ -n $med && -n $floor && -n $gflop ]] &&
+          perf=$(awk -v m="$med" -v f="$floor" -v g="$gflop" \
+            'BEGIN{printf "%5.1f TFLOP/s %4.2fx floor", g / m, m / f}')
+        for p in "${peernames[@]}"; do
+          pt=${peertime["$p ${B}x${T}H${H}"]:-}
+          ratio=-
+          [[ -n $med && -n $pt ]] && ratio=$(awk -v a="$pt" -v b="$med" 'BEGIN{printf "%.3f", a/b}')
+          peercols+=$(printf '  %s %6s  %s/ours %6s' "$p" "${pt:--}" "$p" "$ratio")
+        done
+        printf '%-10s %-12s %9s  %s%s | %s%s\n' \
+          "$label" "${B}x${T}H${H}" "${med:-ERROR}" "$perf" "$peercols" "$stages" \
           "$clocks" | tee -a "$table"
         [[ -n $med ]] || { status=1; tail -5 <<<"$log"; }
       done
