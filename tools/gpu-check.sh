@@ -153,8 +153,8 @@ manifests() { # DIR DTYPE: the gdn_prefill manifests of DIR in DTYPE
 
 # time_prefill GDN_RUN DIR B T H [gdn-run options]: times DIR's f16 prefill
 # (median of 30, weak gate) into $med (empty on failure: then $log holds
-# gdn-run's output), its per-stage medians into $stages, and gdn-run's floor
-# (ms) and FLOP count (GFLOP) into $floor and $gflop.
+# gdn-run's output), its per-stage medians into $stages, and the TFLOP/s and
+# multiple of the floor of gdn-run's result row into $tflops and $xfloor.
 time_prefill() {
   local run=$1 dir=$2 B=$3 T=$4 H=$5 ms
   shift 5
@@ -162,8 +162,9 @@ time_prefill() {
   log=$("$run" --op gdn_prefill --check none --iters 30 --B "$B" --T "$T" \
     --H "$H" --HV "$H" --family weak --dtype f16 "$@" "${ms[@]}" 2>&1)
   med=$(sed -n 's/^time: median \([0-9.]*\) ms.*/\1/p' <<<"$log")
-  floor=$(sed -n 's/^time: .*; floor \([0-9.]*\) ms.*/\1/p' <<<"$log")
-  gflop=$(sed -n 's/^time: .*, \([0-9.]*\) GFLOP).*/\1/p' <<<"$log")
+  # The row under gdn-run's table header (... TFLOP/s GB/s xfloor result).
+  read -r tflops xfloor < <(awk '$1 == "gdn_prefill" && $(NF - 1) != "xfloor" {
+    print $(NF - 3), $(NF - 1)}' <<<"$log")
   stages=$(sed -n 's/^  stage \([a-z_0-9]*\) *median \([0-9.]*\) ms alone/\1=\2/p' \
     <<<"$log" | tr '\n' ' ')
 }
@@ -293,9 +294,8 @@ if [[ ${#benches[@]} -gt 0 ]]; then
         clock_stop
         # ms, TFLOP/s and x floor, then each peer's ms and peer/ours.
         perf="-" peercols=""
-        [[ -n $med && -n $floor && -n $gflop ]] &&
-          perf=$(awk -v m="$med" -v f="$floor" -v g="$gflop" \
-            'BEGIN{printf "%5.1f TFLOP/s %4.2fx floor", g / m, m / f}')
+        [[ -n $med && -n $tflops && $tflops != - ]] &&
+          perf="$tflops TFLOP/s ${xfloor}x floor"
         for p in "${peernames[@]}"; do
           pt=${peertime["$p ${B}x${T}H${H}"]:-}
           ratio=-
