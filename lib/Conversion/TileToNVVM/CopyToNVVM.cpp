@@ -283,12 +283,17 @@ struct AccumulatorAtoms {
   SmallVector<Atom> atoms;
 };
 
-/// Fails (emitting only dead index arithmetic) unless `frag` is a 2-D f32
-/// fragment with an mma layout whose runs are all unguarded pairs.
+/// Fails (emitting only dead index arithmetic) unless `frag` is a 2-D f32,
+/// f16 or bf16 fragment with an mma layout whose runs are all unguarded
+/// pairs.
 FailureOr<AccumulatorAtoms> accumulatorAtoms(Operation *op, BufferType frag,
                                              Idx &ix) {
-  if (!isa<MmaLayoutAttr>(frag.getLayout()) || !frag.getElementType().isF32() ||
-      frag.getRank() != 2)
+  // The distribution does not depend on the element type: a 16-bit
+  // fragment in an mma layout (a wgmma register A operand) has the f32
+  // accumulator's pairs, so the same atoms serve it (the moves convert).
+  Type elem = frag.getElementType();
+  if (!isa<MmaLayoutAttr>(frag.getLayout()) ||
+      !(elem.isF32() || elem.isF16() || elem.isBF16()) || frag.getRank() != 2)
     return failure();
   Value tid = ix.tid();
   SmallVector<Run> runs = fragmentRuns(ix, frag, numThreadsOf(op), tid);

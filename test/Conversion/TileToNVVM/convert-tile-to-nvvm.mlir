@@ -995,6 +995,30 @@ func.func @copy_transpose_ldmatrix() attributes {tile.kernel, tile.num_warps = 1
 
 // -----
 
+// The same for a 16-bit fragment in the mma layout (a wgmma register A
+// operand holds the accumulator's pairs): ldmatrix.x4.trans, each pair kept
+// 16-bit (no widening), and the mirror store by stmatrix.trans; no 2-byte
+// shared loads or stores.
+// CHECK-LABEL: llvm.func @copy_transpose_ldmatrix_16bit
+// CHECK-NOT:     llvm.load {{.*}} : !llvm.ptr<3> -> f16
+// CHECK:         nvvm.ldmatrix %{{.*}} {layout = #nvvm.mma_layout<col>, num = 4 : i32} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-COUNT-4: llvm.bitcast %{{.*}} : i32 to vector<2xf16>
+// CHECK-NOT:     llvm.fpext
+// CHECK-NOT:     nvvm.ldmatrix
+// CHECK:         nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {layout = #nvvm.mma_layout<col>} : !llvm.ptr<3>, i32, i32, i32, i32
+// CHECK-NOT:     llvm.store {{.*}} : f16, !llvm.ptr<3>
+// CHECK:         llvm.return
+func.func @copy_transpose_ldmatrix_16bit() attributes {tile.kernel, tile.num_warps = 1 : i64, tile.shared_memory_bytes = 1024 : i64} {
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<16x16xf16, shared>
+  %d = tile.alloc {offset = 512 : i64} : !tile.buffer<16x16xf16, shared>
+  %f = tile.alloc : !tile.buffer<16x16xf16, fragment, #tile.mma<warps = [1, 1]>>
+  tile.copy %s to %f {transpose} : !tile.buffer<16x16xf16, shared> to !tile.buffer<16x16xf16, fragment, #tile.mma<warps = [1, 1]>>
+  tile.copy %f to %d {transpose} : !tile.buffer<16x16xf16, fragment, #tile.mma<warps = [1, 1]>> to !tile.buffer<16x16xf16, shared>
+  return
+}
+
+// -----
+
 // A transposed store of an mma accumulator into a 16-bit tile whose first
 // element is 4-byte aligned (a kernel parameter) and whose row stride (128)
 // and column offset (64) are even: per 8x8 atom the f16 pair

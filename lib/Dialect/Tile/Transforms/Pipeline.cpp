@@ -109,6 +109,14 @@ FailureOr<Operation *> ringPlacement(ForOp loop, func::FuncOp kernel,
 /// induction value `iv`, with each producer's buffer replaced by stage
 /// `stage` of its N-stage buffer; `onClone` sees each original op and its
 /// clone.
+/// The tile.for's `loop_annotation` (an LLVM loop annotation, e.g. LICM
+/// off) carried over to the scf.for that runs its steady state, whose
+/// latch convert-tile-to-nvvm gives it.
+void keepLoopAnnotation(ForOp loop, scf::ForOp forOp) {
+  if (Attribute a = loop->getAttr("loop_annotation"))
+    forOp->setAttr("loop_annotation", a);
+}
+
 void cloneStageBody(
     OpBuilder &ib, ForOp loop, Value iv, ArrayRef<Producer> producers,
     ArrayRef<Value> staged, Value stage,
@@ -282,6 +290,7 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
     // Run as written: barriers make the body's copies visible and protect
     // the buffers from the next iteration's writes.
     auto forOp = b.create<scf::ForOp>(loc, lb, ub, step);
+    keepLoopAnnotation(loop, forOp);
     OpBuilder ib = OpBuilder::atBlockBegin(forOp.getBody());
     IRMapping mapping;
     mapping.map(loop.getInductionVar(), forOp.getInductionVar());
@@ -353,6 +362,7 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
   }
 
   auto forOp = b.create<scf::ForOp>(loc, lb, ub, step);
+  keepLoopAnnotation(loop, forOp);
   OpBuilder ib = OpBuilder::atBlockBegin(forOp.getBody());
   Value iv = forOp.getInductionVar();
   Value iter = ib.create<arith::DivSIOp>(
@@ -584,6 +594,7 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
         asyncGemms.push_back(gemm);
 
   auto forOp = b.create<scf::ForOp>(loc, lb, ub, step);
+  keepLoopAnnotation(loop, forOp);
   OpBuilder ib = OpBuilder::atBlockBegin(forOp.getBody());
   Value iv = forOp.getInductionVar();
   Value iter = ib.create<arith::DivSIOp>(

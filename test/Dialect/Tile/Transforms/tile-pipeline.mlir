@@ -341,3 +341,56 @@ func.func @nested(%pa: !tile.ptr<f16>, %n: i32) attributes {tile.kernel, tile.nu
   }
   return
 }
+
+// -----
+
+// A tile.for's `loop_annotation` (here: LLVM's LICM off) goes to the scf.for
+// that runs the steady state, whether the loop is pipelined or run as
+// written; nothing else takes it.
+
+// CHECK:       #[[$LICM:[a-z_0-9]+]] = #llvm.loop_licm<disable = true>
+// CHECK-NEXT:  #[[$ANN:[a-z_0-9]+]] = #llvm.loop_annotation<licm = #[[$LICM]]>
+// CHECK-LABEL: func.func @annotated_two_stages
+// CHECK:       tile.async_commit
+// CHECK:       scf.for
+// CHECK:         tile.gemm
+// CHECK-NEXT:  } {loop_annotation = #[[$ANN]]}
+// CHECK-NOT:   loop_annotation
+// CHECK:       return
+func.func @annotated_two_stages(%pa: !tile.ptr<f16>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.for %k = %c0 to %m step %c64 stages 2 {
+    tile.copy %A[%c0, %k] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.gemm %s, %s, %acc {transpose_b} : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  } {loop_annotation = #llvm.loop_annotation<licm = <disable = true>>}
+  return
+}
+
+// -----
+
+// CHECK:       #[[$LICM:[a-z_0-9]+]] = #llvm.loop_licm<disable = true>
+// CHECK-NEXT:  #[[$ANN:[a-z_0-9]+]] = #llvm.loop_annotation<licm = #[[$LICM]]>
+// CHECK-LABEL: func.func @annotated_one_stage
+// CHECK:       scf.for
+// CHECK:         tile.gemm
+// CHECK-NEXT:    tile.barrier
+// CHECK-NEXT:  } {loop_annotation = #[[$ANN]]}
+// CHECK-NEXT:  return
+func.func @annotated_one_stage(%pa: !tile.ptr<f16>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.for %k = %c0 to %m step %c64 stages 1 {
+    tile.copy %A[%c0, %k] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.gemm %s, %s, %acc {transpose_b} : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  } {loop_annotation = #llvm.loop_annotation<licm = <disable = true>>}
+  return
+}

@@ -743,7 +743,11 @@ def Tile_ForOp : Tile_Op<"for", [
     with `num_stages = 1` the loop runs as written. The body has memory
     semantics only (no iteration arguments). A `LoopLikeOpInterface` loop
     (one induction variable, bounds and step; loop-invariant code motion
-    applies).
+    applies). A `loop_annotation` attribute (`#llvm.loop_annotation<...>`,
+    e.g. `licm = <disable = true>` for a large body whose per-thread
+    addresses would otherwise be hoisted and kept live across the loop) is
+    carried to the `scf.for` that `tile-pipeline` makes of the loop, and from
+    there to LLVM.
 
     Example:
     ```mlir

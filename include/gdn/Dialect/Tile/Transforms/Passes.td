@@ -165,6 +165,10 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
     `scf.for` with a barrier after the copies and one at the end of each
     iteration.
 
+    The loop's `loop_annotation` attribute, if any, goes to the `scf.for`
+    of the steady state (convert-tile-to-nvvm then puts it on the loop's
+    latch).
+
     **TMA rings.** In kernels with `tile.copy_engine = "tma"`, a loop with
     `N >= 2` whose copies all qualify becomes a ring of `N` stages ordered
     by mbarriers instead of block barriers:
