@@ -21,7 +21,8 @@
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t.out/gdn_chunk_fused_vm128_f16.manifest
 
 // The split: the producer warpgroup runs the TMA ring's loads and the task
-// (its barriers the named barrier 2 over 128 threads, thread base 256);
+// (its barriers the named barrier 2 over 128 threads, thread base 256;
+// at its end it stores the next chunk's g and beta, loaded at its start);
 // the consumers wait on the hand-off's full barrier, run the step and
 // release the slot; the task's buffers and the ring live for the whole
 // kernel (disjoint from the consumers' by the plan).
@@ -34,7 +35,11 @@
 // SPLIT:             tile.gemm
 // SPLIT:             tile.tril_inverse_diag
 // SPLIT:             tile.mbarrier_wait
-// SPLIT:             tile.barrier {id = 2 : i64, threads = 128 : i64}
+// SPLIT:             scf.if
+// SPLIT:               tile.copy {{.*}} : !tile.buffer<64xf32, fragment, {{.*}}> to !tile.buffer<64xf32, shared>
+// SPLIT:               tile.copy {{.*}} : !tile.buffer<64xf16, fragment, {{.*}}> to !tile.buffer<64xf16, shared>
+// SPLIT-NEXT:        }
+// SPLIT-NEXT:        tile.barrier {id = 2 : i64, threads = 128 : i64}
 // SPLIT-NEXT:        tile.producer {
 // SPLIT-NEXT:          tile.mbarrier_arrive
 // SPLIT:           } {thread_base = 256 : i64}
