@@ -2,7 +2,7 @@
 #===- kernel-variant.sh - a kernel directory with one template replaced ---===#
 #
 # usage: tools/kernel-variant.sh [-b BASE_DIR] [-I INCLUDE_DIR] [-t DTYPES]
-#                                [--no-i64] OUT_DIR TEMPLATE
+#                                [--no-i64] [--fused P/C] OUT_DIR TEMPLATE
 #
 # Builds OUT_DIR, a complete kernel directory for gdn-run, tools/gpu-check.sh
 # (--bench LABEL=new:OUT_DIR, --ident) or GDN_KERNEL_DIR: every .ptx and
@@ -24,6 +24,14 @@
 # need them then fail with gdn-run's message instead of running old
 # kernels.
 #
+# --fused P/C (TEMPLATE a gdn_forward_vm.mlir.in): the experimental fused
+# prep + forward kernel (gdn_chunk_fused.mlir.inc of INCLUDE_DIR) takes the
+# place of the direct path's @gdn_chunk_fwd_vm128 (stage chunk_fwd), with
+# the warpgroups' registers P (producer: TMA issue and the task) and C
+# (consumers), so that gdn-run times it as the forward stage (the prep
+# kernel still runs first; its workspaces go unread). It reads plain g and
+# beta: problems with gate or beta transforms give wrong results with it.
+#
 # Templates instantiated per forward variant (@BV@) are refused. gdn-opt is
 # build/bin/gdn-opt (or $GDN_OPT). Experiments that edit a template (timing
 # variants, ablations) build their kernel directories with this instead of
@@ -32,9 +40,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage() { sed -n '3,5s/^# //p' "$0" >&2; exit 2; }
-base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1
+base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused=""
 while [[ $# -gt 0 ]]; do
   case $1 in
+  --fused) [[ $# -ge 2 ]] || usage; fused=$2; shift 2 ;;
   -b) [[ $# -ge 2 ]] || usage; base=$2; shift 2 ;;
   -I) [[ $# -ge 2 ]] || usage; incdir=$2; shift 2 ;;
   -t) [[ $# -ge 2 ]] || usage; dtypes=$2; shift 2 ;;
@@ -88,6 +97,27 @@ trap 'rm -rf "$work"' EXIT
 cp "$incdir"/*.inc "$work"/ 2>/dev/null || true
 cp "$tmpl" "$work/$name.mlir.in"
 cmake -P "$root/cmake/GdnExpandIncludes.cmake" "$work/$name.mlir.in" "$work/$name.expanded"
+if [[ -n $fused ]]; then
+  [[ $name == gdn_forward_vm ]] ||
+    { echo "kernel-variant.sh: --fused needs gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1; }
+  [[ $fused =~ ^([0-9]+)/([0-9]+)$ ]] ||
+    { echo "kernel-variant.sh: --fused $fused: expected PRODUCER/CONSUMER registers, e.g. 104/200" >&2; exit 1; }
+  preg=${BASH_REMATCH[1]} creg=${BASH_REMATCH[2]}
+  [[ -f $incdir/gdn_chunk_fused.mlir.inc ]] ||
+    { echo "kernel-variant.sh: no $incdir/gdn_chunk_fused.mlir.inc" >&2; exit 1; }
+  grep -q '^  func.func @gdn_chunk_fwd_vm128_@DT@(' "$work/$name.expanded" ||
+    { echo "kernel-variant.sh: $tmpl has no @gdn_chunk_fwd_vm128_@DT@ to replace" >&2; exit 1; }
+  # The module without its direct kernel and closing brace, then the fused
+  # kernel under the direct kernel's name and stage, then the brace.
+  sed '/^  func.func @gdn_chunk_fwd_vm128_@DT@(/,/^  }$/d' "$work/$name.expanded" |
+    sed '$d' >"$work/$name.fused"
+  sed -e 's/@gdn_chunk_fused_vm128_@DT@/@gdn_chunk_fwd_vm128_@DT@/' \
+    -e 's/stage = "chunk_fused"/stage = "chunk_fwd"/' \
+    -e "s/producer_registers = [0-9]* : i64, consumer_registers = [0-9]* : i64/producer_registers = $preg : i64, consumer_registers = $creg : i64/" \
+    "$incdir/gdn_chunk_fused.mlir.inc" >>"$work/$name.fused"
+  echo "}" >>"$work/$name.fused"
+  mv "$work/$name.fused" "$work/$name.expanded"
+fi
 
 mkdir -p "$out"
 if [[ $(cd "$base" && pwd) != $(cd "$out" && pwd) ]]; then
@@ -114,4 +144,4 @@ for dt in $dtypes; do
       "--gdn-lower-to-ptx=chip=$chip kernel-suffix=_i64 output-dir=$out" -o /dev/null
   fi
 done
-echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64'))"
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", fused $fused"))"
