@@ -654,6 +654,16 @@ func.func @for_stages(%n: index) {
 
 // -----
 
+func.func @for_loop_annotation(%n: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'tile.for' op loop_annotation must be an #llvm.loop_annotation, got true}}
+  tile.for %i = %c0 to %n step %n stages 1 {
+  } {loop_annotation = true}
+  return
+}
+
+// -----
+
 // expected-error @below {{a tile kernel needs 'tile.num_warps'}}
 func.func @no_warps() attributes {tile.kernel} { return }
 

@@ -665,6 +665,13 @@ LogicalResult ForOp::verify() {
   if (std::optional<int64_t> step = constantIndex(getStep());
       step && *step <= 0)
     return emitOpError("step must be positive, got ") << *step;
+  // tile-pipeline hands `loop_annotation` on to the scf.for and LLVM's
+  // latch (by name: this library does not link the LLVM dialect).
+  if (Attribute a = (*this)->getAttr("loop_annotation");
+      a && a.getAbstractAttribute().getName() != "llvm.loop_annotation")
+    return emitOpError("loop_annotation must be an #llvm.loop_annotation, "
+                       "got ")
+           << a;
   return success();
 }
 

@@ -105,10 +105,6 @@ FailureOr<Operation *> ringPlacement(ForOp loop, func::FuncOp kernel,
   return parent;
 }
 
-/// Clones the body of `loop` (but its producer copies) at `ib` for
-/// induction value `iv`, with each producer's buffer replaced by stage
-/// `stage` of its N-stage buffer; `onClone` sees each original op and its
-/// clone.
 /// The tile.for's `loop_annotation` (an LLVM loop annotation, e.g. LICM
 /// off) carried over to the scf.for that runs its steady state, whose
 /// latch convert-tile-to-nvvm gives it.
@@ -117,6 +113,10 @@ void keepLoopAnnotation(ForOp loop, scf::ForOp forOp) {
     forOp->setAttr("loop_annotation", a);
 }
 
+/// Clones the body of `loop` (but its producer copies) at `ib` for
+/// induction value `iv`, with each producer's buffer replaced by stage
+/// `stage` of its N-stage buffer; `onClone` sees each original op and its
+/// clone.
 void cloneStageBody(
     OpBuilder &ib, ForOp loop, Value iv, ArrayRef<Producer> producers,
     ArrayRef<Value> staged, Value stage,
