@@ -44,7 +44,8 @@ bool isTileKernel(Operation &op) {
 
 /// The name of the LLVM loop annotation attribute, on `llvm.br` /
 /// `llvm.cond_br` and, before the conversion, on `scf.for`.
-constexpr llvm::StringLiteral kLoopAnnotation = "loop_annotation";
+constexpr llvm::StringLiteral kLoopAnnotation =
+    TileDialect::getLoopAnnotationAttrName();
 constexpr llvm::StringLiteral kLoopMarker = "gdn.loop_body_marker";
 
 /// An `scf.for` that carries an LLVM loop annotation (for example

@@ -667,7 +667,8 @@ LogicalResult ForOp::verify() {
     return emitOpError("step must be positive, got ") << *step;
   // tile-pipeline hands `loop_annotation` on to the scf.for and LLVM's
   // latch (by name: this library does not link the LLVM dialect).
-  if (Attribute a = (*this)->getAttr("loop_annotation");
+  if (Attribute a = (*this)->getAttr(
+          TileDialect::getLoopAnnotationAttrName());
       a && a.getAbstractAttribute().getName() != "llvm.loop_annotation")
     return emitOpError("loop_annotation must be an #llvm.loop_annotation, "
                        "got ")

@@ -109,8 +109,9 @@ FailureOr<Operation *> ringPlacement(ForOp loop, func::FuncOp kernel,
 /// off) carried over to the scf.for that runs its steady state, whose
 /// latch convert-tile-to-nvvm gives it.
 void keepLoopAnnotation(ForOp loop, scf::ForOp forOp) {
-  if (Attribute a = loop->getAttr("loop_annotation"))
-    forOp->setAttr("loop_annotation", a);
+  StringRef name = TileDialect::getLoopAnnotationAttrName();
+  if (Attribute a = loop->getAttr(name))
+    forOp->setAttr(name, a);
 }
 
 /// Clones the body of `loop` (but its producer copies) at `ib` for

@@ -104,6 +104,12 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getGridDependencyAttrName() {
       return ::llvm::StringLiteral("tile.grid_dependency");
     }
+    /// An LLVM loop annotation (`#llvm.loop_annotation<...>`) on a
+    /// tile.for or scf.for, which tile-pipeline and convert-tile-to-nvvm
+    /// carry to the loop's latch branch (the name LLVM's branch ops use).
+    static constexpr ::llvm::StringLiteral getLoopAnnotationAttrName() {
+      return ::llvm::StringLiteral("loop_annotation");
+    }
     /// Warps of the producer warpgroup, added to tile.num_warps (the
     /// compute warps) by tile-warp-specialize.
     static constexpr ::llvm::StringLiteral getProducerWarpsAttrName() {
