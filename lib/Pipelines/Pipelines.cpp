@@ -152,6 +152,8 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   asyncOptions.all = options.asyncGemm;
   fpm.addPass(tile::createTileAsyncGemm(asyncOptions));
   fpm.addPass(tile::createTileWarpSpecialize());
+  if (options.proxyFences)
+    fpm.addPass(tile::createTileProxyFences());
   fpm.addPass(arith::createArithExpandOpsPass());
   // scf lowers inside convert-tile-to-nvvm (its patterns include
   // SCF->ControlFlow), after the single-block regions of
@@ -186,7 +188,7 @@ void registerGdnPipelines() {
       "gdn-lower-to-ptx",
       "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-fold-zero-init (unless zero-init-gemm=0), "
       "tile-expand-tril-inverse, tile-assign-layouts, tile-pipeline, tile-tma-store, "
-      "canonicalize, tile-plan-shared-memory, tile-insert-barriers, (with async-gemm) tile-async-gemm, tile-warp-specialize, "
+      "canonicalize, tile-plan-shared-memory, tile-insert-barriers, (with async-gemm) tile-async-gemm, tile-warp-specialize, tile-proxy-fences (unless proxy-fences=0), "
       "arith-expand, tile-outline-kernels, "
       "convert-tile-to-nvvm, convert-nvvm-to-llvm, reconcile-unrealized-casts, canonicalize and cse (gpu.module), "
       "nvvm-attach-target, gpu-module-to-binary{format=isa} and, with output-dir, gdn-export-ptx",

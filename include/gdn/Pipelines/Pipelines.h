@@ -33,6 +33,13 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
                      "k-step instead of zeroed registers; on by default: "
                      "-2..-4 % on the GDN forward, docs/perf-notes.md v21)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> proxyFences{
+      *this, "proxy-fences",
+      llvm::cl::desc("Fence only the barriers after which wgmma or a TMA "
+                     "store may read shared memory (tile-proxy-fences; on "
+                     "by default: GDN prep -3..-4 %, docs/perf-notes.md "
+                     "v38); 0 fences every barrier of such kernels"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> asyncGemm{
       *this, "async-gemm",
       llvm::cl::desc("Overlap independent wgmma gemms (tile-async-gemm after "

@@ -1,6 +1,7 @@
 //===- SyncToNVVM.cpp - block and copy synchronization to NVVM -------------===//
 //
-// tile.barrier (bar.sync 0, after fence.proxy.async in wgmma kernels),
+// tile.barrier (bar.sync 0, after fence.proxy.async where it orders writes
+// before wgmma or TMA-store reads),
 // tile.async_commit and tile.async_wait (cp.async groups).
 //
 //===----------------------------------------------------------------------===//
@@ -24,10 +25,11 @@ struct OneToOneLowering : TilePattern<SrcOp> {
     return success();
   }
 };
-/// tile.barrier -> bar.sync 0. In wgmma kernels and kernels with TMA
-/// stores each thread first orders its generic-proxy shared-memory writes
-/// (stores, cp.async) before the async-proxy reads of wgmma and TMA stores
-/// (fence.proxy.async.shared::cta), and so do a producer task's threads.
+/// tile.barrier -> bar.sync 0. Where its proxy_fence says so (or, without
+/// it, in wgmma kernels, kernels with TMA stores and producer tasks) each
+/// thread first orders its generic-proxy shared-memory writes (stores,
+/// cp.async) before the async-proxy reads of wgmma and TMA stores
+/// (fence.proxy.async.shared::cta).
 struct BarrierLowering : TilePattern<BarrierOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -35,8 +37,10 @@ struct BarrierLowering : TilePattern<BarrierOp> {
                   ConversionPatternRewriter &rewriter) const override {
     // A producer task's writes are handed to the consumers, whose wgmma
     // and TMA stores may read them.
-    if (usesWgmma(op) || usesTmaStores(op) ||
-        op->getParentOfType<ProducerTaskOp>())
+    std::optional<bool> decided = op.getProxyFence();
+    if (decided ? *decided
+                : usesWgmma(op) || usesTmaStores(op) ||
+                      op->getParentOfType<ProducerTaskOp>())
       createAsyncProxyFence(rewriter, op.getLoc());
     if (op.getId()) {
       createNamedBarrier(rewriter, op.getLoc(), *op.getId(), *op.getThreads());

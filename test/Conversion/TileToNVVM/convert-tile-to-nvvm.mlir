@@ -949,6 +949,35 @@ func.func @wgmma_gemm() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.
 
 // -----
 
+// A barrier's proxy_fence (tile-proxy-fences) overrides the kernel-wide
+// rule both ways: no fence after the wgmma kernel's last gemm, a fence in an
+// mma.sync kernel where it is asked for.
+// CHECK-LABEL: llvm.func @proxy_fence_decided
+// CHECK:      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: nvvm.barrier0
+// CHECK:      nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT:  nvvm.fence.proxy
+// CHECK:      nvvm.barrier0
+// CHECK-NEXT: llvm.return
+// CHECK-LABEL: llvm.func @proxy_fence_asked
+// CHECK:      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: nvvm.barrier0
+func.func @proxy_fence_decided() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 16384 : i64} {
+  %a = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %b = tile.alloc {offset = 8192 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.barrier {proxy_fence = true}
+  tile.gemm %a, %b, %c {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.barrier {proxy_fence = false}
+  return
+}
+func.func @proxy_fence_asked() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  tile.barrier {proxy_fence = true}
+  return
+}
+
+// -----
+
 // tile.copy {transpose}: fragment element (i, j) is memory element (j, i);
 // each element moves alone (no f16 pairs: two atoms are too few for an
 // ldmatrix.x4, and the row stride of the [?, ?] view is not known to be

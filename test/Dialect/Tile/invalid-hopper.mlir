@@ -232,6 +232,15 @@ func.func @named_half() {
 
 // -----
 
+// A barrier's proxy fence decision is a bool (tile-proxy-fences).
+func.func @proxy_fence_not_bool() {
+  // expected-error @below {{'proxy_fence' failed to satisfy constraint: bool attribute}}
+  tile.barrier {proxy_fence = 1 : i64}
+  return
+}
+
+// -----
+
 func.func @named_threads() {
   // expected-error @below {{a named barrier's thread count must be a multiple of 32 up to 1024, got 100}}
   tile.barrier {id = 1, threads = 100}

@@ -71,7 +71,9 @@ bool issuesTma(ProducerOp prod) {
 /// Replaces a block-wide `barrier` by the named barrier `id` over `threads`
 /// threads (one warp-specialized role's).
 void toNamedBarrier(BarrierOp barrier, int64_t id, int64_t threads) {
-  OpBuilder(barrier).create<BarrierOp>(barrier.getLoc(), id, threads);
+  auto named =
+      OpBuilder(barrier).create<BarrierOp>(barrier.getLoc(), id, threads);
+  named.setProxyFenceAttr(barrier.getProxyFenceAttr());
   barrier.erase();
 }
 

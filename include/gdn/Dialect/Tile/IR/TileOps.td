@@ -479,17 +479,28 @@ def Tile_BarrierOp : Tile_Op<"barrier"> {
     consumer warpgroups into such barriers, so that the producer warpgroup
     is not waited for.
 
-    Example: `tile.barrier`, `tile.barrier {id = 1, threads = 256}`
+    `proxy_fence` says whether each thread first orders its generic-proxy
+    shared-memory accesses before the async proxy's (wgmma operand reads,
+    TMA loads and stores) with `fence.proxy.async.shared::cta`: `true`
+    always, `false` never. Without it the lowering decides per kernel: a
+    fence before every barrier of a kernel that uses wgmma or TMA stores,
+    and before every barrier of a `tile.producer_task`.
+    `tile-proxy-fences` sets it on each barrier from where the async proxy
+    may read shared memory after it.
+
+    Example: `tile.barrier`, `tile.barrier {id = 1, threads = 256}`,
+    `tile.barrier {proxy_fence = false}`
   }];
   let arguments = (ins OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>, IntMaxValue<15>]>>:$id,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$threads);
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$threads,
+                       OptionalAttr<BoolAttr>:$proxy_fence);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
   let builders = [
     OpBuilder<(ins), [{ /* a barrier of the whole block */ }]>,
     OpBuilder<(ins "int64_t":$id, "int64_t":$threads), [{
       build($_builder, $_state, $_builder.getI64IntegerAttr(id),
-            $_builder.getI64IntegerAttr(threads));
+            $_builder.getI64IntegerAttr(threads), /*proxy_fence=*/BoolAttr());
     }]>];
 }
 

@@ -646,4 +646,71 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// ProxyFences
+//===----------------------------------------------------------------------===//
+
+def TileProxyFences : Pass<"tile-proxy-fences", "::mlir::func::FuncOp"> {
+  let summary = "decide which barriers fence generic- against async-proxy accesses";
+  let description = [{
+    wgmma reads its shared-memory operands, and a TMA store its source,
+    through the async proxy; shared-memory stores (and `cp.async`) of the
+    block's threads write through the generic proxy. Before such a read
+    sees another thread's write, the writer must order its generic accesses
+    before the async proxy's (`fence.proxy.async.shared::cta`) and then
+    meet the reader at a barrier. Without a decision the lowering fences
+    every `tile.barrier` of a kernel that uses wgmma or TMA stores. The
+    fence is not free (`MEMBAR.ALL.CTA` plus `FENCE.VIEW.ASYNC.S` in the
+    SASS, each thread waiting for its outstanding memory accesses), and a
+    barrier after a kernel's last wgmma orders nothing the async proxy will
+    read: the GDN prep forms its Gram matrix by wgmma and then runs the
+    inverse and the Ag map through a dozen barriers, each with a fence
+    (docs/perf-notes.md v38: prep -3..-4 % without them).
+
+    This pass sets `proxy_fence` on every `tile.barrier`: `true` when the
+    barrier is the last one before an async read on some path, else
+    `false`. An async read is a gemm on the wgmma engine, a
+    `tile.tma_store`, a call (not looked into), or, in a
+    `tile.producer_task`, an mbarrier arrival (it hands what the task
+    wrote to the consumers, whose wgmma may read it). A fence at the last
+    barrier before the read suffices: every write that an earlier barrier
+    orders before the read comes before that barrier too, in the writing
+    thread's order. The paths from a barrier run forward in program order
+    and stop at the next barrier of the same block (or one that every
+    region of an `scf.if` / `scf.index_switch` reaches); a loop's paths
+    wrap around to its body's top (and its body may run zero times); a
+    producer task's paths wrap around to the task's top (its warps run
+    nothing else); any other op with regions (the roles of a
+    `tile.warp_specialize`, a `tile.producer`, an `scf.while`) counts as an
+    async read if it holds one anywhere. TMA loads are not counted: what
+    the consumers read of a ring stage is ordered before the next load into
+    it by the ring's mbarriers, and `tile.zero_tail` fences its own writes.
+    Runs last among the tile passes (after `tile-warp-specialize`, whose
+    named barriers keep the attribute).
+
+    Before (a wgmma kernel):
+    ```mlir
+    tile.barrier
+    tile.gemm %sK, %sK, %gram {transpose_b} : ...
+    tile.copy %gram to %sL : ...
+    tile.barrier
+    tile.tril_inverse %sL, %sT : ...
+    ```
+    After:
+    ```mlir
+    tile.barrier {proxy_fence = true}
+    tile.gemm %sK, %sK, %gram {transpose_b} : ...
+    tile.copy %gram to %sL : ...
+    tile.barrier {proxy_fence = false}
+    tile.tril_inverse %sL, %sT : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
+  let statistics = [
+    Statistic<"numFenced", "fenced", "Barriers that keep the proxy fence">,
+    Statistic<"numElided", "elided",
+              "Barriers of wgmma / TMA-store kernels without the fence">
+  ];
+}
+
 #endif // GDN_DIALECT_TILE_TRANSFORMS_PASSES_TD
