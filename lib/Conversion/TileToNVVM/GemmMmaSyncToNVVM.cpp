@@ -31,6 +31,10 @@ struct GemmMmaSyncLowering : TilePattern<GemmOp> {
                             "tile-assign-layouts first");
     if (mma.getEngine() != MmaEngine::MmaSync)
       return rewriter.notifyMatchFailure(op, "a wgmma accumulator");
+    // The blocks above B's block diagonal may hold anything; this lowering
+    // multiplies whole tiles.
+    if (op.getBBlockLower())
+      return op.emitOpError("b_block_lower needs the wgmma engine");
     Location loc = op.getLoc();
     Idx ix(rewriter, loc);
     int64_t m = cT.getShape()[0], n = cT.getShape()[1];

@@ -68,6 +68,15 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
     if (aInRegisters && wn != 1)
       return op.emitOpError("a fragment A (register operand) needs warps "
                             "[4k, 1]");
+    // b_block_lower = S: one wgmma chain per S-column block of C, each over
+    // the k-steps up to its diagonal block only (B^T is zero above its
+    // S x S block diagonal; the verifier checks transpose_b, a square B and
+    // S | N, 16 | S).
+    std::optional<int64_t> blockLower = op.getBBlockLower();
+    if (blockLower && (wn != 1 || *blockLower > 256))
+      return op.emitOpError("b_block_lower needs warps [4k, 1] and column "
+                            "blocks of at most 256");
+    int64_t blk = blockLower ? *blockLower : nwg;
     Location loc = op.getLoc();
     // Descriptors are 64-bit (a shared address in their low bits): this
     // lowering's index arithmetic is i64 whatever the kernel's index type.
@@ -142,17 +151,26 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
         aRows = ix.mul(rowGroup, (64 * eb / swzA) * aRowsTotal * swzA);
     }
 
+    // One accumulator chain per column block of `blk` columns (the whole
+    // nwg unless b_block_lower): the wgmma D fragment holds columns 8i ..
+    // 8i + 7 in registers 4i .. 4i + 3, so block b is registers b blk / 2
+    // .. (b + 1) blk / 2 - 1, an m64 x blk accumulator of its own.
+    int64_t numBlocks = nwg / blk;
     auto structTy = LLVM::LLVMStructType::getLiteral(
-        getContext(), SmallVector<Type>(nwg / 2, f32));
+        getContext(), SmallVector<Type>(blk / 2, f32));
     Regs cRegs{adaptor.getC(), f32};
     // zero_init: C's prior contents are not read; the first k-step does not
     // accumulate (scale-d 0) and takes undefined accumulator inputs, so no
     // register is zeroed for it.
     bool zeroInit = op.getZeroInit();
-    Value acc = rewriter.create<LLVM::UndefOp>(loc, structTy);
-    for (int64_t r = 0; r < nwg / 2 && !zeroInit; ++r)
-      acc = rewriter.create<LLVM::InsertValueOp>(loc, acc, cRegs.load(ix, r),
-                                                 r);
+    SmallVector<Value> accs;
+    for (int64_t b = 0; b < numBlocks; ++b) {
+      Value acc = rewriter.create<LLVM::UndefOp>(loc, structTy);
+      for (int64_t r = 0; r < blk / 2 && !zeroInit; ++r)
+        acc = rewriter.create<LLVM::InsertValueOp>(
+            loc, acc, cRegs.load(ix, b * blk / 2 + r), r);
+      accs.push_back(acc);
+    }
     // Register A: k-slice kk of the [4k, 1] accumulator-layout fragment is
     // its registers 8 kk .. 8 kk + 7 (atoms 2 kk and 2 kk + 1, rows g and
     // g + 8), packed pairwise: a0 = (g, 16kk + 2q..), a1 = (g + 8, ..),
@@ -181,7 +199,7 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
       }
     }
     rewriter.create<NVVM::WgmmaFenceAlignedOp>(loc);
-    auto shape = NVVM::MMAShapeAttr::get(getContext(), 64, nwg, 16);
+    auto shape = NVVM::MMAShapeAttr::get(getContext(), 64, blk, 16);
     // The descriptors are built once per operand; k-step kk adds its byte
     // offset >> 4 to the 14-bit start-address field. Every address of the
     // operand lies in the shared window (< 2^18 bytes), so the sum never
@@ -202,66 +220,75 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
       assert(offsetBytes % 16 == 0 && "k-step offsets are 16-byte chunks");
       return ix.add(desc0, offsetBytes >> 4);
     };
-    auto bOffset = [&](int64_t kk) {
-      return op.getTransposeB() ? kMajor(n, kk, swzB) : mnMajor(n, kk, swzB);
+    // Column block b of a K-major B^T starts b blk rows down (a multiple
+    // of 16 rows: whole 8-row swizzle atoms).
+    auto bOffset = [&](int64_t b, int64_t kk) {
+      if (!op.getTransposeB())
+        return mnMajor(n, kk, swzB);
+      return swizzledOffset(b * blk, kk * 16, n, k, eb, swzB);
     };
-    for (int64_t kk = 0; kk < k / 16; ++kk) {
-      if (aInRegisters) {
-        // wgmma with A from registers: no NVVM op in MLIR 19 (upstream
-        // #133733), so inline PTX. Operands: the accumulators (tied), the
-        // four A registers, B's descriptor; scale-d is a predicate (1:
-        // accumulate); the immediates are scale-a, scale-b and B's
-        // transpose (1: B stored [K][N], MN-major).
-        std::string ty = bf16 ? "bf16" : "f16";
-        std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
-                           std::to_string(n + 5) +
-                           ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
-                           std::to_string(n) + "k16.f32." + ty + "." + ty +
-                           " {";
-        std::string constraints;
-        for (int64_t r = 0; r < n / 2; ++r) {
-          text += (r ? ", $" : "$") + std::to_string(r);
-          constraints += (r ? ",=f" : "=f");
+    for (int64_t b = 0; b < numBlocks; ++b) {
+      Value &acc = accs[b];
+      int64_t kSteps = blockLower ? (b + 1) * blk / 16 : k / 16;
+      for (int64_t kk = 0; kk < kSteps; ++kk) {
+        if (aInRegisters) {
+          // wgmma with A from registers: no NVVM op in MLIR 19 (upstream
+          // #133733), so inline PTX. Operands: the accumulators (tied), the
+          // four A registers, B's descriptor; scale-d is a predicate (1:
+          // accumulate); the immediates are scale-a, scale-b and B's
+          // transpose (1: B stored [K][N], MN-major).
+          std::string ty = bf16 ? "bf16" : "f16";
+          std::string text =
+              "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(blk + 5) +
+              ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(blk) +
+              "k16.f32." + ty + "." + ty + " {";
+          std::string constraints;
+          for (int64_t r = 0; r < blk / 2; ++r) {
+            text += (r ? ", $" : "$") + std::to_string(r);
+            constraints += (r ? ",=f" : "=f");
+          }
+          text += "}, {$" + std::to_string(blk) + ", $" +
+                  std::to_string(blk + 1) + ", $" + std::to_string(blk + 2) +
+                  ", $" + std::to_string(blk + 3) + "}, $" +
+                  std::to_string(blk + 4) + ", p, 1, 1, " +
+                  (op.getTransposeB() ? "0" : "1") + ";\n}\n";
+          SmallVector<Value> operands;
+          for (int64_t r = 0; r < blk / 2; ++r) {
+            operands.push_back(
+                rewriter.create<LLVM::ExtractValueOp>(loc, acc, r));
+            constraints += "," + std::to_string(r);
+          }
+          for (Value a : aPacked[kk])
+            operands.push_back(a);
+          operands.push_back(stepped(descB0, bOffset(b, kk)));
+          operands.push_back(ix.c32(zeroInit && kk == 0 ? 0 : 1));
+          constraints += ",r,r,r,r,l,n";
+          acc = emitInlineAsm(rewriter, loc, structTy, operands, text,
+                              constraints, /*hasSideEffects=*/true);
+          continue;
         }
-        text += "}, {$" + std::to_string(n) + ", $" + std::to_string(n + 1) +
-                ", $" + std::to_string(n + 2) + ", $" + std::to_string(n + 3) +
-                "}, $" + std::to_string(n + 4) + ", p, 1, 1, " +
-                (op.getTransposeB() ? "0" : "1") + ";\n}\n";
-        SmallVector<Value> operands;
-        for (int64_t r = 0; r < n / 2; ++r) {
-          operands.push_back(
-              rewriter.create<LLVM::ExtractValueOp>(loc, acc, r));
-          constraints += "," + std::to_string(r);
-        }
-        for (Value a : aPacked[kk])
-          operands.push_back(a);
-        operands.push_back(stepped(descB0, bOffset(kk)));
-        operands.push_back(ix.c32(zeroInit && kk == 0 ? 0 : 1));
-        constraints += ",r,r,r,r,l,n";
-        acc = emitInlineAsm(rewriter, loc, structTy, operands, text,
-                            constraints, /*hasSideEffects=*/true);
-        continue;
+        Value descA = stepped(descA0, op.getTransposeA() ? mnMajor(m, kk, swzA)
+                                                         : kMajor(m, kk, swzA));
+        Value descB = stepped(descB0, bOffset(b, kk));
+        acc = rewriter.create<NVVM::WgmmaMmaAsyncOp>(
+            loc, structTy, acc, descA, descB, shape, elemType, elemType,
+            NVVM::WGMMATypes::f32,
+            zeroInit && kk == 0 ? NVVM::WGMMAScaleOut::zero
+                                : NVVM::WGMMAScaleOut::one,
+            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+            op.getTransposeA() ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+            op.getTransposeB() ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+            NVVM::MMAIntOverflowAttr());
       }
-      Value descA = stepped(descA0, op.getTransposeA()
-                                        ? mnMajor(m, kk, swzA)
-                                        : kMajor(m, kk, swzA));
-      Value descB = stepped(descB0, bOffset(kk));
-      acc = rewriter.create<NVVM::WgmmaMmaAsyncOp>(
-          loc, structTy, acc, descA, descB, shape, elemType, elemType,
-          NVVM::WGMMATypes::f32,
-          zeroInit && kk == 0 ? NVVM::WGMMAScaleOut::zero
-                              : NVVM::WGMMAScaleOut::one,
-          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-          op.getTransposeA() ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-          op.getTransposeB() ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-          NVVM::MMAIntOverflowAttr());
     }
     rewriter.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
     // An async gemm leaves its group in flight; a tile.gemm_wait retires it.
     if (!op.getAsync())
       rewriter.create<NVVM::WgmmaWaitGroupSyncOp>(loc, 0);
-    for (int64_t r = 0; r < nwg / 2; ++r)
-      cRegs.store(ix, r, rewriter.create<LLVM::ExtractValueOp>(loc, acc, r));
+    for (int64_t b = 0; b < numBlocks; ++b)
+      for (int64_t r = 0; r < blk / 2; ++r)
+        cRegs.store(ix, b * blk / 2 + r,
+                    rewriter.create<LLVM::ExtractValueOp>(loc, accs[b], r));
     rewriter.eraseOp(op);
     return success();
   }

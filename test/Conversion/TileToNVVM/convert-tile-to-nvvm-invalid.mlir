@@ -38,3 +38,21 @@ func.func @unplaced_task() attributes {tile.kernel, tile.num_warps = 8 : i64,
 }
 }
 }
+
+// -----
+
+// mma.sync multiplies whole tiles: b_block_lower (whose upper blocks may
+// hold anything) needs the wgmma engine.
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+func.func @mma_sync_block_lower() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 16384 : i64} {
+  %a = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+  %b = tile.alloc {offset = 8192 : i64} : !tile.buffer<64x64xf16, shared>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+  // expected-error @below {{b_block_lower needs the wgmma engine}}
+  // expected-error @below {{failed to legalize operation 'tile.gemm'}}
+  tile.gemm %a, %b, %c {transpose_b, b_block_lower = 32 : i64} : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+  return
+}
+}
+}

@@ -671,6 +671,28 @@ func.func @copy_block_lower() attributes {tile.kernel, tile.num_warps = 4 : i64,
 
 // -----
 
+// block_lower = 32, a fragment stored to a global view (the GDN prep's Ag):
+// each of the eight 4-element runs per thread is stored where it is in
+// bounds (masked: row < extent, columns within the row) and in a 32x32
+// block on or below the diagonal (row / 32 >= column / 32).
+// CHECK-LABEL: llvm.func @copy_block_lower_global
+// CHECK:       %[[IN:.*]] = llvm.icmp "uge" %{{[0-9]+}}, %{{[0-9]+}} : i64
+// CHECK-NEXT:  %[[OK:.*]] = llvm.and %{{[0-9]+}}, %[[IN]] : i1
+// CHECK-NEXT:  llvm.cond_br %[[OK]]
+// CHECK:       llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<4xf16>, !llvm.ptr<1>
+// CHECK-COUNT-7: llvm.icmp "uge"
+// CHECK-NOT:   llvm.icmp "uge"
+// CHECK:       llvm.return
+func.func @copy_block_lower_global(%p: !tile.ptr<f16>, %n: index) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %g = tile.view %p[%n] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.copy %f to %g[%c0, %c0] {masked, block_lower = 32 : i64} : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<?x64xf16, global>
+  return
+}
+
+// -----
+
 // The diagonal phase with lower_only writes only its diagonal blocks: the
 // 16 stores of each thread's column and none of the 16-byte zero stores
 // above the diagonal that the default form adds.
@@ -1348,6 +1370,41 @@ func.func @wgmma_rs() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mm
   %a = tile.alloc : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   tile.gemm %a, %b, %c : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
+
+// -----
+
+// b_block_lower = 32: B^T (64x64, K-major) is zero above its 32x32 block
+// diagonal, so each 32-column block of C is its own m64n32 chain (16
+// accumulators, tied, then the four A registers: the D fragment's
+// registers 0-15 and 16-31) over the k-steps
+// up to its diagonal block: block 0 two (B's descriptor +0, +2: 32 bytes a
+// k-step), block 1 four from B's row 32 (+256 = 4096 bytes: 32 rows of 128
+// bytes, whole swizzle atoms); 6 wgmma instead of 4 m64n64, and B's block
+// above the diagonal is never read.
+// CHECK-LABEL: llvm.func @wgmma_rs_block_lower
+// CHECK:       nvvm.wgmma.fence.aligned
+// CHECK-NOT:   m64n64k16
+// CHECK:       llvm.inline_asm {{.*}}m64n32k16.f32.f16.f16 {$0, {{.*}}, $15}, {$32, $33, $34, $35}, $36, p, 1, 1, 0;
+// CHECK:       %[[C2:.*]] = llvm.mlir.constant(2 : i64) : i64
+// CHECK-NEXT:  llvm.add %[[D:.*]], %[[C2]]
+// CHECK:       llvm.inline_asm {{.*}}m64n32k16
+// CHECK:       llvm.mlir.constant(256 : i64) : i64
+// CHECK:       llvm.inline_asm {{.*}}m64n32k16
+// CHECK:       llvm.mlir.constant(258 : i64) : i64
+// CHECK:       llvm.inline_asm {{.*}}m64n32k16
+// CHECK:       llvm.mlir.constant(260 : i64) : i64
+// CHECK:       llvm.inline_asm {{.*}}m64n32k16
+// CHECK:       llvm.mlir.constant(262 : i64) : i64
+// CHECK:       llvm.inline_asm {{.*}}m64n32k16
+// CHECK-NOT:   wgmma.mma_async
+// CHECK:       nvvm.wgmma.commit.group.sync.aligned
+func.func @wgmma_rs_block_lower() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.shared_memory_bytes = 8192 : i64} {
+  %b = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %a = tile.alloc : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm %a, %b, %c {transpose_b, b_block_lower = 32 : i64} : !tile.buffer<64x64xf16, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   return
 }
 

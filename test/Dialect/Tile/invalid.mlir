@@ -1167,7 +1167,7 @@ func.func @warps_i1() attributes {tile.kernel, tile.num_warps = 1 : i1} { return
 func.func @copy_block_lower_offsets(%s: !tile.buffer<64x64xf32, shared>) {
   %c0 = arith.constant 0 : index
   %f = tile.alloc : !tile.buffer<16x64xf32, fragment>
-  // expected-error @below {{'tile.copy' op block_lower copies a whole fragment to or from a shared buffer (no offsets, transpose or masked)}}
+  // expected-error @below {{'tile.copy' op block_lower copies a whole fragment to or from a shared buffer (no offsets, transpose or masked), or stores one to global memory}}
   tile.copy %s[%c0, %c0] to %f {block_lower = 16 : i64} : !tile.buffer<64x64xf32, shared> to !tile.buffer<16x64xf32, fragment>
   return
 }
@@ -1177,8 +1177,45 @@ func.func @copy_block_lower_offsets(%s: !tile.buffer<64x64xf32, shared>) {
 func.func @copy_block_lower_global(%g: !tile.buffer<64x64xf32, global>) {
   %c0 = arith.constant 0 : index
   %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
-  // expected-error @below {{'tile.copy' op block_lower copies a whole fragment to or from a shared buffer (no offsets, transpose or masked)}}
+  // expected-error @below {{'tile.copy' op block_lower copies a whole fragment to or from a shared buffer (no offsets, transpose or masked), or stores one to global memory}}
   tile.copy %g[%c0, %c0] to %f {block_lower = 16 : i64} : !tile.buffer<64x64xf32, global> to !tile.buffer<64x64xf32, fragment>
+  return
+}
+
+// -----
+
+// A fragment stored to global memory keeps its blocks on and below the
+// diagonal only, but not transposed.
+func.func @copy_block_lower_global_transposed(%g: !tile.buffer<64x64xf16, global>) {
+  %c0 = arith.constant 0 : index
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  // expected-error @below {{'tile.copy' op block_lower stores a fragment to global memory untransposed}}
+  tile.copy %f to %g[%c0, %c0] {block_lower = 32 : i64, transpose} : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf16, global>
+  return
+}
+
+// -----
+
+// gemm b_block_lower: B transposed and square, S a multiple of 16 that
+// divides N (the lowering also needs the wgmma engine:
+// convert-tile-to-nvvm.mlir).
+func.func @gemm_block_lower_not_transposed() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %b = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  // expected-error @below {{'tile.gemm' op b_block_lower needs transpose_b and a square B, got B 64x64}}
+  tile.gemm %a, %b, %c {b_block_lower = 32 : i64} : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @gemm_block_lower_size() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %b = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  // expected-error @below {{'tile.gemm' op b_block_lower = 24 must be a multiple of 16 dividing N = 64}}
+  tile.gemm %a, %b, %c {transpose_b, b_block_lower = 24 : i64} : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
   return
 }
 

@@ -368,10 +368,19 @@ LogicalResult CopyOp::verify() {
       return emitOpError("block_lower and block_diagonal exclude each other");
     bool store = src.isFragment() && dst.isShared();
     bool load = src.isShared() && dst.isFragment();
-    if ((!store && !load) || !getSourceOffsets().empty() ||
-        !getDestOffsets().empty() || getTranspose() || getMasked())
+    // A fragment stored to a global view: its tile's blocks on and below
+    // the diagonal (masked and at offsets as any store to global memory).
+    bool globalStore = src.isFragment() && dst.isGlobal();
+    if (globalStore) {
+      if (getTranspose())
+        return emitOpError("block_lower stores a fragment to global memory "
+                           "untransposed");
+    } else if ((!store && !load) || !getSourceOffsets().empty() ||
+               !getDestOffsets().empty() || getTranspose() || getMasked()) {
       return emitOpError("block_lower copies a whole fragment to or from a "
-                         "shared buffer (no offsets, transpose or masked)");
+                         "shared buffer (no offsets, transpose or masked), "
+                         "or stores one to global memory");
+    }
     if (failed(squareBlocks("block_lower", *k)))
       return failure();
   }
@@ -466,6 +475,15 @@ LogicalResult GemmOp::verify() {
            << m << "x" << n << ", got " << shapeStr(c.getShape());
   if (ka % 16 != 0)
     return emitOpError("K = ") << ka << " must be a multiple of 16";
+  if (std::optional<int64_t> s = getBBlockLower()) {
+    if (!getTransposeB() || n != kb)
+      return emitOpError("b_block_lower needs transpose_b and a square B, "
+                         "got B ")
+             << shapeStr(b.getShape());
+    if (*s % 16 != 0 || n % *s != 0)
+      return emitOpError("b_block_lower = ")
+             << *s << " must be a multiple of 16 dividing N = " << n;
+  }
   return success();
 }
 

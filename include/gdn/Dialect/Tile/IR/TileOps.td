@@ -381,11 +381,13 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     take `L` from the fragment (`tile.tril_inverse_level`).
 
     With `block_lower = K` (a whole 2-D square fragment and a shared buffer,
-    either way, K dividing the size) only the K x K blocks on and below the
-    diagonal move: a store leaves the blocks above the diagonal of the
-    buffer as they were, a load sets the fragment's elements there to zero
-    without reading them. For lower triangular tiles (the inverse's `L` and
-    `T`), whose upper blocks nobody reads: fewer shared-memory accesses.
+    either way, or a 2-D square fragment stored to a global view; K dividing
+    the size) only the K x K blocks on and below the diagonal move: a store
+    leaves the blocks above the diagonal of the buffer as they were, a load
+    sets the fragment's elements there to zero without reading them. For
+    lower triangular tiles (the inverse's `L` and `T`, the GDN prep's Ag),
+    whose upper blocks nobody reads (a `tile.gemm {b_block_lower}`): fewer
+    shared-memory accesses and global stores.
 
     `tile-assign-layouts` sets `layout`, the thread mapping of copies that
     involve no fragment (for example `#tile.blocked<vector = 8>`: 16-byte
@@ -567,16 +569,28 @@ def Tile_GemmOp : Tile_Op<"gemm"> {
     not read. On the wgmma engine the first k-step does not accumulate
     (scale-d 0), so no register is zeroed first.
 
+    With `b_block_lower = S` (wgmma only; `transpose_b` with a square `B`,
+    S a multiple of 16 dividing N), `B` (`[N, K]` in memory) is taken to be
+    zero above its S x S block diagonal, `B[n][k] = 0` for
+    `floor(k / S) > floor(n / S)`: those blocks are neither read nor
+    multiplied. The lowering issues one m64nS wgmma chain per S-column block
+    of `C`, over the k-steps up to that block's diagonal block only: for a
+    lower triangular `B` and S = N / 2, 3/4 of the products, and the block
+    above the diagonal may hold anything (its writer may skip it). The GDN
+    chunk step's `U = W Ag^T` (Ag lower triangular) takes it.
+
     Example:
     ```mlir
     tile.gemm %sA, %sB, %acc : !tile.buffer<128x64xf16, shared>, !tile.buffer<64x128xf16, shared>, !tile.buffer<128x128xf32, fragment>
+    tile.gemm %w16, %sAg, %u {transpose_b, b_block_lower = 32 : i64} : !tile.buffer<128x64xf16, fragment>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<128x64xf32, fragment>
     ```
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$a,
                        Arg<Tile_AnyBuffer, "", [MemRead]>:$b,
                        Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$c,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
-                       UnitAttr:$async, UnitAttr:$zero_init);
+                       UnitAttr:$async, UnitAttr:$zero_init,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$b_block_lower);
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($c))
   }];
