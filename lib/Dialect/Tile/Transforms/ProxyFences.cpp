@@ -1,8 +1,9 @@
 //===- ProxyFences.cpp - which barriers order generic before async accesses -===//
 //
-// Sets tile.barrier's proxy_fence: true where the async proxy (wgmma operand
-// reads, TMA stores) may read shared memory after the barrier, false
-// elsewhere. See Passes.td.
+// Sets tile.barrier's proxy_fence: true where the barrier is the last one
+// before the async proxy (wgmma operand reads, TMA stores, another role
+// behind an mbarrier hand-off) may read shared memory, false elsewhere. See
+// Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,12 +24,10 @@ namespace {
 /// barrier's fence must order the block's generic writes before: a gemm
 /// lowered to wgmma (its shared operands) or a TMA store (its source). A
 /// call is counted too (the callee is not looked into), and so is an
-/// mbarrier arrival in a `tile.producer_task`: it hands what the task wrote
-/// to the consumers, whose wgmma may read it.
+/// mbarrier arrival: it may hand what its side wrote to another role (a
+/// producer task's results to the consumers) whose wgmma reads it.
 bool isAsyncRead(Operation *op) {
-  if (isa<TmaStoreOp, CallOpInterface>(op))
-    return true;
-  if (isa<MBarrierArriveOp>(op) && op->getParentOfType<ProducerTaskOp>())
+  if (isa<TmaStoreOp, CallOpInterface, MBarrierArriveOp>(op))
     return true;
   auto gemm = dyn_cast<GemmOp>(op);
   return gemm && getMmaEngineAt(gemm) == "wgmma";

@@ -223,3 +223,26 @@ func.func @task(%n: index, %p: !tile.ptr<f16>)
   tile.barrier
   return
 }
+
+// -----
+
+// An mbarrier arrival may hand what was written before it to another role
+// that reads it by wgmma: the barrier before it is fenced, the one after it
+// (nothing async follows) is not.
+// CHECK-LABEL: func.func @hand_off
+// CHECK:      tile.barrier {proxy_fence = true}
+// CHECK-NEXT: tile.mbarrier_arrive
+// CHECK-NEXT: tile.barrier {proxy_fence = false}
+func.func @hand_off() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.fill %acc, %one : !tile.buffer<64x64xf32, fragment>, f32
+  tile.copy %acc to %sA : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf16, shared>
+  tile.barrier
+  tile.mbarrier_arrive %full[%c0] : !tile.buffer<2xi64, shared>
+  tile.barrier
+  return
+}

@@ -670,9 +670,9 @@ def TileProxyFences : Pass<"tile-proxy-fences", "::mlir::func::FuncOp"> {
     This pass sets `proxy_fence` on every `tile.barrier`: `true` when the
     barrier is the last one before an async read on some path, else
     `false`. An async read is a gemm on the wgmma engine, a
-    `tile.tma_store`, a call (not looked into), or, in a
-    `tile.producer_task`, an mbarrier arrival (it hands what the task
-    wrote to the consumers, whose wgmma may read it). A fence at the last
+    `tile.tma_store`, a call (not looked into), or an mbarrier arrival (it
+    may hand what its side wrote to another role whose wgmma reads it: a
+    producer task's results to the consumers). A fence at the last
     barrier before the read suffices: every write that an earlier barrier
     orders before the read comes before that barrier too, in the writing
     thread's order. The paths from a barrier run forward in program order
