@@ -154,10 +154,10 @@ struct GdnBlockVCost {
 ///       kernels: 4.2 us).
 ///   t_prep (per chunk and value head on 132 SMs): 3.1 us for
 ///     gdn_chunk_prep (762 us at 128K HV16, before v13.1's cheaper tf32
-///     split; not re-measured), 1.37 us for gdn_chunk_prep_k (v28: 336 us
-///     at 128K HV16, 693 at 128K HV32, 86 at 32K HV16, 84 at 8x4K HV16:
-///     1.35-1.40; v31: 84.4-84.8 us at 32K, 312-349 at 128K HV16, 680-700
-///     at 128K HV32, 82.3-83.2 at 8x4K: 1.26-1.41; v17 1.93).
+///     split; not re-measured), 1.27 us for gdn_chunk_prep_k (v38, after
+///     tile-proxy-fences and Ag's upper block left unstored: 78.3-79.3 us
+///     at 8x4K HV16, 80.0-80.7 at 32K HV16, 297-333 at 128K HV16, 697-731
+///     at 128K HV32: 1.20-1.34; v31: 1.26-1.41, v28 1.35-1.40, v17 1.93).
 ///   block_v 16: t_win 0.9 us, scaled from v8's block_v 64 by t_sum (not
 ///     measured).
 /// (Before v13 the second variant was block_v 64, one warpgroup per block,
@@ -172,7 +172,7 @@ struct GdnBlockVCost {
 /// 0.0108), the prep 0.312-0.349 (model 0.340).
 constexpr GdnBlockVCost kGdnBlockVCosts[] = {
     {16, 1.43, 1.25, 0.68, 1.43, 0.9, 3.1},
-    {128, 2.67, 0.93, 3.0, 2.1, 2.1, 1.37},
+    {128, 2.67, 0.93, 3.0, 2.1, 2.1, 1.27},
 };
 
 /// The block_v the cost model assumes for a path without variants (no

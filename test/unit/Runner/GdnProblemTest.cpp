@@ -1062,8 +1062,8 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_EQ(stageKernels(f.driver), (Names{"gdn_prep", "gdn_fwd_bv128"}));
   EXPECT_EQ(c.ignored, (Names{"m1.manifest", "m3.manifest", "m4.manifest",
                               "m5.manifest"}));
-  EXPECT_EQ(f.pathText(), "direct (auto), block_v 128; model: direct 263 us "
-                          "(block_v 16: 760 us), cp 271 us (block_v 128, 64 "
+  EXPECT_EQ(f.pathText(), "direct (auto), block_v 128; model: direct 257 us "
+                          "(block_v 16: 760 us), cp 264 us (block_v 128, 64 "
                           "chunks/segment), 132 SMs");
   GdnResult r;
   f.driver.describe(r);
@@ -1086,7 +1086,7 @@ TEST(GdnDriverTest, VariantChoice) {
   s = g.prepare({"--T", "131072"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(g.pathText(), "cp (auto), block_v 128, 8 segments of 256 chunks; "
-                          "model: cp 1116 us (block_v 16: 3082 us), direct "
+                          "model: cp 1091 us (block_v 16: 3082 us), direct "
                           "3698 us (block_v 16), 132 SMs");
   PathFixture h;
   s = h.prepare({"--T", "131072", "--H", "32"}, all);
@@ -1122,7 +1122,7 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_EQ(i.driver.pathChoice().ignored,
             (Names{"m1.manifest", "m2.manifest", "m3.manifest"}));
   EXPECT_EQ(i.pathText(), "cp (auto), block_v 128, 64 segments of 32 chunks; "
-                          "model: cp 245 us (block_v 16: 276 us), direct 2977 "
+                          "model: cp 244 us (block_v 16: 276 us), direct 2977 "
                           "us (block_v 16), 132 SMs");
 
   // --cp off / on: the model still picks the variant.
@@ -1132,13 +1132,13 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_FALSE(j.driver.pathChoice().modeled);
   EXPECT_TRUE(j.driver.pathChoice().variantModeled);
   EXPECT_TRUE(j.driver.dependsOnSmCount());
-  EXPECT_EQ(j.pathText(), "direct (--cp off), block_v 128; model: direct 263 "
+  EXPECT_EQ(j.pathText(), "direct (--cp off), block_v 128; model: direct 257 "
                           "us (block_v 16: 760 us), 132 SMs");
   PathFixture k;
   s = k.prepare({"--cp", "on"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(k.pathText(), "cp (--cp on), block_v 128, 8 segments of 8 chunks; "
-                          "model: cp 107 us (block_v 16: 135 us), 132 SMs");
+                          "model: cp 106 us (block_v 16: 135 us), 132 SMs");
   PathFixture l;
   s = l.prepare({"--cp", "on", "--cp-chunks", "8", "--T", "1000"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -1229,7 +1229,7 @@ TEST(GdnDriverTest, VariantForced) {
       {}, {withBlockV(kFwdManifest, 16, false), withBlockV(kFwdManifest, 128)});
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(k.pathText(), "direct (auto: no meta.path), block_v 16; model: "
-                          "direct 116 us (block_v 128: 182 us), 132 SMs");
+                          "direct 116 us (block_v 128: 181 us), 132 SMs");
 }
 
 TEST(GdnDriverTest, ReportRow) {
