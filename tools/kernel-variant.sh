@@ -2,7 +2,8 @@
 #===- kernel-variant.sh - a kernel directory with one template replaced ---===#
 #
 # usage: tools/kernel-variant.sh [-b BASE_DIR] [-I INCLUDE_DIR] [-t DTYPES]
-#                                [--no-i64] [--fused P/C] OUT_DIR TEMPLATE
+#                                [--no-i64] [--fused P/C] [-O OPTIONS]
+#                                OUT_DIR TEMPLATE
 #
 # Builds OUT_DIR, a complete kernel directory for gdn-run, tools/gpu-check.sh
 # (--bench LABEL=new:OUT_DIR, --ident) or GDN_KERNEL_DIR: every .ptx and
@@ -32,6 +33,11 @@
 # kernel still runs first; its workspaces go unread). It reads plain g and
 # beta: problems with gate or beta transforms give wrong results with it.
 #
+# -O OPTIONS: more gdn-lower-to-ptx options for every module built, as
+# KEY=VALUE words (e.g. "proxy-fences=0" or "zero-init-gemm=0": a compiler
+# feature measured off); chip, index-bitwidth, kernel-suffix and output-dir
+# are the script's own and refused here.
+#
 # Templates instantiated per forward variant (@BV@) are refused. gdn-opt is
 # build/bin/gdn-opt (or $GDN_OPT). Experiments that edit a template (timing
 # variants, ablations) build their kernel directories with this instead of
@@ -39,8 +45,8 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage() { sed -n '3,5s/^# //p' "$0" >&2; exit 2; }
-base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused=""
+usage() { sed -n '3,6s/^# //p' "$0" >&2; exit 2; }
+base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" extra=""
 while [[ $# -gt 0 ]]; do
   case $1 in
   --fused) [[ $# -ge 2 ]] || usage; fused=$2; shift 2 ;;
@@ -48,6 +54,7 @@ while [[ $# -gt 0 ]]; do
   -I) [[ $# -ge 2 ]] || usage; incdir=$2; shift 2 ;;
   -t) [[ $# -ge 2 ]] || usage; dtypes=$2; shift 2 ;;
   --no-i64) i64=0; shift ;;
+  -O) [[ $# -ge 2 ]] || usage; extra="$extra $2"; shift 2 ;;
   -*) echo "kernel-variant.sh: unknown option $1" >&2; usage ;;
   *) break ;;
   esac
@@ -67,6 +74,17 @@ for dt in $dtypes; do
   [[ $dt == f16 || $dt == bf16 ]] ||
     { echo "kernel-variant.sh: dtype $dt is not f16 or bf16" >&2; exit 1; }
 done
+for word in $extra; do
+  [[ $word =~ ^([a-z0-9-]+)=[A-Za-z0-9_.-]+$ ]] ||
+    { echo "kernel-variant.sh: -O $word: expected KEY=VALUE" >&2; exit 1; }
+  case ${BASH_REMATCH[1]} in
+  chip | index-bitwidth | kernel-suffix | output-dir)
+    echo "kernel-variant.sh: -O ${BASH_REMATCH[1]} is set by the script" >&2
+    exit 1 ;;
+  esac
+done
+extra=$(echo $extra)
+extra=${extra:+ $extra}
 opt=${GDN_OPT:-$root/build/bin/gdn-opt}
 chip=$(sed -n 's/^GDN_CHIP:STRING=//p' "$root/build/CMakeCache.txt" 2>/dev/null)
 chip=${chip:-sm_90a}
@@ -133,15 +151,15 @@ for dt in $dtypes; do
   clean "${name}_$dt"
   if [[ $pair == 0 ]]; then
     "$opt" "$work/${name}_$dt.mlir" \
-      "--gdn-lower-to-ptx=chip=$chip output-dir=$out" -o /dev/null
+      "--gdn-lower-to-ptx=chip=$chip$extra output-dir=$out" -o /dev/null
     continue
   fi
   "$opt" "$work/${name}_$dt.mlir" \
-    "--gdn-lower-to-ptx=chip=$chip index-bitwidth=32 output-dir=$out" -o /dev/null
+    "--gdn-lower-to-ptx=chip=$chip index-bitwidth=32$extra output-dir=$out" -o /dev/null
   clean "${name}_${dt}_i64"
   if [[ $i64 == 1 ]]; then
     "$opt" "$work/${name}_$dt.mlir" \
-      "--gdn-lower-to-ptx=chip=$chip kernel-suffix=_i64 output-dir=$out" -o /dev/null
+      "--gdn-lower-to-ptx=chip=$chip kernel-suffix=_i64$extra output-dir=$out" -o /dev/null
   fi
 done
-echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", fused $fused"))"
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", fused $fused")$([[ -z $extra ]] || echo ",$extra"))"
