@@ -71,11 +71,10 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
     // b_block_lower = S: one wgmma chain per S-column block of C, each over
     // the k-steps up to its diagonal block only (B^T is zero above its
     // S x S block diagonal; the verifier checks transpose_b, a square B and
-    // S | N, 16 | S).
+    // S | N, 16 | S; N <= 256 above bounds S).
     std::optional<int64_t> blockLower = op.getBBlockLower();
-    if (blockLower && (wn != 1 || *blockLower > 256))
-      return op.emitOpError("b_block_lower needs warps [4k, 1] and column "
-                            "blocks of at most 256");
+    if (blockLower && wn != 1)
+      return op.emitOpError("b_block_lower needs warps [4k, 1]");
     int64_t blk = blockLower ? *blockLower : nwg;
     Location loc = op.getLoc();
     // Descriptors are 64-bit (a shared address in their low bits): this

@@ -20,17 +20,21 @@ namespace mlir::gdn::tile {
 
 namespace {
 
-/// Whether `op` is a read of shared memory through the async proxy that a
-/// barrier's fence must order the block's generic writes before: a gemm
-/// lowered to wgmma (its shared operands) or a TMA store (its source). A
-/// call is counted too (the callee is not looked into), and so is an
-/// mbarrier arrival: it may hand what its side wrote to another role (a
-/// producer task's results to the consumers) whose wgmma reads it.
-bool isAsyncRead(Operation *op) {
-  if (isa<TmaStoreOp, CallOpInterface, MBarrierArriveOp>(op))
-    return true;
+/// Whether `op` reads shared memory through the async proxy: a gemm lowered
+/// to wgmma (its shared operands) or a TMA store (its source).
+bool readsThroughAsyncProxy(Operation *op) {
   auto gemm = dyn_cast<GemmOp>(op);
-  return gemm && getMmaEngineAt(gemm) == "wgmma";
+  return isa<TmaStoreOp>(op) || (gemm && getMmaEngineAt(gemm) == "wgmma");
+}
+
+/// Whether `op` is an async read that a barrier's fence must order the
+/// block's generic writes before: such a read, a call (the callee is not
+/// looked into), or an mbarrier arrival (it may hand what its side wrote to
+/// another role whose wgmma reads it: a producer task's results to the
+/// consumers).
+bool isAsyncRead(Operation *op) {
+  return readsThroughAsyncProxy(op) ||
+         isa<CallOpInterface, MBarrierArriveOp>(op);
 }
 
 /// Whether `op` or an op nested in it is an async read.
@@ -147,15 +151,20 @@ struct TileProxyFencesPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     // What the lowering's kernel-wide rule (no proxy_fence) would do: a
-    // fence before every barrier of a kernel with wgmma or TMA stores.
-    bool kernelWide = containsAsyncRead(func);
+    // fence before every barrier of a kernel with wgmma or TMA stores, and
+    // of a producer task.
+    bool kernelWide = func.walk([](Operation *op) {
+                            return readsThroughAsyncProxy(op)
+                                       ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+                          }).wasInterrupted();
     MLIRContext *ctx = &getContext();
     func.walk([&](BarrierOp barrier) {
       bool fence = asyncReadMayFollow(barrier);
       barrier.setProxyFenceAttr(BoolAttr::get(ctx, fence));
       if (fence)
         ++numFenced;
-      else if (kernelWide)
+      else if (kernelWide || barrier->getParentOfType<ProducerTaskOp>())
         ++numElided;
     });
   }
