@@ -11,6 +11,7 @@
 
 #include "Manifest.h"
 
+#include <algorithm>
 #include <cctype>
 #include <vector>
 
@@ -197,7 +198,7 @@ private:
               text_[pos_] == '_'))
         ++pos_;
       std::string name = text_.substr(start, pos_ - start);
-      if (name == "cdiv") {
+      if (name == "cdiv" || name == "min") {
         Nest nest(depth_);
         if (depth_ > kMaxExprDepth)
           return tooDeep();
@@ -207,6 +208,10 @@ private:
         GDN_RUN_TRY(expect(','));
         GDN_RUN_TRY(expr(b));
         GDN_RUN_TRY(expect(')'));
+        if (name == "min") {
+          out = std::min(a, b);
+          return Status::success();
+        }
         return divide(a, b, start, /*ceil=*/true, out);
       }
       auto it = vars_.find(name);
@@ -219,7 +224,7 @@ private:
         for (const auto &entry : vars_)
           known += (known.empty() ? "" : ", ") + entry.first;
         return errorAt("unknown name '" + name + "' (known: " + known +
-                           ", and the function cdiv)",
+                           ", and the functions cdiv, min)",
                        start);
       }
       out = it->second;

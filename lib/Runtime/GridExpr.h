@@ -12,13 +12,15 @@
 //   expr    := term (('+' | '-') term)*
 //   term    := unary (('*' | '/') unary)*
 //   unary   := '-' unary | primary
-//   primary := INTEGER | NAME | 'cdiv' '(' expr ',' expr ')' | '(' expr ')'
+//   primary := INTEGER | NAME | ('cdiv' | 'min') '(' expr ',' expr ')'
+//            | '(' expr ')'
 //
 // Arithmetic is on int64: '/' is floor division (rounds toward negative
-// infinity, like Python's //), cdiv(a, b) is ceiling division. Division by
+// infinity, like Python's //), cdiv(a, b) is ceiling division, min(a, b)
+// the smaller (a grid dimension's hardware limit: min(NT, 65535)). Division by
 // zero, overflow, unknown names and syntax errors are reported as BadInput
 // with a message that quotes the expression and the offending position.
-// Nesting (parentheses, cdiv, unary minus) is limited to kMaxExprDepth
+// Nesting (parentheses, cdiv, min, unary minus) is limited to kMaxExprDepth
 // levels, so that a hostile manifest cannot overflow the evaluator's stack.
 //
 //===----------------------------------------------------------------------===//
@@ -39,7 +41,7 @@ namespace gdn::run {
 /// Values of the names an expression may use.
 using ExprVariables = std::map<std::string, int64_t>;
 
-/// The deepest nesting of parentheses, cdiv() and unary minus accepted.
+/// The deepest nesting of parentheses, cdiv(), min() and unary minus accepted.
 constexpr int kMaxExprDepth = 64;
 
 /// Evaluates one expression. On error returns BadInput with a message of the

@@ -21,7 +21,7 @@ const std::vector<std::string> &gdnExpressionNames() {
 
 namespace {
 
-/// The identifiers of an expression other than cdiv.
+/// The identifiers of an expression other than its functions (cdiv, min).
 std::vector<std::string> namesIn(const std::string &text) {
   std::vector<std::string> out;
   for (size_t i = 0; i < text.size();) {
@@ -33,7 +33,7 @@ std::vector<std::string> namesIn(const std::string &text) {
               text[j] == '_'))
         ++j;
       std::string name = text.substr(i, j - i);
-      if (name != "cdiv")
+      if (name != "cdiv" && name != "min")
         out.push_back(name);
       i = j;
     } else if (std::isdigit(c)) {

@@ -153,7 +153,7 @@
 // PREP: param = varlen:i32
 // PREP: meta.block_v = 16
 // PREP: meta.fuses = gate_beta
-// PREP: meta.grid = NT*HV,1,1
+// PREP: meta.grid = HV,min(NT,65535),cdiv(NT,65535)
 // PREP: meta.order = 2
 // PREP: meta.ws_Ag = B*T*HV*64
 // PREP: meta.ws_P = B*T*HV*64
@@ -175,7 +175,7 @@
 // PREPK: param = varlen:i32
 // PREPK: meta.block_v = 128
 // PREPK: meta.fuses = qk_l2norm,gate_beta
-// PREPK: meta.grid = NT*HV,1,1
+// PREPK: meta.grid = HV,min(NT,65535),cdiv(NT,65535)
 // PREPK-NOT: meta.ws_P
 // PREPK: meta.ws_k_l2 = qk_l2norm*B*T*H*128
 // PREPK: meta.ws_q_l2 = qk_l2norm*B*T*H*128

@@ -70,6 +70,16 @@ TEST(GridExprTest, DivisionFloorsAndCdivCeils) {
   EXPECT_EQ(ceilDivSigned(1, 64), 1);
 }
 
+TEST(GridExprTest, MinIsTheSmaller) {
+  EXPECT_EQ(eval("min(NT, 65535)"), 130);
+  EXPECT_EQ(eval("min(65535, NT * 1000)"), 65535);
+  EXPECT_EQ(eval("min(-3, 2)"), -3);
+  EXPECT_EQ(eval("HV * min(cdiv(T, 64), 4) + 1"), 32 * 4 + 1);
+  EXPECT_CONTAINS(evalError("min(1)"), "expected ','");
+  EXPECT_CONTAINS(evalError("min(1, foo)"), "unknown name 'foo'");
+  EXPECT_CONTAINS(evalError("min(1, foo)"), "the functions cdiv, min");
+}
+
 TEST(GridExprTest, Errors) {
   EXPECT_CONTAINS(evalError("T/0"), "division by zero");
   EXPECT_CONTAINS(evalError("T/zero"), "in 'T/zero': division by zero");

@@ -32,6 +32,10 @@ TEST(KernelContract, Verify) {
   bad[3] = str("grid", "NT,HV");
   EXPECT_EQ(verifyKernelMeta(bad),
             "grid = \"NT,HV\": needs 3 expressions (x, y, z), got 2");
+  // The functions are not names (the prep kernels' grid).
+  auto fn = ok;
+  fn[3] = str("grid", "HV,min(NT,65535),cdiv(NT,65535)");
+  EXPECT_EQ(verifyKernelMeta(fn), "");
   bad = ok;
   bad[4] = str("ws_gamma", "B*T*HX");
   EXPECT_NE(verifyKernelMeta(bad).find("unknown name 'HX'"), std::string::npos);
