@@ -629,7 +629,18 @@ struct CopyLowering : TilePattern<CopyOp> {
     // A sub-tile of a shared buffer (shared offsets): the generic path
     // below, with the offsets added to every run's coordinates.
     bool sharedSubTile = mem.isShared() && !memOffsets.empty();
-    if (transpose && load && !sharedSubTile &&
+    // With block_lower, a transposed copy moves single elements (the
+    // generic path below, which checks the blocks in memory coordinates):
+    // lane (g, t) of an mma accumulator then stores its elements (g, 2 t +
+    // e) at memory (2 t + e, g), and into f32 rows of 4 (mod 32) words of
+    // stride (#tile.padded<4>) that is banks 8 t + 4 e + g, one wavefront
+    // per warp-wide store, where the fragment's own 8-byte pairs (or the
+    // movmatrix pairs of the paths below) conflict two ways. (Measured on
+    // the GDN prep's symmetric Gram matrix stored into L: bit-identical,
+    // 4 % fewer shared wavefronts, 3 % more instructions, no faster;
+    // docs/perf-notes.md v39.)
+    bool elementwise = transpose && op.getBlockLower();
+    if (transpose && load && !sharedSubTile && !elementwise &&
         (succeeded(lowerTransposedAccumulatorLoad(op, frag, mem, memVal, regs,
                                                   rewriter)) ||
          succeeded(lowerTransposedAccumulatorGlobalLoad(
@@ -637,7 +648,7 @@ struct CopyLowering : TilePattern<CopyOp> {
       rewriter.eraseOp(op);
       return success();
     }
-    if (transpose && !load && !sharedSubTile &&
+    if (transpose && !load && !sharedSubTile && !elementwise &&
         succeeded(lowerTransposedAccumulatorStore(op, frag, mem, memVal,
                                                   memOffsets, regs,
                                                   rewriter))) {

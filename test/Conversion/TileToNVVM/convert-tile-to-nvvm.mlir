@@ -671,6 +671,31 @@ func.func @copy_block_lower() attributes {tile.kernel, tile.num_warps = 4 : i64,
 
 // -----
 
+// block_lower = 16 with transpose (the GDN prep's Gram matrix into L): the
+// blocks are the shared buffer's, and the accumulator moves one element at
+// a time, no movmatrix pairs: 32 single f32 stores per thread, each under
+// its memory block's row / 16 >= column / 16, then 32 single loads.
+// CHECK-LABEL: llvm.func @copy_block_lower_transposed
+// CHECK-NOT:   movmatrix
+// CHECK-COUNT-32: llvm.icmp "uge"
+// CHECK-NOT:   llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NOT:   vector<2xf32>, !llvm.ptr<3>
+// CHECK:       llvm.icmp "uge"
+// CHECK:       llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-COUNT-31: llvm.icmp "uge"
+// CHECK-NOT:   llvm.icmp "uge"
+// CHECK-NOT:   movmatrix
+// CHECK:       llvm.return
+func.func @copy_block_lower_transposed() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 17408 : i64} {
+  %l = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  tile.copy %l to %s {block_lower = 16 : i64, transpose} : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>> to !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  tile.copy %s to %l {block_lower = 16 : i64, transpose} : !tile.buffer<64x64xf32, shared, #tile.padded<4>> to !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
+
+// -----
+
 // block_lower = 32, a fragment stored to a global view (the GDN prep's Ag):
 // each of the eight 4-element runs per thread is stored where it is in
 // bounds (masked: row < extent, columns within the row) and in a 32x32

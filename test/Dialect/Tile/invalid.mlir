@@ -1167,7 +1167,7 @@ func.func @warps_i1() attributes {tile.kernel, tile.num_warps = 1 : i1} { return
 func.func @copy_block_lower_offsets(%s: !tile.buffer<64x64xf32, shared>) {
   %c0 = arith.constant 0 : index
   %f = tile.alloc : !tile.buffer<16x64xf32, fragment>
-  // expected-error @below {{'tile.copy' op block_lower copies a whole fragment to or from a shared buffer (no offsets, transpose or masked), or stores one to global memory}}
+  // expected-error @below {{'tile.copy' op block_lower copies a whole fragment to or from a shared buffer (no offsets or masked), or stores one to global memory}}
   tile.copy %s[%c0, %c0] to %f {block_lower = 16 : i64} : !tile.buffer<64x64xf32, shared> to !tile.buffer<16x64xf32, fragment>
   return
 }
@@ -1177,7 +1177,7 @@ func.func @copy_block_lower_offsets(%s: !tile.buffer<64x64xf32, shared>) {
 func.func @copy_block_lower_global(%g: !tile.buffer<64x64xf32, global>) {
   %c0 = arith.constant 0 : index
   %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
-  // expected-error @below {{'tile.copy' op block_lower copies a whole fragment to or from a shared buffer (no offsets, transpose or masked), or stores one to global memory}}
+  // expected-error @below {{'tile.copy' op block_lower copies a whole fragment to or from a shared buffer (no offsets or masked), or stores one to global memory}}
   tile.copy %g[%c0, %c0] to %f {block_lower = 16 : i64} : !tile.buffer<64x64xf32, global> to !tile.buffer<64x64xf32, fragment>
   return
 }

@@ -376,10 +376,12 @@ LogicalResult CopyOp::verify() {
         return emitOpError("block_lower stores a fragment to global memory "
                            "untransposed");
     } else if ((!store && !load) || !getSourceOffsets().empty() ||
-               !getDestOffsets().empty() || getTranspose() || getMasked()) {
+               !getDestOffsets().empty() || getMasked()) {
+      // (Transposed, the blocks are the shared buffer's: the fragment's
+      // blocks on and above its diagonal move.)
       return emitOpError("block_lower copies a whole fragment to or from a "
-                         "shared buffer (no offsets, transpose or masked), "
-                         "or stores one to global memory");
+                         "shared buffer (no offsets or masked), or stores "
+                         "one to global memory");
     }
     if (failed(squareBlocks("block_lower", *k)))
       return failure();

@@ -387,7 +387,11 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     sets the fragment's elements there to zero without reading them. For
     lower triangular tiles (the inverse's `L` and `T`, the GDN prep's Ag),
     whose upper blocks nobody reads (a `tile.gemm {b_block_lower}`): fewer
-    shared-memory accesses and global stores.
+    shared-memory accesses and global stores. With `transpose` (shared
+    buffers only) the blocks are the buffer's: the fragment's blocks on and
+    above its diagonal move, one element at a time; a symmetric fragment
+    (a Gram matrix) stored so lands its lower triangle without the bank
+    conflicts of an accumulator's row pairs.
 
     `tile-assign-layouts` sets `layout`, the thread mapping of copies that
     involve no fragment (for example `#tile.blocked<vector = 8>`: 16-byte
