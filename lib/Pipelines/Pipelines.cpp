@@ -140,7 +140,9 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   fpm.addPass(createCanonicalizerPass());
   if (options.zeroInitGemm)
     fpm.addPass(tile::createTileFoldZeroInit());
-  fpm.addPass(tile::createTileExpandTrilInverse());
+  tile::TileExpandTrilInverseOptions expandOptions;
+  expandOptions.mergeByRows = options.mergeByRows;
+  fpm.addPass(tile::createTileExpandTrilInverse(expandOptions));
   fpm.addPass(tile::createTileAssignLayouts());
   fpm.addPass(tile::createTilePipeline());
   fpm.addPass(tile::createTileTmaStore());
@@ -187,7 +189,7 @@ void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
       "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-fold-zero-init (unless zero-init-gemm=0), "
-      "tile-expand-tril-inverse, tile-assign-layouts, tile-pipeline, tile-tma-store, "
+      "tile-expand-tril-inverse (merge-by-rows with merge-by-rows=1), tile-assign-layouts, tile-pipeline, tile-tma-store, "
       "canonicalize, tile-plan-shared-memory, tile-insert-barriers, (with async-gemm) tile-async-gemm, tile-warp-specialize, tile-proxy-fences (unless proxy-fences=0), "
       "arith-expand, tile-outline-kernels, "
       "convert-tile-to-nvvm, convert-nvvm-to-llvm, reconcile-unrealized-casts, canonicalize and cse (gpu.module), "

@@ -146,6 +146,7 @@
 // chunk_map ({sequence, chunk, bos, eos} per chunk): no cu_seqlens.
 // PREP-NOT: param = cu_seqlens
 // PREP: param = chunk_map:ptr<i32>
+// PREP: param = NT:i32
 // PREP: param = scale:f32
 // Both preps apply the gate and beta transforms to what they load (the only
 // readers of g and beta), so the gate_beta stage never runs with them.
@@ -153,7 +154,7 @@
 // PREP: param = varlen:i32
 // PREP: meta.block_v = 16
 // PREP: meta.fuses = gate_beta
-// PREP: meta.grid = HV,min(NT,65535),cdiv(NT,65535)
+// PREP: meta.grid = HV,cdiv(NT,cdiv(NT,65535)),cdiv(NT,65535)
 // PREP: meta.order = 2
 // PREP: meta.ws_Ag = B*T*HV*64
 // PREP: meta.ws_P = B*T*HV*64
@@ -167,6 +168,7 @@
 // PREPK: param = k:ptr<f16>
 // PREPK-NOT: param = cu_seqlens
 // PREPK: param = chunk_map:ptr<i32>
+// PREPK: param = NT:i32
 // PREPK-NOT: param = scale
 // PREPK-NOT: param = P:
 // PREPK: param = q_l2:ptr<f16>
@@ -175,7 +177,7 @@
 // PREPK: param = varlen:i32
 // PREPK: meta.block_v = 128
 // PREPK: meta.fuses = qk_l2norm,gate_beta
-// PREPK: meta.grid = HV,min(NT,65535),cdiv(NT,65535)
+// PREPK: meta.grid = HV,cdiv(NT,cdiv(NT,65535)),cdiv(NT,65535)
 // PREPK-NOT: meta.ws_P
 // PREPK: meta.ws_k_l2 = qk_l2norm*B*T*H*128
 // PREPK: meta.ws_q_l2 = qk_l2norm*B*T*H*128

@@ -46,6 +46,13 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
                      "tile-insert-barriers); off by default until measured "
                      "on the GDN kernels"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> mergeByRows{
+      *this, "merge-by-rows",
+      llvm::cl::desc("tile-expand-tril-inverse's merge-by-rows: the size-32 "
+                     "merge of lower_only inverses one task per block row "
+                     "and column block (fewer operand splits, one barrier "
+                     "more); off by default until measured on the GDN prep"),
+      llvm::cl::init(false)};
   PassOptions::Option<unsigned> indexBitwidth{
       *this, "index-bitwidth",
       llvm::cl::desc("Bit width of index arithmetic in the kernels (32 or "

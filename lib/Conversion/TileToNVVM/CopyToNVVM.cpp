@@ -637,7 +637,7 @@ struct CopyLowering : TilePattern<CopyOp> {
     // per warp-wide store, where the fragment's own 8-byte pairs (or the
     // movmatrix pairs of the paths below) conflict two ways. (Measured on
     // the GDN prep's symmetric Gram matrix stored into L: bit-identical,
-    // 4 % fewer shared wavefronts, 3 % more instructions, no faster;
+    // 4 % fewer shared wavefronts, 2.5 % more instructions, no faster;
     // docs/perf-notes.md v39.)
     bool elementwise = transpose && op.getBlockLower();
     if (transpose && load && !sharedSubTile && !elementwise &&

@@ -855,6 +855,99 @@ void emitMergeStrips(ConversionPatternRewriter &rewriter, OpBuilder &b,
       storeStrip(s, i, out[s * sb + i], /*negate=*/true);
 }
 
+/// One by_rows merge task (TrilInverseMergeOp {by_rows}): 16-row block I of
+/// pair `pair`'s T21 by T1's 16-column block J, both 8-column strips (each A
+/// operand loaded and split once for the two). Phase 0 forms Y_IJ = sum_{m
+/// >= J} L_Im T_mJ and stages it in the task's block of T21 and, where a row
+/// block below reads it (I < sb - 1, only I = 0 at size 32), in the pair's
+/// block (J, J) of T12 above the diagonal; phase 1 (after a barrier among
+/// the op's threads) forms T21_IJ = -sum_{k <= I} T2_Ik Y_kJ (its own Y_IJ
+/// from T21, the others from T12) and stores it over its own staged Y after
+/// a warp sync. The same products in the same order as emitMergeStrips.
+void emitMergeRowTask(ConversionPatternRewriter &rewriter, OpBuilder &b,
+                      Location loc, Idx &bx, const SquareAccess &acc,
+                      Value src, Value dst, int64_t size, Value pair,
+                      int64_t I, int64_t J, int64_t phase, Value lane) {
+  int64_t sb = size / 16, ns = 2;
+  Value g = bx.div(lane, 4), t1 = bx.rem(lane, 4), t2 = bx.mul(t1, 2);
+  Value lRow = bx.add(bx.rem(lane, 8), bx.mul(bx.rem(bx.div(lane, 8), 2), 8));
+  Value lCol = bx.mul(bx.div(lane, 16), 4);
+  Value r0 = bx.mul(pair, 2 * size); // T1's first row
+  Value r1 = bx.add(r0, size);       // T2's first row
+  SplitTf32Mma mma(rewriter, loc);
+  PhaseIO io{b, loc, bx, acc};
+  Value zero = f32Const(rewriter, loc, 0);
+  auto loadB = [&](Value at, Value r, Value c, int64_t k0) {
+    return mma.splitAll(
+        {io.load(at, dst, r, c, k0, 0), io.load(at, dst, r, c, k0 + 4, 0)});
+  };
+  // Strip s is columns col0 + 8 s of T1's block J (and of T21).
+  Value col0 = bx.add(r0, 16 * J);
+  // The staged Y_IJ and the result: rows r1 + 16 I + g (+ 8), columns col0
+  // + 8 s + 2 t; the copy in T12: rows r0 + 16 J + g (+ 8), columns r1 +
+  // 16 J + 8 s + 2 t.
+  Value sRow = bx.add(r1, g), xRow = bx.add(r0, g);
+  SmallVector<Value> sCol, sAt, xCol, xAt, bCol, bAtY, bAtZ, xbCol, xbAt;
+  Value bRowY = bx.add(r0, t1), bRowZ = bx.add(r1, t1);
+  for (int64_t s = 0; s < ns; ++s) {
+    sCol.push_back(bx.add(col0, bx.add(t2, 8 * s)));
+    sAt.push_back(acc.ptr(bx, dst, sRow, sCol.back()));
+    xCol.push_back(bx.add(r1, bx.add(t2, 16 * J + 8 * s)));
+    xAt.push_back(acc.ptr(bx, dst, xRow, xCol.back()));
+    bCol.push_back(bx.add(col0, bx.add(g, 8 * s)));
+    bAtY.push_back(acc.ptr(bx, dst, bRowY, bCol.back()));
+    bAtZ.push_back(acc.ptr(bx, dst, bRowZ, bCol.back()));
+    xbCol.push_back(bx.add(r1, bx.add(g, 16 * J + 8 * s)));
+    xbAt.push_back(acc.ptr(bx, dst, bRowY, xbCol.back()));
+  }
+  Value fullMask = b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                              b.getI32IntegerAttr(-1));
+  SmallVector<SmallVector<Value>> c(ns, SplitTf32Mma::zeros(zero)),
+      cSmall(ns, SplitTf32Mma::smallZeros(zero));
+  if (phase == 0) {
+    Value aRow = bx.add(r1, lRow), aCol = bx.add(r0, lCol);
+    Value aAt = acc.ptr(bx, src, aRow, aCol);
+    for (int64_t m = J; m < sb; ++m)
+      for (int64_t ks = 0; ks < 2; ++ks) {
+        int64_t k0 = 16 * m + 8 * ks;
+        SmallVector<SplitTf32Mma::Split> bk;
+        for (int64_t s = 0; s < ns; ++s)
+          bk.push_back(loadB(bAtY[s], bRowY, bCol[s], k0));
+        SplitTf32Mma::Split a =
+            mma.splitAll(io.ldmatrix(aAt, src, aRow, aCol, 16 * I, k0));
+        for (int64_t s = 0; s < ns; ++s)
+          mma.kStepSplit(c[s], cSmall[s], a, bk[s]);
+      }
+    for (int64_t s = 0; s < ns; ++s) {
+      SmallVector<Value> y = mma.finish(c[s], cSmall[s]);
+      io.storeAcc(sAt[s], dst, sRow, sCol[s], 16 * I, 0, y, /*negate=*/false);
+      if (I < sb - 1)
+        io.storeAcc(xAt[s], dst, xRow, xCol[s], 16 * J, 0, y,
+                    /*negate=*/false);
+    }
+    return;
+  }
+  Value aRow = bx.add(r1, lRow), aCol = bx.add(r1, lCol);
+  Value aAt = acc.ptr(bx, dst, aRow, aCol);
+  for (int64_t k = 0; k <= I; ++k)
+    for (int64_t ks = 0; ks < 2; ++ks) {
+      SmallVector<SplitTf32Mma::Split> yk;
+      for (int64_t s = 0; s < ns; ++s)
+        yk.push_back(k == I ? loadB(bAtZ[s], bRowZ, bCol[s], 16 * I + 8 * ks)
+                            : loadB(xbAt[s], bRowY, xbCol[s], 16 * J + 8 * ks));
+      SplitTf32Mma::Split a =
+          mma.splitAll(io.ldmatrix(aAt, dst, aRow, aCol, 16 * I, 16 * k + 8 * ks));
+      for (int64_t s = 0; s < ns; ++s)
+        mma.kStepSplit(c[s], cSmall[s], a, yk[s]);
+    }
+  SmallVector<SmallVector<Value>> out;
+  for (int64_t s = 0; s < ns; ++s)
+    out.push_back(mma.finish(c[s], cSmall[s]));
+  b.create<NVVM::SyncWarpOp>(loc, fullMask);
+  for (int64_t s = 0; s < ns; ++s)
+    io.storeAcc(sAt[s], dst, sRow, sCol[s], 16 * I, 0, out[s], /*negate=*/true);
+}
+
 /// One doubling step: T21 = -T2 (L21 T1) for every pair of adjacent size x
 /// size diagonal blocks. Task tau (dealt round-robin over the warps) is the
 /// 8-column strip h = tau % 2 of T1's 16-column block jb = (tau / 2) % sb of
@@ -873,6 +966,47 @@ struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
     SquareAccess acc{t, cast<BufferType>(op.getDest().getType()), src, dst};
     Value tid = ix.tid();
     Value warp = ix.div(tid, 32), lane = ix.rem(tid, 32);
+    if (op.getByRows()) {
+      // by_rows: task (pair, I, J) = (tau / sb^2, (tau mod sb^2) / sb, tau
+      // mod sb), one branch per static (I, J); every task's Y (phase 0)
+      // before the barrier, every T21 block (phase 1) after it.
+      int64_t rowTasks = (n / (2 * size)) * sb * sb;
+      for (int64_t phase = 0; phase < 2; ++phase) {
+        if (phase == 1) {
+          if (sb > 1)
+            createComputeBarrier(rewriter, loc, op);
+          else
+            rewriter.create<NVVM::SyncWarpOp>(
+                loc, rewriter.create<LLVM::ConstantOp>(
+                         loc, rewriter.getI32Type(),
+                         rewriter.getI32IntegerAttr(-1)));
+        }
+        for (int64_t round = 0; round * warps < rowTasks; ++round) {
+          Value guard;
+          if ((round + 1) * warps > rowTasks)
+            guard = ix.ult(warp, ix.c(rowTasks - round * warps));
+          emitGuarded(rewriter, loc, guard, [&](OpBuilder &b) {
+            Idx bx(b, loc);
+            Value task = bx.add(warp, round * warps);
+            Value pair = bx.div(task, sb * sb), ij = bx.rem(task, sb * sb);
+            for (int64_t I = 0; I < sb; ++I)
+              for (int64_t J = 0; J < sb; ++J) {
+                Value is = sb == 1 ? Value()
+                                   : b.create<LLVM::ICmpOp>(
+                                         loc, LLVM::ICmpPredicate::eq, ij,
+                                         bx.c(I * sb + J));
+                emitGuarded(rewriter, loc, is, [&](OpBuilder &b2) {
+                  Idx bx2(b2, loc);
+                  emitMergeRowTask(rewriter, b2, loc, bx2, acc, src, dst,
+                                   size, pair, I, J, phase, lane);
+                });
+              }
+          });
+        }
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
     for (int64_t round = 0; round * warps < tasks; ++round) {
       Value guard;
       if ((round + 1) * warps > tasks)

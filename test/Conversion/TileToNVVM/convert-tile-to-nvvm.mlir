@@ -510,6 +510,64 @@ func.func @tril_merge32() attributes {tile.kernel, tile.num_warps = 4 : i64, til
 
 // -----
 
+// by_rows at size 32 on 64x64: four tasks (block row I of T21, column block
+// J of T1), one branch per (I, J) in each of two phases, both strips per
+// task (one ldmatrix of A per k-step for six mmas). Phase 0: Y_IJ over T1's
+// blocks m >= J (4, 2, 4, 2 k-steps), staged in T21 and, for I = 0, also in
+// T12's block (J, J) (8 stores, else 4). One barrier. Phase 1: T21_IJ over
+// T2's blocks k <= I (2, 2, 4, 4 k-steps), a warp sync, the negated strips
+// (4 stores). 144 mmas in all (24 per 4 k-steps), as many as the strip
+// tasks issue.
+// CHECK-LABEL: llvm.func @tril_merge32_by_rows
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.icmp "eq"
+// CHECK-NEXT:  llvm.cond_br
+// CHECK-COUNT-4: nvvm.ldmatrix
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-COUNT-8: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT:  llvm.br
+// CHECK:       llvm.icmp "eq"
+// CHECK-NEXT:  llvm.cond_br
+// CHECK-COUNT-2: nvvm.ldmatrix
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-COUNT-8: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT:  llvm.br
+// CHECK:       llvm.icmp "eq"
+// CHECK-NEXT:  llvm.cond_br
+// CHECK-COUNT-4: nvvm.ldmatrix
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-COUNT-4: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT:  llvm.br
+// CHECK:       llvm.icmp "eq"
+// CHECK-NEXT:  llvm.cond_br
+// CHECK-COUNT-2: nvvm.ldmatrix
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-COUNT-4: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT:  llvm.br
+// CHECK:       nvvm.barrier0
+// CHECK-NOT:   nvvm.barrier0
+// CHECK-COUNT-2: nvvm.ldmatrix
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-8: llvm.fneg
+// CHECK-COUNT-2: nvvm.ldmatrix
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-4: nvvm.ldmatrix
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-4: nvvm.ldmatrix
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-8: llvm.fneg
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.return
+func.func @tril_merge32_by_rows() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_merge %l, %t {size = 32 : i64, by_rows} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
 // Size 16 on 64x64: two pairs (blocks (1, 0) and (3, 2)), task = 2 pair +
 // strip; one 16-column block per pair, so no branch: Y (2 k-steps), a warp
 // sync, -T_ii Y (2 k-steps), a warp sync, the negated strip.
@@ -691,6 +749,23 @@ func.func @copy_block_lower_transposed() attributes {tile.kernel, tile.num_warps
   %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
   tile.copy %l to %s {block_lower = 16 : i64, transpose} : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>> to !tile.buffer<64x64xf32, shared, #tile.padded<4>>
   tile.copy %s to %l {block_lower = 16 : i64, transpose} : !tile.buffer<64x64xf32, shared, #tile.padded<4>> to !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}
+
+// -----
+
+// The same load from a 16-bit buffer, which without block_lower takes
+// ldmatrix.trans (four of them): block_lower moves single elements under
+// the buffer's block test, none of the ldmatrix path.
+// CHECK-LABEL: llvm.func @copy_block_lower_transposed_f16
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK-COUNT-32: llvm.icmp "uge"
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK:       llvm.return
+func.func @copy_block_lower_transposed_f16() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 8192 : i64} {
+  %l = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+  tile.copy %s to %l {block_lower = 16 : i64, transpose} : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
   return
 }
 

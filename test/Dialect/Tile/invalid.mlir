@@ -938,6 +938,15 @@ func.func @tril_merge_whole(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffe
 
 // -----
 
+// by_rows stages Y in one block of T12 per column block: sizes 16 and 32.
+func.func @tril_merge_by_rows_size(%a: !tile.buffer<128x128xf32, shared>, %b: !tile.buffer<128x128xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_merge' op by_rows needs size 16 or 32, got 64}}
+  tile.tril_inverse_merge %a, %b {size = 64 : i64, by_rows} : !tile.buffer<128x128xf32, shared>, !tile.buffer<128x128xf32, shared>
+  return
+}
+
+// -----
+
 func.func @tril_merge_in_place(%a: !tile.buffer<64x64xf32, shared>) {
   // expected-error @below {{'tile.tril_inverse_merge' op source and dest must be different buffers (the inverse is computed in place only when packed)}}
   tile.tril_inverse_merge %a, %a {size = 16 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>

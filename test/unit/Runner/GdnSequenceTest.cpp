@@ -568,22 +568,23 @@ TEST(GdnSequenceTest, EvaluationErrors) {
 }
 
 // The prep kernels' grid (kernels/gdn_prefill/gdn_prefill.mlir.in,
-// @gdn_prep_block): value heads in x, chunks in y up to the hardware's
-// 65535 and on in z; a kernel then maps block (x, y, z) to chunk 65535 z + y
-// and skips those at or past NT.
+// @gdn_prep_block): value heads in x, chunks over y and Z = cdiv(NT, 65535)
+// slices in z, y within the hardware's 65535; a kernel maps block (x, y,
+// z) to chunk y Z + z and skips those at or past NT (fewer than Z).
 TEST(GdnSequenceTest, PrepGridSplitsChunksOverYAndZ) {
   std::string cumsum = cumsumManifest();
   cumsum.replace(cumsum.find("meta.grid = NT, HV, 1"), 21,
-                 "meta.grid = HV, min(NT, 65535), cdiv(NT, 65535)");
+                 "meta.grid = HV, cdiv(NT, cdiv(NT, 65535)), cdiv(NT, 65535)");
   Fixture f;
   ASSERT_TRUE(f.build({cumsum, solveManifest(), fwdManifest()}).ok());
-  // NT = 2 * cdiv(1000, 64) = 32: one z.
-  Status s = evaluateGdnSequence(scalars(2, 1000, 32), f.seq);
+  // NT = 2 * cdiv(1000, 64) = 32, HV = 16: one slice.
+  Status s = evaluateGdnSequence(scalars(2, 1000, 16), f.seq);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(f.seq.stages[0].grid.x, 32u);
+  EXPECT_EQ(f.seq.stages[0].grid.x, 16u);
   EXPECT_EQ(f.seq.stages[0].grid.y, 32u);
   EXPECT_EQ(f.seq.stages[0].grid.z, 1u);
-  // NT = 65535 exactly, then one more chunk (T = 64 * 65535 + 1).
+  // NT = 65535 exactly, then one more chunk (T = 64 * 65535 + 1): two
+  // slices of 32768, one block idle.
   s = evaluateGdnSequence(scalars(1, 64 * 65535, 16), f.seq);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(f.seq.stages[0].grid.y, 65535u);
@@ -591,8 +592,13 @@ TEST(GdnSequenceTest, PrepGridSplitsChunksOverYAndZ) {
   s = evaluateGdnSequence(scalars(1, 64 * 65535 + 1, 16), f.seq);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(f.seq.stages[0].grid.x, 16u);
-  EXPECT_EQ(f.seq.stages[0].grid.y, 65535u);
+  EXPECT_EQ(f.seq.stages[0].grid.y, 32768u);
   EXPECT_EQ(f.seq.stages[0].grid.z, 2u);
+  // Five slices: 300000 chunks as 5 x 60000.
+  s = evaluateGdnSequence(scalars(1, 64 * 300000, 16), f.seq);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(f.seq.stages[0].grid.y, 60000u);
+  EXPECT_EQ(f.seq.stages[0].grid.z, 5u);
 }
 
 // A stage's requires_multiple lines are checked against the scalars.

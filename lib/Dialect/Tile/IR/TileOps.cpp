@@ -969,6 +969,8 @@ LogicalResult TrilInverseMergeOp::verify() {
     return emitOpError("size ")
            << size << " must be a multiple of 16 with twice it dividing "
            << n;
+  if (getByRows() && size > 32)
+    return emitOpError("by_rows needs size 16 or 32, got ") << size;
   return verifyTrilDistinct(*this, getSource(), getDest(), /*packed=*/false);
 }
 

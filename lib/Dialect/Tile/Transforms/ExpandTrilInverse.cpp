@@ -49,8 +49,11 @@ void ExpandTrilInversePass::runOnOperation() {
     b.create<TrilInverseDiagOp>(loc, src, dst, packed, op.getLowerOnly(),
                                 /*merge_pairs=*/doubling);
     if (doubling) {
-      for (int64_t size = 32; size < n; size *= 2)
-        b.create<TrilInverseMergeOp>(loc, src, dst, size);
+      for (int64_t size = 32; size < n; size *= 2) {
+        auto merge = b.create<TrilInverseMergeOp>(loc, src, dst, size);
+        if (mergeByRows && op.getLowerOnly() && size <= 32)
+          merge.setByRows(true);
+      }
     } else {
       for (int64_t d = 1; d < nb; ++d)
         b.create<TrilInverseLevelOp>(loc, src, dst, d, packed);

@@ -1,5 +1,13 @@
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse))' | FileCheck %s
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse,tile-assign-layouts,tile-plan-shared-memory,tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse{merge-by-rows=1}))' | FileCheck %s --check-prefix=ROWS
+
+// merge-by-rows gives by_rows to the size-32 merge of lower_only inverses
+// only (by_rows uses the blocks above the diagonal as scratch).
+// ROWS-LABEL: func.func @blocked
+// ROWS:       tile.tril_inverse_merge {{.*}} {size = 32 : i64} :
+// ROWS-LABEL: func.func @lower_only
+// ROWS:       tile.tril_inverse_merge {{.*}} {by_rows, size = 32 : i64} :
 
 // 64x64 over 128 threads (4 blocks per row, a power of two): the diagonal
 // phase with the first doubling step on its own warps (merge_pairs: the

@@ -292,6 +292,23 @@ def Tile_TrilInverseMergeOp : Tile_Op<"tril_inverse_merge"> {
     for all rows `i >= k`), held in registers until all are formed, a warp
     sync, and stored negated. No warp reads another's strips.
 
+    With `by_rows` (sizes 16 and 32) a task is one 16-row block `i` of a
+    pair's `T21` by one 16-column block `j` of `T1`, both strips at once
+    (each A operand, `L_im` then `T_ik`, loaded and split once for the two;
+    `(n / 2s) (s / 16)^2` tasks): its `Y_ij` is staged in its own block of
+    `T21` and, for the row blocks below it (size 32: `i = 0`), also in the
+    pair's block of `dest` above the diagonal (`T12`'s block `(j, j)`), and
+    after one barrier among the op's threads every task forms its `T21_ij`
+    from `T2`'s row `i`, its own `Y_ij` and the copies of the `Y_kj` above
+    it. Same products in the same order (the same bits); about a third
+    fewer operand loads and splits at size 32 (four tasks of 6, 8, 4 and 6
+    k-steps for two strips each, instead of two of 14 and two of 10 for one
+    strip each). `dest`'s blocks above
+    the diagonal are overwritten: only for inverses whose upper blocks
+    nobody reads (`tile.tril_inverse {lower_only}`, which
+    `tile-expand-tril-inverse` gives `by_rows` with its `merge-by-rows`
+    option).
+
     Example:
     ```mlir
     tile.tril_inverse_merge %l, %t {size = 32 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
@@ -299,7 +316,8 @@ def Tile_TrilInverseMergeOp : Tile_Op<"tril_inverse_merge"> {
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
                        Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$dest,
-                       ConfinedAttr<I64Attr, [IntPositive]>:$size);
+                       ConfinedAttr<I64Attr, [IntPositive]>:$size,
+                       UnitAttr:$by_rows);
   let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }
@@ -389,9 +407,10 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     whose upper blocks nobody reads (a `tile.gemm {b_block_lower}`): fewer
     shared-memory accesses and global stores. With `transpose` (shared
     buffers only) the blocks are the buffer's: the fragment's blocks on and
-    above its diagonal move, one element at a time; a symmetric fragment
-    (a Gram matrix) stored so lands its lower triangle without the bank
-    conflicts of an accumulator's row pairs.
+    above its diagonal move (a load zeros those strictly below it), one
+    element at a time; a symmetric fragment (a Gram matrix) stored so lands
+    its lower triangle without the bank conflicts of an accumulator's row
+    pairs.
 
     `tile-assign-layouts` sets `layout`, the thread mapping of copies that
     involve no fragment (for example `#tile.blocked<vector = 8>`: 16-byte

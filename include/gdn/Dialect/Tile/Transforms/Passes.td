@@ -37,6 +37,12 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
     or merge orders its own strips with warp syncs). Other sizes keep
     `tile.tril_inverse` (forward substitution, one column per thread).
 
+    With `merge-by-rows`, the merges of sizes 16 and 32 of `lower_only`
+    inverses get `by_rows` (a task per block row and column block of `T21`,
+    both strips; the size-32 one then holds one barrier of its own between
+    forming `Y` and `T21`, see `tile.tril_inverse_merge`). Off by default
+    until measured on the GDN prep (docs/perf-notes.md v39).
+
     Before:
     ```mlir
     tile.tril_inverse %l, %t : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
@@ -49,6 +55,11 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
     after it).
   }];
   let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
+  let options = [
+    Option<"mergeByRows", "merge-by-rows", "bool", /*default=*/"false",
+           "Give the size-16 and size-32 merges of lower_only inverses "
+           "by_rows (one task per block row and column block, both strips)">
+  ];
   let statistics = [
     Statistic<"numExpanded", "expanded", "tril_inverse ops expanded into phases">
   ];
