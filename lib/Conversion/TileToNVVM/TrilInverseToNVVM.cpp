@@ -951,7 +951,9 @@ void emitMergeRowTask(ConversionPatternRewriter &rewriter, OpBuilder &b,
 /// One doubling step: T21 = -T2 (L21 T1) for every pair of adjacent size x
 /// size diagonal blocks. Task tau (dealt round-robin over the warps) is the
 /// 8-column strip h = tau % 2 of T1's 16-column block jb = (tau / 2) % sb of
-/// pair p = tau / (2 sb) (sb = size / 16), formed by emitMergeStrips.
+/// pair p = tau / (2 sb) (sb = size / 16), formed by emitMergeStrips; with
+/// by_rows, task (pair, I, J) of emitMergeRowTask in two phases around one
+/// barrier.
 struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
   using TilePattern::TilePattern;
   LogicalResult

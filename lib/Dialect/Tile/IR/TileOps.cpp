@@ -969,6 +969,8 @@ LogicalResult TrilInverseMergeOp::verify() {
     return emitOpError("size ")
            << size << " must be a multiple of 16 with twice it dividing "
            << n;
+  // by_rows stages Y_0J in one block of T12 per column block J: enough for
+  // two row blocks (size 32), not for more (their copies would share it).
   if (getByRows() && size > 32)
     return emitOpError("by_rows needs size 16 or 32, got ") << size;
   return verifyTrilDistinct(*this, getSource(), getDest(), /*packed=*/false);
