@@ -740,6 +740,38 @@ struct TrilInverseLevelLowering : TilePattern<TrilInverseLevelOp> {
   }
 };
 
+/// What every merge task of pair `pair` (size x size diagonal blocks) starts
+/// from: its lane's mma coordinates (g, t), the ldmatrix.x4 addressing of a
+/// 16x8 f32 A block (see the level lowering: lane l at row l % 8 + 8 ((l /
+/// 8) % 2), column 4 (l / 16)), the pair's first rows, and the split B
+/// operand loads.
+struct MergeLanes {
+  Value g, t1, t2, lRow, lCol, fullMask, r0, r1, zero;
+  SplitTf32Mma mma;
+  PhaseIO io;
+  Value dst;
+
+  MergeLanes(ConversionPatternRewriter &rewriter, OpBuilder &b, Location loc,
+             Idx &bx, const SquareAccess &acc, Value dst, int64_t size,
+             Value pair, Value lane)
+      : g(bx.div(lane, 4)), t1(bx.rem(lane, 4)), t2(bx.mul(t1, 2)),
+        lRow(bx.add(bx.rem(lane, 8),
+                    bx.mul(bx.rem(bx.div(lane, 8), 2), 8))),
+        lCol(bx.mul(bx.div(lane, 16), 4)),
+        fullMask(b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                            b.getI32IntegerAttr(-1))),
+        r0(bx.mul(pair, 2 * size)), // T1's first row
+        r1(bx.add(r0, size)),       // T2's first row
+        zero(f32Const(rewriter, loc, 0)), mma(rewriter, loc),
+        io{b, loc, bx, acc}, dst(dst) {}
+  /// B rows k0 + t and k0 + t + 4 at column g of a strip whose first row is
+  /// `r` (`at` = its element (r, c)), split.
+  SplitTf32Mma::Split loadB(Value at, Value r, Value c, int64_t k0) {
+    return mma.splitAll(
+        {io.load(at, dst, r, c, k0, 0), io.load(at, dst, r, c, k0 + 4, 0)});
+  }
+};
+
 /// One merge task on one warp (TrilInverseMergeOp): for pair `pair` of size
 /// x size diagonal blocks and T1's 16-column block jb (dynamic, one branch
 /// per value where size > 16), the 8-column strips of T21 = -T2 (L21 T1)
@@ -758,23 +790,13 @@ void emitMergeStrips(ConversionPatternRewriter &rewriter, OpBuilder &b,
                      Value dst, int64_t size, Value pair, Value jb,
                      ArrayRef<Value> cols, Value lane) {
   int64_t sb = size / 16, ns = cols.size();
-  Value g = bx.div(lane, 4), t1 = bx.rem(lane, 4), t2 = bx.mul(t1, 2);
-  // ldmatrix.x4 addressing of a 16x8 f32 A block (see the level lowering):
-  // lane l at row l % 8 + 8 ((l / 8) % 2), column 4 (l / 16).
-  Value lRow = bx.add(bx.rem(lane, 8), bx.mul(bx.rem(bx.div(lane, 8), 2), 8));
-  Value lCol = bx.mul(bx.div(lane, 16), 4);
-  Value fullMask = b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
-                                              b.getI32IntegerAttr(-1));
-  Value r0 = bx.mul(pair, 2 * size); // T1's first row
-  Value r1 = bx.add(r0, size);       // T2's first row
-  SplitTf32Mma mma(rewriter, loc);
-  PhaseIO io{b, loc, bx, acc};
-  Value zero = f32Const(rewriter, loc, 0);
-  // B rows k0 + t and k0 + t + 4 at column g of a strip whose first row is
-  // `r`, split.
+  MergeLanes ml(rewriter, b, loc, bx, acc, dst, size, pair, lane);
+  Value g = ml.g, t1 = ml.t1, t2 = ml.t2, lRow = ml.lRow, lCol = ml.lCol;
+  Value fullMask = ml.fullMask, r0 = ml.r0, r1 = ml.r1, zero = ml.zero;
+  SplitTf32Mma &mma = ml.mma;
+  PhaseIO &io = ml.io;
   auto loadB = [&](Value at, Value r, Value c, int64_t k0) {
-    return mma.splitAll(
-        {io.load(at, dst, r, c, k0, 0), io.load(at, dst, r, c, k0 + 4, 0)});
+    return ml.loadB(at, r, c, k0);
   };
   // Strip s: rows r1 + 16 i + g (+ 8), columns cols[s] + 2 t (+ 1).
   Value sRow = bx.add(r1, g);
@@ -869,17 +891,13 @@ void emitMergeRowTask(ConversionPatternRewriter &rewriter, OpBuilder &b,
                       Value src, Value dst, int64_t size, Value pair,
                       int64_t I, int64_t J, int64_t phase, Value lane) {
   int64_t sb = size / 16, ns = 2;
-  Value g = bx.div(lane, 4), t1 = bx.rem(lane, 4), t2 = bx.mul(t1, 2);
-  Value lRow = bx.add(bx.rem(lane, 8), bx.mul(bx.rem(bx.div(lane, 8), 2), 8));
-  Value lCol = bx.mul(bx.div(lane, 16), 4);
-  Value r0 = bx.mul(pair, 2 * size); // T1's first row
-  Value r1 = bx.add(r0, size);       // T2's first row
-  SplitTf32Mma mma(rewriter, loc);
-  PhaseIO io{b, loc, bx, acc};
-  Value zero = f32Const(rewriter, loc, 0);
+  MergeLanes ml(rewriter, b, loc, bx, acc, dst, size, pair, lane);
+  Value g = ml.g, t1 = ml.t1, t2 = ml.t2, lRow = ml.lRow, lCol = ml.lCol;
+  Value r0 = ml.r0, r1 = ml.r1, zero = ml.zero;
+  SplitTf32Mma &mma = ml.mma;
+  PhaseIO &io = ml.io;
   auto loadB = [&](Value at, Value r, Value c, int64_t k0) {
-    return mma.splitAll(
-        {io.load(at, dst, r, c, k0, 0), io.load(at, dst, r, c, k0 + 4, 0)});
+    return ml.loadB(at, r, c, k0);
   };
   // Strip s is columns col0 + 8 s of T1's block J (and of T21).
   Value col0 = bx.add(r0, 16 * J);
@@ -900,8 +918,7 @@ void emitMergeRowTask(ConversionPatternRewriter &rewriter, OpBuilder &b,
     xbCol.push_back(bx.add(r1, bx.add(g, 16 * J + 8 * s)));
     xbAt.push_back(acc.ptr(bx, dst, bRowY, xbCol.back()));
   }
-  Value fullMask = b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
-                                              b.getI32IntegerAttr(-1));
+  Value fullMask = ml.fullMask;
   SmallVector<SmallVector<Value>> c(ns, SplitTf32Mma::zeros(zero)),
       cSmall(ns, SplitTf32Mma::smallZeros(zero));
   if (phase == 0) {

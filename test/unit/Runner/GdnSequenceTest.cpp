@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <cstring>
 #include <memory>
 
@@ -577,28 +579,22 @@ TEST(GdnSequenceTest, PrepGridSplitsChunksOverYAndZ) {
                  "meta.grid = HV, cdiv(NT, cdiv(NT, 65535)), cdiv(NT, 65535)");
   Fixture f;
   ASSERT_TRUE(f.build({cumsum, solveManifest(), fwdManifest()}).ok());
-  // NT = 2 * cdiv(1000, 64) = 32, HV = 16: one slice.
-  Status s = evaluateGdnSequence(scalars(2, 1000, 16), f.seq);
-  ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(f.seq.stages[0].grid.x, 16u);
-  EXPECT_EQ(f.seq.stages[0].grid.y, 32u);
-  EXPECT_EQ(f.seq.stages[0].grid.z, 1u);
+  // The prep's (first stage's) grid for B sequences of T tokens, HV = 16.
+  auto grid = [&](int64_t B, int64_t T) {
+    Status s = evaluateGdnSequence(scalars(B, T, 16), f.seq);
+    EXPECT_TRUE(s.ok()) << s.message();
+    const auto &g = f.seq.stages[0].grid;
+    return std::array<unsigned, 3>{g.x, g.y, g.z};
+  };
+  using G = std::array<unsigned, 3>;
+  // NT = 2 * cdiv(1000, 64) = 32: one slice.
+  EXPECT_EQ(grid(2, 1000), (G{16, 32, 1}));
   // NT = 65535 exactly, then one more chunk (T = 64 * 65535 + 1): two
   // slices of 32768, one block idle.
-  s = evaluateGdnSequence(scalars(1, 64 * 65535, 16), f.seq);
-  ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(f.seq.stages[0].grid.y, 65535u);
-  EXPECT_EQ(f.seq.stages[0].grid.z, 1u);
-  s = evaluateGdnSequence(scalars(1, 64 * 65535 + 1, 16), f.seq);
-  ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(f.seq.stages[0].grid.x, 16u);
-  EXPECT_EQ(f.seq.stages[0].grid.y, 32768u);
-  EXPECT_EQ(f.seq.stages[0].grid.z, 2u);
+  EXPECT_EQ(grid(1, 64 * 65535), (G{16, 65535, 1}));
+  EXPECT_EQ(grid(1, 64 * 65535 + 1), (G{16, 32768, 2}));
   // Five slices: 300000 chunks as 5 x 60000.
-  s = evaluateGdnSequence(scalars(1, 64 * 300000, 16), f.seq);
-  ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(f.seq.stages[0].grid.y, 60000u);
-  EXPECT_EQ(f.seq.stages[0].grid.z, 5u);
+  EXPECT_EQ(grid(1, 64 * 300000), (G{16, 60000, 5}));
 }
 
 // A stage's requires_multiple lines are checked against the scalars.
