@@ -116,11 +116,12 @@
 // PIPE: tile.async_copy
 // PIPE: tile.async_commit
 
-// The shared-memory plan: sizes recorded on the kernels (prep: 36864 bytes,
-// six blocks per SM with its 80 registers; L0's rows padded by 4 words, the
-// inverse's by 8 and 4 more after every fourth row).
+// The shared-memory plan: sizes recorded on the kernels (prep: 36868 bytes,
+// six blocks per SM with its 80 registers (<= 37888 each); L0's rows padded
+// by 4 words, the inverse's by 8 and 4 more after every fourth row; 4 bytes
+// for kbeta, which every warp reads to choose the Ag map's form).
 // PLAN-PREP-LABEL: func.func @gdn_chunk_prep_f16
-// PLAN-PREP-SAME: tile.shared_memory_bytes = 36864
+// PLAN-PREP-SAME: tile.shared_memory_bytes = 36868
 // PLAN-LABEL: func.func @gdn_chunk_fwd_f16
 // PLAN-SAME: tile.shared_memory_bytes = 111104
 // PLAN: tile.alloc {offset = 0 : i64} : !tile.buffer<2x64x128xf16, shared, #tile.swizzle<128>>
@@ -140,7 +141,7 @@
 // BAR-NEXT: tile.copy %{{.*}} {layout = #tile.blocked<vector = 1>, masked} : !tile.buffer<64xf32, shared> to !tile.buffer<?xf32, global>
 
 // PREP: kernel = gdn_chunk_prep_f16
-// PREP: shared_bytes = 36864
+// PREP: shared_bytes = 36868
 // PREP: param = q:ptr<f16>
 // Each block finds its chunk and its sequence's bounds in the host-computed
 // chunk_map ({sequence, chunk, bos, eos} per chunk): no cu_seqlens.
@@ -163,7 +164,7 @@
 // normalize it (with k) when the problem asks (meta.fuses = qk_l2norm, the
 // scalar qk_l2norm; the workspaces q_l2 and k_l2 are empty otherwise).
 // PREPK: kernel = gdn_chunk_prep_k_f16
-// PREPK: shared_bytes = 36864
+// PREPK: shared_bytes = 36868
 // PREPK: param = q:ptr<f16>
 // PREPK: param = k:ptr<f16>
 // PREPK-NOT: param = cu_seqlens

@@ -69,29 +69,52 @@ struct HopperPattern : ConvertOpToLLVMPattern<Op> {
 
 /// The boxes of a TMA transfer between `shared` and the tensor of `map` at
 /// `coords` (outermost first): calls `emit(sharedPtr, coords)` once per box
-/// with the coordinates innermost first (i32, as PTX takes them). Box b of
-/// a wide shared buffer starts b boxes further along the innermost
-/// coordinate and lies b * (rows * swizzle) bytes further into the buffer
-/// (the box order of #tile.swizzle).
+/// with the coordinates innermost first (i32, as PTX takes them). Box (r,
+/// c) of `boxes` (row box r of span c; tile.tma_load's getBoxes) starts c
+/// boxes further along the innermost coordinate and r box heights further
+/// along the tile's rows (the box's outer dimension that is not 1), and
+/// lies (c * rowBoxes + r) boxes into the buffer (the box order of
+/// #tile.swizzle: each span's rows together; rowBoxes = the buffer's rows
+/// over the box's, 1 unless the box is shorter).
 void forEachTmaBox(ConversionPatternRewriter &rewriter, Location loc,
-                   TensorMapType map, int64_t numBoxes, Value shared,
+                   TensorMapType map,
+                   ArrayRef<std::pair<int64_t, int64_t>> boxes,
+                   int64_t rowBoxes, Value shared,
                    ValueRange coordsOutermostFirst,
                    function_ref<void(Value, ArrayRef<Value>)> emit) {
-  int64_t boxInner = map.getShape().back();
+  ArrayRef<int64_t> boxShape = map.getShape();
+  int64_t rank = static_cast<int64_t>(boxShape.size());
+  int64_t boxInner = boxShape.back();
+  // The rows' coordinate (innermost first), where row boxes are stacked.
+  int64_t rowCoord = -1, boxRows = 1;
+  for (int64_t d = rank - 2; d >= 0 && rowBoxes > 1; --d)
+    if (boxShape[d] != 1) {
+      rowCoord = rank - 1 - d;
+      boxRows = boxShape[d];
+      break;
+    }
   int64_t boxBytes = map.getBoxBytes();
   SmallVector<Value> coords;
   for (Value c : llvm::reverse(coordsOutermostFirst))
     coords.push_back(toI32(rewriter, loc, c));
-  Value inner = coords.front();
-  for (int64_t b = 0; b < numBoxes; ++b) {
+  SmallVector<Value> base(coords);
+  for (auto [r, c] : boxes) {
     Value ptr = shared;
-    if (b != 0) {
+    int64_t at = c * rowBoxes + r;
+    if (at != 0)
       ptr = rewriter.create<LLVM::GEPOp>(
           loc, ptr.getType(), rewriter.getI8Type(), ptr,
-          ValueRange{constI64(rewriter, loc, b * boxBytes)});
-      coords.front() = rewriter.create<LLVM::AddOp>(
-          loc, inner, constI32(rewriter, loc, b * boxInner));
-    }
+          ValueRange{constI64(rewriter, loc, at * boxBytes)});
+    coords.front() =
+        c == 0 ? base.front()
+               : rewriter.create<LLVM::AddOp>(
+                     loc, base.front(), constI32(rewriter, loc, c * boxInner));
+    if (rowCoord > 0)
+      coords[rowCoord] =
+          r == 0 ? base[rowCoord]
+                 : rewriter.create<LLVM::AddOp>(
+                       loc, base[rowCoord],
+                       constI32(rewriter, loc, r * boxRows));
     emit(ptr, coords);
   }
 }
@@ -105,8 +128,11 @@ struct TmaLoadLowering : HopperPattern<TmaLoadOp> {
     Location loc = op.getLoc();
     Value bar = barrierPtr(rewriter, loc, adaptor.getBarriers(),
                            adaptor.getIndex());
-    forEachTmaBox(rewriter, loc, op.getMap().getType(), op.getNumBoxes(),
-                  adaptor.getDest(), adaptor.getCoords(),
+    int64_t rowBoxes = 1;
+    if (std::optional<int64_t> k = op.getBlockLower())
+      rowBoxes = cast<BufferType>(op.getDest().getType()).getShape()[0] / *k;
+    forEachTmaBox(rewriter, loc, op.getMap().getType(), op.getBoxes(),
+                  rowBoxes, adaptor.getDest(), adaptor.getCoords(),
                   [&](Value dstPtr, ArrayRef<Value> coords) {
                     rewriter.create<
                         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
@@ -127,7 +153,10 @@ struct TmaStoreLowering : HopperPattern<TmaStoreOp> {
   matchAndRewrite(TmaStoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    forEachTmaBox(rewriter, loc, op.getMap().getType(), op.getNumBoxes(),
+    SmallVector<std::pair<int64_t, int64_t>> boxes;
+    for (int64_t c = 0; c < op.getNumBoxes(); ++c)
+      boxes.push_back({0, c});
+    forEachTmaBox(rewriter, loc, op.getMap().getType(), boxes, /*rowBoxes=*/1,
                   adaptor.getSource(), adaptor.getCoords(),
                   [&](Value srcPtr, ArrayRef<Value> coords) {
                     rewriter.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(

@@ -116,3 +116,42 @@ module @st {
   }
 }
 
+
+// -----
+
+// tile.tma_load {block_lower = 32}: a 64x64 f16 tile in 64-byte swizzle
+// spans (box 32 rows x 32 columns, the tensor's middle dimension taken),
+// only the boxes in the 32x32 blocks on and below the diagonal: span 0's
+// two row boxes (rows +0 and +32 along the outer coordinate, 2048 bytes
+// apart), then span 1's lower one (32 columns further, rows +32, at box 3
+// = 6144 bytes: each span's 64 rows together). The upper block's box
+// (span 1, rows 0..31) is never loaded.
+// CHECK-LABEL: llvm.func @tma_load_block_lower
+// CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%[[IN:.*]], %[[MID:.*]], %[[OUT:.*]]] :
+// CHECK-NEXT:    llvm.mlir.constant(2048 : i64)
+// CHECK-NEXT:    llvm.getelementptr
+// CHECK-NEXT:    %[[C32:.*]] = llvm.mlir.constant(32 : i32)
+// CHECK-NEXT:    %[[R1:.*]] = llvm.add %[[OUT]], %[[C32]]
+// CHECK-NEXT:    nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%[[IN]], %[[MID]], %[[R1]]] :
+// CHECK-NEXT:    llvm.mlir.constant(6144 : i64)
+// CHECK-NEXT:    llvm.getelementptr
+// CHECK-NEXT:    %[[C32B:.*]] = llvm.mlir.constant(32 : i32)
+// CHECK-NEXT:    %[[I1:.*]] = llvm.add %[[IN]], %[[C32B]]
+// CHECK-NEXT:    %[[C32C:.*]] = llvm.mlir.constant(32 : i32)
+// CHECK-NEXT:    %[[R2:.*]] = llvm.add %[[OUT]], %[[C32C]]
+// CHECK-NEXT:    nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%[[I1]], %[[MID]], %[[R2]]] :
+// CHECK-NOT:     nvvm.cp.async.bulk.tensor
+// CHECK:         llvm.return
+module @bl {
+  func.func @tma_load_block_lower(%map: !tile.tensormap<32x1x32xf16, swizzle = 64> {tile.name = "Ag_tma", tile.tensor_map = {base = "Ag", dims = ["T", "H", "64"], strides = ["H*64", "64"]}})
+      attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 8200 : i64} {
+    %c0 = arith.constant 0 : index
+    %full = tile.alloc {offset = 8192 : i64} : !tile.buffer<1xi64, shared>
+    %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+    tile.producer {
+      tile.mbarrier_arrive %full[%c0] {expect_tx = 6144} : !tile.buffer<1xi64, shared>
+      tile.tma_load %map[%c0, %c0, %c0] to %s, %full[%c0] {block_lower = 32 : i64} : !tile.tensormap<32x1x32xf16, swizzle = 64>, !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>, !tile.buffer<1xi64, shared>
+    }
+    return
+  }
+}

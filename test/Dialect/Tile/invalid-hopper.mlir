@@ -471,3 +471,27 @@ func.func @task_base() attributes {tile.kernel, tile.num_warps = 8 : i64,
   } {thread_base = 256 : i64}
   return
 }
+
+// -----
+
+// tile.tma_load {block_lower = K}: the box must be K rows of one swizzle
+// span (here the whole 64-row tile), over a square swizzled destination.
+func.func @tma_block_lower_box(%m: !tile.tensormap<64x32xf16, swizzle = 64>) {
+  %c0 = arith.constant 0 : index
+  %full = tile.alloc : !tile.buffer<1xi64, shared>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+  // expected-error @below {{'tile.tma_load' op block_lower = 32 needs a square 2-D swizzled destination that it divides and a box of 32 rows of one swizzle span that divides it}}
+  tile.tma_load %m[%c0, %c0] to %s, %full[%c0] {block_lower = 32 : i64} : !tile.tensormap<64x32xf16, swizzle = 64>, !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>, !tile.buffer<1xi64, shared>
+  return
+}
+
+// -----
+
+func.func @tma_block_lower_unswizzled(%m: !tile.tensormap<32x64xf16, swizzle = 0>) {
+  %c0 = arith.constant 0 : index
+  %full = tile.alloc : !tile.buffer<1xi64, shared>
+  %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+  // expected-error @below {{'tile.tma_load' op block_lower = 32 needs a square 2-D swizzled destination}}
+  tile.tma_load %m[%c0, %c0] to %s, %full[%c0] {block_lower = 32 : i64} : !tile.tensormap<32x64xf16, swizzle = 0>, !tile.buffer<64x64xf16, shared>, !tile.buffer<1xi64, shared>
+  return
+}

@@ -1176,7 +1176,7 @@ func.func @warps_i1() attributes {tile.kernel, tile.num_warps = 1 : i1} { return
 func.func @copy_block_lower_offsets(%s: !tile.buffer<64x64xf32, shared>) {
   %c0 = arith.constant 0 : index
   %f = tile.alloc : !tile.buffer<16x64xf32, fragment>
-  // expected-error @below {{'tile.copy' op block_lower copies a whole fragment to or from a shared buffer (no offsets or masked), or stores one to global memory}}
+  // expected-error @below {{'tile.copy' op block_lower copies a whole fragment to or from a shared buffer (no offsets or masked), stores one to global memory or loads a global tile into a whole shared buffer}}
   tile.copy %s[%c0, %c0] to %f {block_lower = 16 : i64} : !tile.buffer<64x64xf32, shared> to !tile.buffer<16x64xf32, fragment>
   return
 }
@@ -1186,7 +1186,7 @@ func.func @copy_block_lower_offsets(%s: !tile.buffer<64x64xf32, shared>) {
 func.func @copy_block_lower_global(%g: !tile.buffer<64x64xf32, global>) {
   %c0 = arith.constant 0 : index
   %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
-  // expected-error @below {{'tile.copy' op block_lower copies a whole fragment to or from a shared buffer (no offsets or masked), or stores one to global memory}}
+  // expected-error @below {{'tile.copy' op block_lower copies a whole fragment to or from a shared buffer (no offsets or masked), stores one to global memory or loads a global tile into a whole shared buffer}}
   tile.copy %g[%c0, %c0] to %f {block_lower = 16 : i64} : !tile.buffer<64x64xf32, global> to !tile.buffer<64x64xf32, fragment>
   return
 }
@@ -1200,6 +1200,18 @@ func.func @copy_block_lower_global_transposed(%g: !tile.buffer<64x64xf16, global
   %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
   // expected-error @below {{'tile.copy' op block_lower stores a fragment to global memory untransposed}}
   tile.copy %f to %g[%c0, %c0] {block_lower = 32 : i64, transpose} : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf16, global>
+  return
+}
+
+// -----
+
+// A global tile loaded into a shared buffer with block_lower: square, the
+// block dividing its size.
+func.func @copy_block_lower_global_load_square(%g: !tile.buffer<?x64xf16, global>) {
+  %c0 = arith.constant 0 : index
+  %s = tile.alloc : !tile.buffer<32x64xf16, shared>
+  // expected-error @below {{'tile.copy' op block_lower = 32 needs a square 2-D tile whose size it divides}}
+  tile.copy %g[%c0, %c0] to %s {block_lower = 32 : i64} : !tile.buffer<?x64xf16, global> to !tile.buffer<32x64xf16, shared>
   return
 }
 

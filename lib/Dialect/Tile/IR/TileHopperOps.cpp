@@ -46,7 +46,8 @@ static LogicalResult verifyBarrierIndex(Operation *op, Value barriers,
 /// map's element type and swizzle.
 static LogicalResult verifyTmaBox(Operation *op, TensorMapType map,
                                   BufferType buf, size_t numCoords,
-                                  StringRef what) {
+                                  StringRef what,
+                                  std::optional<int64_t> blockLower = {}) {
   if (!buf.isShared())
     return op->emitOpError(what) << " must be a shared buffer";
   if (buf.getElementType() != map.getElementType())
@@ -61,6 +62,30 @@ static LogicalResult verifyTmaBox(Operation *op, TensorMapType map,
   // one index of a tensor dimension), except that it may repeat the box
   // along the innermost dimension.
   ArrayRef<int64_t> fullBox = map.getShape();
+  if (blockLower) {
+    // A column of K-row boxes per swizzle span: dest [n, n], box K rows of
+    // one span (the map's other dimensions 1: taken ones).
+    int64_t k = *blockLower;
+    ArrayRef<int64_t> bs = buf.getShape();
+    int64_t swz = 0;
+    if (auto s = dyn_cast_or_null<SwizzleAttr>(buf.getLayout()))
+      swz = s.getBytes();
+    SmallVector<int64_t> outer(llvm::make_filter_range(
+        fullBox.drop_back(), [](int64_t d) { return d != 1; }));
+    if (buf.getRank() != 2 || bs[0] != bs[1] || bs[0] % k != 0 ||
+        outer != SmallVector<int64_t>{k} || swz == 0 ||
+        fullBox.back() * buf.getElementBytes() != swz || k % fullBox.back())
+      return op->emitOpError("block_lower = ")
+             << k << " needs a square 2-D swizzled " << what
+             << " that it divides and a box of " << k
+             << " rows of one swizzle span that divides it; got " << buf
+             << " and " << map;
+    if (swz != map.getSwizzle())
+      return op->emitOpError(what)
+             << " swizzle (" << swz << " bytes) differs from the tensor "
+             << "map's (" << map.getSwizzle() << " bytes)";
+    return success();
+  }
   SmallVector<int64_t> box, shape;
   for (size_t d = 0; d + 1 < fullBox.size(); ++d)
     if (fullBox[d] != 1)
@@ -105,7 +130,7 @@ LogicalResult TmaLoadOp::verify() {
     return failure();
   return verifyTmaBox(*this, getMap().getType(),
                       cast<BufferType>(getDest().getType()),
-                      getCoords().size(), "destination");
+                      getCoords().size(), "destination", getBlockLower());
 }
 
 /// Boxes of `map` side by side along the innermost dimension of `tile`.
@@ -113,8 +138,27 @@ static int64_t numTmaBoxes(TensorMapType map, Type tile) {
   return cast<BufferType>(tile).getShape().back() / map.getShape().back();
 }
 
+SmallVector<std::pair<int64_t, int64_t>> TmaLoadOp::getBoxes() {
+  SmallVector<std::pair<int64_t, int64_t>> boxes;
+  int64_t spans = numTmaBoxes(getMap().getType(), getDest().getType());
+  std::optional<int64_t> k = getBlockLower();
+  if (!k) {
+    for (int64_t c = 0; c < spans; ++c)
+      boxes.push_back({0, c});
+    return boxes;
+  }
+  // Span c lies in block column c * span / K; row box r is block row r.
+  int64_t span = getMap().getType().getShape().back();
+  int64_t rows = cast<BufferType>(getDest().getType()).getShape()[0];
+  for (int64_t c = 0; c < spans; ++c)
+    for (int64_t r = 0; r < rows / *k; ++r)
+      if (c * span / *k <= r)
+        boxes.push_back({r, c});
+  return boxes;
+}
+
 int64_t TmaLoadOp::getNumBoxes() {
-  return numTmaBoxes(getMap().getType(), getDest().getType());
+  return static_cast<int64_t>(getBoxes().size());
 }
 
 int64_t TmaLoadOp::getNumBytes() {

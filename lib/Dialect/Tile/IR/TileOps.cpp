@@ -348,8 +348,9 @@ LogicalResult CopyOp::verify() {
     return failure();
   // block_diagonal / block_lower = K: a whole square 2-D tile that K divides.
   auto squareBlocks = [&](StringRef name, int64_t k) -> LogicalResult {
-    if (src.getRank() != 2 || src.getShape()[0] != src.getShape()[1] ||
-        src.getShape()[0] % k != 0)
+    BufferType tile = src.isGlobal() ? dst : src;
+    if (tile.getRank() != 2 || tile.getShape()[0] != tile.getShape()[1] ||
+        tile.getShape()[0] % k != 0)
       return emitOpError(name) << " = " << k
                                << " needs a square 2-D tile whose size it "
                                   "divides";
@@ -371,17 +372,24 @@ LogicalResult CopyOp::verify() {
     // A fragment stored to a global view: its tile's blocks on and below
     // the diagonal (masked and at offsets as any store to global memory).
     bool globalStore = src.isFragment() && dst.isGlobal();
+    // A global tile loaded into a shared buffer (whole: shared offsets
+    // and transposes need a fragment endpoint, checked above); a TMA
+    // ring's load skips the boxes above the diagonal blocks.
+    bool globalLoad = src.isGlobal() && dst.isShared();
     if (globalStore) {
       if (getTranspose())
         return emitOpError("block_lower stores a fragment to global memory "
                            "untransposed");
+    } else if (globalLoad) {
+      // Nothing more to check.
     } else if ((!store && !load) || !getSourceOffsets().empty() ||
                !getDestOffsets().empty() || getMasked()) {
       // (Transposed, the blocks are the shared buffer's: the fragment's
       // blocks on and above its diagonal move.)
       return emitOpError("block_lower copies a whole fragment to or from a "
-                         "shared buffer (no offsets or masked), or stores "
-                         "one to global memory");
+                         "shared buffer (no offsets or masked), stores one "
+                         "to global memory or loads a global tile into a "
+                         "whole shared buffer");
     }
     if (failed(squareBlocks("block_lower", *k)))
       return failure();

@@ -277,7 +277,8 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
       FailureOr<TmaPlan> plan =
           planTma(p.copy.getSource(), p.copy.getSourceOffsets(),
                   cast<BufferType>(p.copy.getDest().getType()),
-                  p.copy.getMasked(), TmaUse::RingLoad, kernel, why);
+                  p.copy.getMasked(), TmaUse::RingLoad, kernel, why,
+                  p.copy.getBlockLower().value_or(0));
       if (failed(plan))
         break;
       plans.push_back(*plan);
@@ -571,8 +572,12 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
     // The stage's full barrier expects exactly the bytes its loads bring
     // (TmaLoadOp::getNumBytes: boxes x box bytes), announced before them.
     SmallVector<TmaLoadOp> loads;
-    for (auto [map, c, slice] : llvm::zip(mapArgs, coords, slices))
+    for (auto [map, c, slice, plan] :
+         llvm::zip(mapArgs, coords, slices, plans)) {
       loads.push_back(pb.create<TmaLoadOp>(loc, map, c, slice, full, stage));
+      if (plan.blockLower)
+        loads.back().setBlockLowerAttr(pb.getI64IntegerAttr(plan.blockLower));
+    }
     int64_t bytes = 0;
     for (TmaLoadOp load : loads)
       bytes += load.getNumBytes();

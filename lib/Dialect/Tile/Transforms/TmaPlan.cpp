@@ -62,7 +62,7 @@ std::optional<std::string> hostExpr(Value v, func::FuncOp kernel,
 
 FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType sType,
                            bool masked, TmaUse use, func::FuncOp kernel,
-                           std::string &why) {
+                           std::string &why, int64_t blockLower) {
   auto gType = cast<BufferType>(global.getType());
   Type elem = sType.getElementType();
   if (!elem.isF16() && !elem.isBF16() && !elem.isF32()) {
@@ -227,6 +227,21 @@ FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType sType,
     plan.box[d] = sType.getShape()[i];
   if (plan.swizzle)
     plan.box[rank - 1] = plan.swizzle / eb;
+  // block_lower = K: the tile's rows in boxes of K (only those on and
+  // below the diagonal blocks are loaded; the tensor dimension of the
+  // tile's rows steps by K); each span (the box's width) must lie inside
+  // one block column.
+  if (blockLower) {
+    int64_t span = plan.box[rank - 1];
+    if (sType.getRank() != 2 || !plan.swizzle || blockLower % span != 0 ||
+        sType.getShape()[0] % blockLower != 0) {
+      why = "a block_lower load needs a swizzled 2-D tile whose swizzle "
+            "span divides the block";
+      return failure();
+    }
+    plan.box[viewDimOf[0]] = blockLower;
+    plan.blockLower = blockLower;
+  }
   for (int64_t b : plan.box)
     if (b > 256) {
       why = "a box dimension exceeds 256 elements";

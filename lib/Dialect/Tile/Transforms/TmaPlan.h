@@ -48,6 +48,9 @@ struct TmaPlan {
   /// TMA's own zero fill past the tensor's end is the whole mask.
   Value maskSize;
   int64_t maskOffset = -1;
+  /// K of a block_lower load (boxes of K rows; tile.tma_load {block_lower}),
+  /// else 0.
+  int64_t blockLower = 0;
 };
 
 /// What kind of TMA copy planTma plans.
@@ -59,10 +62,12 @@ enum class TmaUse {
 /// Plans a TMA copy between `global` (a tile.view of a kernel pointer,
 /// through tile.take and tile.narrow) at element offsets `offsets` and a
 /// shared tile of type `sType` (a load's destination, a store's source),
-/// or says why not. `masked`: a masked load.
+/// or says why not. `masked`: a masked load. `blockLower` (a ring load of a
+/// tile.copy {block_lower = K}, else 0): boxes of K rows of one swizzle span,
+/// for tile.tma_load {block_lower = K}.
 FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType sType,
                            bool masked, TmaUse use, func::FuncOp kernel,
-                           std::string &why);
+                           std::string &why, int64_t blockLower = 0);
 
 /// The box coordinates of `plan` (outermost first) for a copy at global
 /// element offsets `offsets`: `value` gives each value the plan refers to

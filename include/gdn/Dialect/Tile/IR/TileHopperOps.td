@@ -45,6 +45,17 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load"> {
     `b * rows * swizzle` bytes into `dest` (the box order of
     `#tile.swizzle`). `dest`'s swizzle must be the map's.
 
+    With `block_lower = K` (a square 2-D swizzled `dest` that K divides,
+    whose swizzle span divides K; the map's box is K rows of one span) only
+    the boxes in the K x K blocks on and below the diagonal of `dest` are
+    loaded: `dest` is a column of K-row boxes per span, box `(r, c)` (row
+    box `r` of span `c`) starting `r K` rows and `c` spans further into the
+    tensor and stored `(c * rows / K + r)` boxes into `dest`, the same
+    bytes as without `block_lower`. The blocks above the diagonal keep
+    their contents, and the barrier expects only the boxes loaded (for the
+    GDN chunk step's lower triangular Ag tile, whose upper block no gemm
+    reads: `tile.gemm {b_block_lower}`).
+
     The issuing thread is expected to have announced the bytes with
     `tile.mbarrier_arrive ... {expect_tx = N}`; `tile-pipeline` emits both
     inside a `tile.producer` region.
@@ -54,12 +65,16 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load"> {
     tile.tma_load %mapB[%k, %n0] to %sB, %full[%s]
         : !tile.tensormap<64x64xf16, swizzle = 128>,
           !tile.buffer<64x256xf16, shared, #tile.swizzle<128>>, !tile.buffer<4xi64, shared>
+    tile.tma_load %mapAg[%t, %c0] to %sAg, %full[%s] {block_lower = 32 : i64}
+        : !tile.tensormap<32x32xf16, swizzle = 64>,
+          !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>, !tile.buffer<2xi64, shared>
     ```
   }];
   let arguments = (ins Tile_TensorMapType:$map, Variadic<Index>:$coords,
                        Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
                        Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$barriers,
-                       Index:$index);
+                       Index:$index,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$block_lower);
   let assemblyFormat = [{
     $map `[` $coords `]` `to` $dest `,` $barriers `[` $index `]` attr-dict
     `:` qualified(type($map)) `,` qualified(type($dest)) `,` qualified(type($barriers))
@@ -68,9 +83,19 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load"> {
   let extraClassDeclaration = [{
     /// Number of TMA loads (boxes) the op issues.
     int64_t getNumBoxes();
+    /// The boxes, in issue order: (row box, span) of `dest` (row box 0
+    /// without `block_lower`).
+    SmallVector<std::pair<int64_t, int64_t>> getBoxes();
     /// Bytes the op delivers to its barrier.
     int64_t getNumBytes();
   }];
+  let builders = [
+    OpBuilder<(ins "Value":$map, "ValueRange":$coords, "Value":$dest,
+                   "Value":$barriers, "Value":$index), [{
+      build($_builder, $_state, map, coords, dest, barriers, index,
+            /*block_lower=*/IntegerAttr());
+    }]>
+  ];
 }
 
 def Tile_TmaStoreOp : Tile_Op<"tma_store"> {

@@ -405,7 +405,12 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     sets the fragment's elements there to zero without reading them. For
     lower triangular tiles (the inverse's `L` and `T`, the GDN prep's Ag),
     whose upper blocks nobody reads (a `tile.gemm {b_block_lower}`): fewer
-    shared-memory accesses and global stores. With `transpose` (shared
+    shared-memory accesses and global stores. A global tile loaded into a
+    whole shared buffer with `block_lower = K` may leave the blocks above
+    the diagonal of the buffer as they were: a TMA ring's load
+    (`tile-pipeline`) skips their boxes (`tile.tma_load {block_lower}`,
+    fewer bytes from DRAM), other lowerings copy the whole tile; either
+    way nothing may read those blocks afterwards. With `transpose` (shared
     buffers only) the blocks are the buffer's: the fragment's blocks on and
     above its diagonal move (a load zeros those strictly below it), one
     element at a time; a symmetric fragment (a Gram matrix) stored so lands
