@@ -269,7 +269,8 @@
 // LAYOUT-VM: tile.gemm {{.*}} {transpose_b} : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 2], engine = wgmma>>
 // LAYOUT-VM: tile.gemm {{.*}} {transpose_b} : !tile.buffer<128x128xf16, fragment
 // Warp-specialized (a producer warpgroup issues the TMA loads of every
-// chunk: q, k, v, Ag by 64-column swizzled boxes, gamma by a 96-value window
+// chunk: q, k, v by 64-column swizzled boxes, Ag by three 32x32 boxes of
+// 64-byte swizzle spans (block_lower: not its zero block), gamma by a 96-value window
 // from the sequence start rounded down to 16 bytes; two consumer
 // warpgroups), so 384 threads. o of a whole chunk goes out by one TMA
 // store (tile-tma-store: the o_tma map, 16 KB more shared memory).
@@ -281,6 +282,7 @@
 // FWDVM: param = q_tma:tensormap
 // FWDVM: param = gamma_tma:tensormap
 // FWDVM: param = o_tma:tensormap
+// FWDVM: tensormap.Ag_tma = base=Ag; dims=64, HV, (B)*(T); strides=64, (HV)*(64); box=32, 1, 32; swizzle=64
 // FWDVM: tensormap.gamma_tma = base=gamma; dims=(cdiv((B)*(T), 4))*(4), HV; strides=(cdiv((B)*(T), 4))*(4); box=96, 1; swizzle=none
 // FWDVM: tensormap.o_tma = base=o; dims=128, HV, (B)*(T); strides=128, (HV)*(128); box=64, 1, 64; swizzle=128
 // FWDVM: tensormap.q_tma = base=q; dims=128, H, (B)*(T); strides=128, (H)*(128); box=64, 1, 64; swizzle=128

@@ -93,6 +93,8 @@ void forEachTmaBox(ConversionPatternRewriter &rewriter, Location loc,
       boxRows = boxShape[d];
       break;
     }
+  assert((rowBoxes == 1 || rowCoord > 0) &&
+         "row boxes need a box dimension of more than one row");
   int64_t boxBytes = map.getBoxBytes();
   SmallVector<Value> coords;
   for (Value c : llvm::reverse(coordsOutermostFirst))

@@ -127,19 +127,19 @@ module @st {
 // = 6144 bytes: each span's 64 rows together). The upper block's box
 // (span 1, rows 0..31) is never loaded.
 // CHECK-LABEL: llvm.func @tma_load_block_lower
-// CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%[[IN:.*]], %[[MID:.*]], %[[OUT:.*]]] :
-// CHECK-NEXT:    llvm.mlir.constant(2048 : i64)
-// CHECK-NEXT:    llvm.getelementptr
+// CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %[[DST0:.*]], %{{.*}}, %{{.*}}, box[%[[IN:.*]], %[[MID:.*]], %[[OUT:.*]]] :
+// CHECK-NEXT:    %[[O1:.*]] = llvm.mlir.constant(2048 : i64)
+// CHECK-NEXT:    %[[DST1:.*]] = llvm.getelementptr %[[DST0]][%[[O1]]]
 // CHECK-NEXT:    %[[C32:.*]] = llvm.mlir.constant(32 : i32)
 // CHECK-NEXT:    %[[R1:.*]] = llvm.add %[[OUT]], %[[C32]]
-// CHECK-NEXT:    nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%[[IN]], %[[MID]], %[[R1]]] :
-// CHECK-NEXT:    llvm.mlir.constant(6144 : i64)
-// CHECK-NEXT:    llvm.getelementptr
+// CHECK-NEXT:    nvvm.cp.async.bulk.tensor.shared.cluster.global %[[DST1]], %{{.*}}, %{{.*}}, box[%[[IN]], %[[MID]], %[[R1]]] :
+// CHECK-NEXT:    %[[O3:.*]] = llvm.mlir.constant(6144 : i64)
+// CHECK-NEXT:    %[[DST3:.*]] = llvm.getelementptr %[[DST0]][%[[O3]]]
 // CHECK-NEXT:    %[[C32B:.*]] = llvm.mlir.constant(32 : i32)
 // CHECK-NEXT:    %[[I1:.*]] = llvm.add %[[IN]], %[[C32B]]
 // CHECK-NEXT:    %[[C32C:.*]] = llvm.mlir.constant(32 : i32)
 // CHECK-NEXT:    %[[R2:.*]] = llvm.add %[[OUT]], %[[C32C]]
-// CHECK-NEXT:    nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%[[I1]], %[[MID]], %[[R2]]] :
+// CHECK-NEXT:    nvvm.cp.async.bulk.tensor.shared.cluster.global %[[DST3]], %{{.*}}, %{{.*}}, box[%[[I1]], %[[MID]], %[[R2]]] :
 // CHECK-NOT:     nvvm.cp.async.bulk.tensor
 // CHECK:         llvm.return
 module @bl {

@@ -274,11 +274,19 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
     for (Producer &p : producers) {
       if (!placed)
         break;
-      FailureOr<TmaPlan> plan =
-          planTma(p.copy.getSource(), p.copy.getSourceOffsets(),
-                  cast<BufferType>(p.copy.getDest().getType()),
-                  p.copy.getMasked(), TmaUse::RingLoad, kernel, why,
-                  p.copy.getBlockLower().value_or(0));
+      auto planFor = [&](int64_t blockLower) {
+        return planTma(p.copy.getSource(), p.copy.getSourceOffsets(),
+                       cast<BufferType>(p.copy.getDest().getType()),
+                       p.copy.getMasked(), TmaUse::RingLoad, kernel, why,
+                       blockLower);
+      };
+      int64_t blockLower = p.copy.getBlockLower().value_or(0);
+      FailureOr<TmaPlan> plan = planFor(blockLower);
+      // A block_lower copy whose boxes cannot be split (e.g. a 128-byte
+      // swizzle span wider than the block) loads the whole tile instead,
+      // which its semantics allow, rather than costing the ring its TMA.
+      if (failed(plan) && blockLower)
+        plan = planFor(0);
       if (failed(plan))
         break;
       plans.push_back(*plan);

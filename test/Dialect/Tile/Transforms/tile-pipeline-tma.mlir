@@ -406,3 +406,36 @@ func.func @block_lower_ring(%pk: !tile.ptr<f16> {tile.name = "K"}, %pag: !tile.p
   }
   return
 }
+
+// -----
+
+// A block_lower copy whose boxes cannot be split (a 128-byte swizzle span
+// is wider than the 32-column block) loads the whole tile by TMA (one 64x64
+// box, 8192 bytes) rather than costing the ring its TMA.
+// CHECK-LABEL: func.func @block_lower_whole
+// CHECK-SAME:    %{{.*}}: !tile.tensormap<64x1x64xf16, swizzle = 128> {tile.name = "Ag_tma"
+// CHECK:         tile.mbarrier_arrive %{{.*}}[%{{.*}}] {expect_tx = 8192 : i64}
+// CHECK-NEXT:    tile.tma_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] to %{{.*}}, %{{.*}}[%{{.*}}] : !tile.tensormap<64x1x64xf16, swizzle = 128>
+// CHECK-NOT:   block_lower
+// CHECK-NOT:   tile.async_copy
+func.func @block_lower_whole(%pag: !tile.ptr<f16> {tile.name = "Ag"},
+                             %T: i32 {tile.name = "T"}, %H: i32 {tile.name = "H"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma", tile.mma_engine = "wgmma"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %h = arith.index_cast %H : i32 to index
+  %hv = tile.program_id x
+  %nch = arith.ceildivui %t, %c64 : index
+  %AG = tile.view %pag[%t, %h] : !tile.ptr<f16> -> !tile.buffer<?x?x64xf16, global>
+  %AGh = tile.take %AG[%hv] dims [1] : !tile.buffer<?x?x64xf16, global> -> !tile.buffer<?x64xf16, global>
+  %sAg = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.for %c = %c0 to %nch step %c1 stages 2 {
+    %t0 = arith.muli %c, %c64 : index
+    tile.copy %AGh[%t0, %c0] to %sAg {masked, block_lower = 32 : i64} : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.gemm %sAg, %sAg, %acc {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  }
+  return
+}
