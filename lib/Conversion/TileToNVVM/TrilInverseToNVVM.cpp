@@ -770,6 +770,35 @@ struct MergeLanes {
     return mma.splitAll(
         {io.load(at, dst, r, c, k0, 0), io.load(at, dst, r, c, k0 + 4, 0)});
   }
+  /// Y += L21 T1 for T1's column block J (size / 16 = sb row blocks): for
+  /// each k-step from block J on, the strips' B operands (bAt[s] at row
+  /// bRow, column bCol[s]) loaded and split once, then for each row block
+  /// i of `rowBlocks` the A operand L21_i (from `src`) loaded and split once
+  /// for all strips; strip s of row block rowBlocks[n] accumulates into
+  /// y[s * rowBlocks.size() + n] (and its small terms).
+  void accumulateY(Value src, int64_t J, int64_t sb,
+                   ArrayRef<int64_t> rowBlocks, ArrayRef<Value> bAt,
+                   Value bRow, ArrayRef<Value> bCol,
+                   SmallVector<SmallVector<Value>> &y,
+                   SmallVector<SmallVector<Value>> &ySmall) {
+    Idx &bx = io.bx;
+    int64_t ns = bAt.size(), nr = rowBlocks.size();
+    Value aRow = bx.add(r1, lRow), aCol = bx.add(r0, lCol);
+    Value aAt = io.acc.ptr(bx, src, aRow, aCol);
+    for (int64_t m = J; m < sb; ++m)
+      for (int64_t ks = 0; ks < 2; ++ks) {
+        int64_t k0 = 16 * m + 8 * ks;
+        SmallVector<SplitTf32Mma::Split> bk;
+        for (int64_t s = 0; s < ns; ++s)
+          bk.push_back(loadB(bAt[s], bRow, bCol[s], k0));
+        for (int64_t n = 0; n < nr; ++n) {
+          SplitTf32Mma::Split a = mma.splitAll(
+              io.ldmatrix(aAt, src, aRow, aCol, 16 * rowBlocks[n], k0));
+          for (int64_t s = 0; s < ns; ++s)
+            mma.kStepSplit(y[s * nr + n], ySmall[s * nr + n], a, bk[s]);
+        }
+      }
+  }
 };
 
 /// One merge task on one warp (TrilInverseMergeOp): for pair `pair` of size
@@ -821,21 +850,8 @@ void emitMergeStrips(ConversionPatternRewriter &rewriter, OpBuilder &b,
   // Y for T1's column block jb = J (static).
   auto emitY = [&](int64_t J) {
     Accs y = zeros(), ySmall = smallZeros();
-    Value aRow = bx.add(r1, lRow), aCol = bx.add(r0, lCol);
-    Value aAt = acc.ptr(bx, src, aRow, aCol);
-    for (int64_t m = J; m < sb; ++m)
-      for (int64_t ks = 0; ks < 2; ++ks) {
-        int64_t k0 = 16 * m + 8 * ks;
-        SmallVector<SplitTf32Mma::Split> bk;
-        for (int64_t s = 0; s < ns; ++s)
-          bk.push_back(loadB(bAtY[s], bRowY, bCol[s], k0));
-        for (int64_t i = 0; i < sb; ++i) {
-          SplitTf32Mma::Split a =
-              mma.splitAll(io.ldmatrix(aAt, src, aRow, aCol, 16 * i, k0));
-          for (int64_t s = 0; s < ns; ++s)
-            mma.kStepSplit(y[s * sb + i], ySmall[s * sb + i], a, bk[s]);
-        }
-      }
+    ml.accumulateY(src, J, sb, llvm::to_vector(llvm::seq<int64_t>(0, sb)),
+                   bAtY, bRowY, bCol, y, ySmall);
     for (int64_t s = 0; s < ns; ++s)
       for (int64_t i = 0; i < sb; ++i)
         storeStrip(s, i, mma.finish(y[s * sb + i], ySmall[s * sb + i]),
@@ -922,19 +938,7 @@ void emitMergeRowTask(ConversionPatternRewriter &rewriter, OpBuilder &b,
   SmallVector<SmallVector<Value>> c(ns, SplitTf32Mma::zeros(zero)),
       cSmall(ns, SplitTf32Mma::smallZeros(zero));
   if (phase == 0) {
-    Value aRow = bx.add(r1, lRow), aCol = bx.add(r0, lCol);
-    Value aAt = acc.ptr(bx, src, aRow, aCol);
-    for (int64_t m = J; m < sb; ++m)
-      for (int64_t ks = 0; ks < 2; ++ks) {
-        int64_t k0 = 16 * m + 8 * ks;
-        SmallVector<SplitTf32Mma::Split> bk;
-        for (int64_t s = 0; s < ns; ++s)
-          bk.push_back(loadB(bAtY[s], bRowY, bCol[s], k0));
-        SplitTf32Mma::Split a =
-            mma.splitAll(io.ldmatrix(aAt, src, aRow, aCol, 16 * I, k0));
-        for (int64_t s = 0; s < ns; ++s)
-          mma.kStepSplit(c[s], cSmall[s], a, bk[s]);
-      }
+    ml.accumulateY(src, J, sb, {I}, bAtY, bRowY, bCol, c, cSmall);
     for (int64_t s = 0; s < ns; ++s) {
       SmallVector<Value> y = mma.finish(c[s], cSmall[s]);
       io.storeAcc(sAt[s], dst, sRow, sCol[s], 16 * I, 0, y, /*negate=*/false);

@@ -62,14 +62,21 @@ static LogicalResult verifyTmaBox(Operation *op, TensorMapType map,
   // one index of a tensor dimension), except that it may repeat the box
   // along the innermost dimension.
   ArrayRef<int64_t> fullBox = map.getShape();
+  int64_t swizzle = 0;
+  if (auto swz = dyn_cast_or_null<SwizzleAttr>(buf.getLayout()))
+    swizzle = swz.getBytes();
+  auto checkSwizzle = [&]() -> LogicalResult {
+    if (swizzle != map.getSwizzle())
+      return op->emitOpError(what)
+             << " swizzle (" << swizzle << " bytes) differs from the tensor "
+             << "map's (" << map.getSwizzle() << " bytes)";
+    return success();
+  };
   if (blockLower) {
     // A column of K-row boxes per swizzle span: dest [n, n], box K rows of
     // one span (the map's other dimensions 1: taken ones).
-    int64_t k = *blockLower;
+    int64_t k = *blockLower, swz = swizzle;
     ArrayRef<int64_t> bs = buf.getShape();
-    int64_t swz = 0;
-    if (auto s = dyn_cast_or_null<SwizzleAttr>(buf.getLayout()))
-      swz = s.getBytes();
     SmallVector<int64_t> outer(llvm::make_filter_range(
         fullBox.drop_back(), [](int64_t d) { return d != 1; }));
     if (buf.getRank() != 2 || bs[0] != bs[1] || bs[0] % k != 0 ||
@@ -80,11 +87,7 @@ static LogicalResult verifyTmaBox(Operation *op, TensorMapType map,
              << " that it divides and a box of " << k
              << " rows of one swizzle span that divides it; got " << buf
              << " and " << map;
-    if (swz != map.getSwizzle())
-      return op->emitOpError(what)
-             << " swizzle (" << swz << " bytes) differs from the tensor "
-             << "map's (" << map.getSwizzle() << " bytes)";
-    return success();
+    return checkSwizzle();
   }
   SmallVector<int64_t> box, shape;
   for (size_t d = 0; d + 1 < fullBox.size(); ++d)
@@ -103,13 +106,8 @@ static LogicalResult verifyTmaBox(Operation *op, TensorMapType map,
   if (buf.getRowPadding())
     return op->emitOpError(what)
            << " " << buf << " has padded rows, which TMA cannot address";
-  int64_t swizzle = 0;
-  if (auto swz = dyn_cast_or_null<SwizzleAttr>(buf.getLayout()))
-    swizzle = swz.getBytes();
-  if (swizzle != map.getSwizzle())
-    return op->emitOpError(what)
-           << " swizzle (" << swizzle << " bytes) differs from the tensor "
-           << "map's (" << map.getSwizzle() << " bytes)";
+  if (failed(checkSwizzle()))
+    return failure();
   int64_t boxes = buf.getShape().back() / fullBox.back();
   // Without a swizzle the boxes would lie box-major (box b at b times the
   // box's bytes), not in the buffer's row-major order.
