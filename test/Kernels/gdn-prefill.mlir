@@ -282,8 +282,8 @@
 // FWDVM: param = q_tma:tensormap
 // FWDVM: param = gamma_tma:tensormap
 // FWDVM: param = o_tma:tensormap
-// FWDVM: tensormap.Ag_tma = base=Ag; dims=64, HV, (B)*(T); strides=64, (HV)*(64); box=32, 1, 32; swizzle=64
-// FWDVM: tensormap.gamma_tma = base=gamma; dims=(cdiv((B)*(T), 4))*(4), HV; strides=(cdiv((B)*(T), 4))*(4); box=96, 1; swizzle=none
+// FWDVM: tensormap.Ag_tma = base=Ag; dims=64, HV, (B)*(T); strides=64, (HV)*(64); box=32, 1, 32; swizzle=64; l2=none; fill=zero
+// FWDVM: tensormap.gamma_tma = base=gamma; dims=(cdiv((B)*(T), 4))*(4), HV; strides=(cdiv((B)*(T), 4))*(4); box=96, 1; swizzle=none; l2=256
 // FWDVM: tensormap.o_tma = base=o; dims=128, HV, (B)*(T); strides=128, (HV)*(128); box=64, 1, 64; swizzle=128
 // FWDVM: tensormap.q_tma = base=q; dims=128, H, (B)*(T); strides=128, (H)*(128); box=64, 1, 64; swizzle=128
 // FWDVM: meta.block_v = 128

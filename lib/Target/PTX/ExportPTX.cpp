@@ -356,10 +356,16 @@ void ExportPTXPass::runOnOperation() {
         }
         std::string swz = swizzle.getInt() ? std::to_string(swizzle.getInt())
                                            : std::string("none");
+        // L2 promotion: the recipe's (tile-pipeline leaves it out where it
+        // is the default 256 bytes; the dialect verifier checks its value).
+        int64_t l2Bytes = 256;
+        if (auto l2 = d.getAs<IntegerAttr>("l2_promotion"))
+          l2Bytes = l2.getInt();
+        std::string l2 = l2Bytes ? std::to_string(l2Bytes) : "none";
         w.add(("tensormap." + m.getName().getValue()).str(),
               "base=" + base.getValue().str() + "; dims=" + fields[0] +
                   "; strides=" + fields[1] + "; box=" + fields[2] +
-                  "; swizzle=" + swz + "; l2=256; fill=zero");
+                  "; swizzle=" + swz + "; l2=" + l2 + "; fill=zero");
       }
     }
     if (Attribute metaAttr = info.get("meta")) {

@@ -299,6 +299,11 @@ func.func @recipe(%m: !tile.tensormap<64x64xf16, swizzle = 0> {tile.tensor_map =
 
 // -----
 
+// expected-error @below {{'tile.tensor_map' has l2_promotion 512 : i64, not one of 0 (none), 64, 128 or 256 bytes}}
+func.func @recipe_l2(%m: !tile.tensormap<64x64xf16, swizzle = 0> {tile.tensor_map = {base = "A", dims = ["M", "64"], strides = ["64"], l2_promotion = 512 : i64}}) { return }
+
+// -----
+
 // Without a swizzle, several boxes would land box-major, not row-major.
 func.func @unswizzled_boxes(%m: !tile.tensormap<64x32xf16, swizzle = 0>, %i: index) {
   %bar = tile.alloc : !tile.buffer<1xi64, shared>

@@ -304,6 +304,16 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
       return op->emitError() << "'" << getTensorMapAttrName()
                              << "' must be a dictionary with 'base' (a "
                                 "string), 'dims' and 'strides' (arrays)";
+    // The L2 promotion (bytes, 0 for none; 256 where absent): one of the
+    // sizes cuTensorMapEncodeTiled knows.
+    if (Attribute l2 = d.get("l2_promotion")) {
+      auto n = dyn_cast<IntegerAttr>(l2);
+      if (!n || !llvm::is_contained({0, 64, 128, 256}, n.getInt()))
+        return op->emitError()
+               << "'" << getTensorMapAttrName()
+               << "' has l2_promotion " << l2
+               << ", not one of 0 (none), 64, 128 or 256 bytes";
+    }
     return success();
   }
   if (attr.getName().getValue() != getArgNameAttrName())

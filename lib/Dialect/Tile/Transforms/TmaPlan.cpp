@@ -241,6 +241,7 @@ FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType sType,
     }
     plan.box[viewDimOf[0]] = blockLower;
     plan.blockLower = blockLower;
+    plan.l2Promotion = 0;
   }
   for (int64_t b : plan.box)
     if (b > 256) {
@@ -301,14 +302,24 @@ SmallVector<Value> tmaCoords(OpBuilder &b, Location loc, const TmaPlan &plan,
   return coords;
 }
 
-/// The key of a tensor map: base pointer, tensor, box and swizzle.
+/// The key of a tensor map: base pointer, tensor, box, swizzle and L2
+/// promotion.
 static std::string mapKey(StringRef base, ArrayRef<std::string> dims,
-                          ArrayRef<int64_t> box, int64_t swizzle) {
+                          ArrayRef<int64_t> box, int64_t swizzle,
+                          int64_t l2Promotion) {
   std::string key = base.str() + "|" + llvm::join(dims, ",") + "|";
   for (int64_t b : box)
     key += std::to_string(b) + ",";
-  key += "|" + std::to_string(swizzle);
+  key += "|" + std::to_string(swizzle) + "|" + std::to_string(l2Promotion);
   return key;
+}
+
+/// A recipe's L2 promotion: its `l2_promotion` (bytes, 0 for none), 256
+/// where it has none.
+static int64_t recipeL2Promotion(DictionaryAttr recipe) {
+  if (auto l2 = recipe.getAs<IntegerAttr>("l2_promotion"))
+    return l2.getInt();
+  return 256;
 }
 
 TensorMaps::TensorMaps(func::FuncOp kernel) : kernel(kernel) {
@@ -327,7 +338,7 @@ TensorMaps::TensorMaps(func::FuncOp kernel) : kernel(kernel) {
       if (auto s = dyn_cast<StringAttr>(d))
         dimStrings.push_back(s.str());
     byKey[mapKey(base.getValue(), dimStrings, type.getShape(),
-                 type.getSwizzle())] = i;
+                 type.getSwizzle(), recipeL2Promotion(recipe))] = i;
   }
 }
 
@@ -338,7 +349,8 @@ Value TensorMaps::get(const TmaPlan &plan, Type elem) {
   if (auto name = kernel.getArgAttrOfType<StringAttr>(
           plan.base.getArgNumber(), TileDialect::getArgNameAttrName()))
     base = name.str();
-  std::string key = mapKey(base, plan.dims, plan.box, plan.swizzle);
+  std::string key =
+      mapKey(base, plan.dims, plan.box, plan.swizzle, plan.l2Promotion);
   auto it = byKey.find(key);
   if (it != byKey.end())
     return kernel.getArgument(it->second);
@@ -357,11 +369,16 @@ Value TensorMaps::get(const TmaPlan &plan, Type elem) {
     strides.push_back(b.getStringAttr(s));
   NamedAttrList attrs;
   attrs.append(TileDialect::getArgNameAttrName(), b.getStringAttr(name));
+  SmallVector<NamedAttribute> recipe{
+      b.getNamedAttr("base", b.getStringAttr(base)),
+      b.getNamedAttr("dims", b.getArrayAttr(dims)),
+      b.getNamedAttr("strides", b.getArrayAttr(strides))};
+  // The default promotion (256 bytes) goes unsaid.
+  if (plan.l2Promotion != 256)
+    recipe.push_back(b.getNamedAttr(
+        "l2_promotion", b.getI64IntegerAttr(plan.l2Promotion)));
   attrs.append(TileDialect::getTensorMapAttrName(),
-               b.getDictionaryAttr(
-                   {b.getNamedAttr("base", b.getStringAttr(base)),
-                    b.getNamedAttr("dims", b.getArrayAttr(dims)),
-                    b.getNamedAttr("strides", b.getArrayAttr(strides))}));
+               b.getDictionaryAttr(recipe));
   unsigned idx = kernel.getNumArguments();
   kernel.insertArgument(idx, type, attrs.getDictionary(kernel.getContext()),
                         kernel.getLoc());

@@ -51,6 +51,11 @@ struct TmaPlan {
   /// K of a block_lower load (boxes of K rows; tile.tma_load {block_lower}),
   /// else 0.
   int64_t blockLower = 0;
+  /// The tensor map's L2 promotion in bytes (0: none). 256 by default; none
+  /// for a block_lower load, whose boxes read part of each global row: a
+  /// promotion would fetch the skipped blocks' sectors from DRAM as well
+  /// (docs/perf-notes.md v41: the forward's Ag tile).
+  int64_t l2Promotion = 256;
 };
 
 /// What kind of TMA copy planTma plans.

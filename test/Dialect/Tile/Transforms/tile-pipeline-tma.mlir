@@ -372,7 +372,7 @@ func.func @annotated_ring(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {tile.n
 // 6144 bytes (+ K's 16384), not 8192.
 // CHECK-LABEL: func.func @block_lower_ring
 // CHECK-SAME:    %{{.*}}: !tile.tensormap<64x1x64xf16, swizzle = 128> {tile.name = "K_tma"
-// CHECK-SAME:    %{{.*}}: !tile.tensormap<32x1x32xf16, swizzle = 64> {tile.name = "Ag_tma", tile.tensor_map = {base = "Ag", dims = ["T", "H", "64"]
+// CHECK-SAME:    %{{.*}}: !tile.tensormap<32x1x32xf16, swizzle = 64> {tile.name = "Ag_tma", tile.tensor_map = {base = "Ag", dims = ["T", "H", "64"], l2_promotion = 0 : i64, strides =
 // CHECK:         tile.mbarrier_init
 // CHECK:         tile.producer {
 // CHECK-NEXT:      tile.mbarrier_wait
@@ -413,7 +413,7 @@ func.func @block_lower_ring(%pk: !tile.ptr<f16> {tile.name = "K"}, %pag: !tile.p
 // is wider than the 32-column block) loads the whole tile by TMA (one 64x64
 // box, 8192 bytes) rather than costing the ring its TMA.
 // CHECK-LABEL: func.func @block_lower_whole
-// CHECK-SAME:    %{{.*}}: !tile.tensormap<64x1x64xf16, swizzle = 128> {tile.name = "Ag_tma"
+// CHECK-SAME:    %{{.*}}: !tile.tensormap<64x1x64xf16, swizzle = 128> {tile.name = "Ag_tma", tile.tensor_map = {base = "Ag", dims = ["T", "H", "64"], strides = ["(H)*(64)", "64"]}}
 // CHECK:         tile.mbarrier_arrive %{{.*}}[%{{.*}}] {expect_tx = 8192 : i64}
 // CHECK-NEXT:    tile.tma_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] to %{{.*}}, %{{.*}}[%{{.*}}] : !tile.tensormap<64x1x64xf16, swizzle = 128>
 // CHECK-NOT:   block_lower
