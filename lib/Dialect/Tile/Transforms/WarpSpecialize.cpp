@@ -200,12 +200,18 @@ void WarpSpecializePass::runOnOperation() {
   }
   // setmaxnreg moves registers between the warpgroups of a block: every
   // thread starts with what ptxas allocates for the whole block (at most
-  // 65536 / threads, rounded down to 8), the producer gives some back with
-  // .dec and the consumers take them with .inc, which blocks until the
-  // registers are there. So P <= entry <= C and P x 128 + C x consumers
-  // must fit in entry x threads, or the consumers wait forever.
+  // 65536 / threads, rounded down to 8, and at most the kernel's
+  // tile.max_registers, its .maxnreg: a kernel capped below the register
+  // file leaves room for another kernel's blocks on the SM), the producer
+  // gives some back with .dec and the consumers take them with .inc, which
+  // blocks until the registers are there. So P <= entry <= C and P x 128 +
+  // C x consumers must fit in entry x threads, or the consumers wait
+  // forever.
   int64_t threads = 32 * (numWarps + kWarpgroupWarps);
   int64_t entryRegs = std::min<int64_t>(256, 65536 / threads / 8 * 8);
+  if (auto cap = kernel->getAttrOfType<IntegerAttr>(
+          TileDialect::getMaxRegistersAttrName()))
+    entryRegs = std::min<int64_t>(entryRegs, cap.getInt() / 8 * 8);
   int64_t needed = producerRegs * 32 * kWarpgroupWarps +
                    consumerRegs * consumerThreads;
   if (producerRegs > entryRegs || consumerRegs < entryRegs ||

@@ -45,6 +45,18 @@ func.func @budget_entry() attributes {tile.kernel, tile.num_warps = 8 : i64,
 
 // -----
 
+// tile.max_registers caps what every thread has at entry: 24 x 128 + 192 x
+// 256 = 52224 registers fit the 136 x 384 of a kernel capped at 136 (room
+// for another kernel's block beside it), not the 128 x 384 = 49152 here.
+// expected-error @below {{register budget of the warpgroups: producer 24 x 128 + consumers 192 x 256 = 52224 registers must fit the block's 128 x 384 = 49152, with producer_registers <= 128 <= consumer_registers}}
+func.func @budget_capped() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.max_registers = 128 : i64,
+    tile.warp_specialize = {producer_registers = 24 : i64, consumer_registers = 192 : i64}} {
+  return
+}
+
+// -----
+
 // The producer cannot setmaxnreg.dec to more registers than it has.
 // expected-error @below {{with producer_registers <= 168 <= consumer_registers}}
 func.func @inverted() attributes {tile.kernel, tile.num_warps = 8 : i64,

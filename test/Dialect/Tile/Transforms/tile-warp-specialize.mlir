@@ -104,6 +104,62 @@ func.func @not_asked() attributes {tile.kernel, tile.num_warps = 4 : i64} {
 
 // -----
 
+// A kernel capped at 136 registers per thread (tile.max_registers: room
+// for another kernel's block on the SM) starts every thread at 136: 24 x
+// 128 + 192 x 256 = 52224 = 136 x 384 registers fit exactly.
+
+// CHECK-LABEL: func.func @capped
+// CHECK:         tile.warp_specialize {consumer_registers = 192 : i64, producer_registers = 24 : i64, producer_warps = 4 : i64} producer {
+func.func @capped(%map: !tile.tensormap<128x64xf16, swizzle = 128>, %pc: !tile.ptr<f32>, %n: index, %k: index)
+    attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma",
+                tile.max_registers = 136 : i64,
+                tile.warp_specialize = {producer_registers = 24 : i64, consumer_registers = 192 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %full = tile.alloc {offset = 0 : i64} : !tile.buffer<2xi64, shared>
+  %empty = tile.alloc {offset = 16 : i64} : !tile.buffer<2xi64, shared>
+  tile.producer {
+    tile.mbarrier_init %full {count = 1} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %empty {count = 256} : !tile.buffer<2xi64, shared>
+  }
+  tile.barrier
+  %C = tile.view %pc[%n, %n] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %s = tile.alloc {offset = 1024 : i64} : !tile.buffer<2x128x64xf16, shared, #tile.swizzle<128>>
+  %acc = tile.alloc : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+  %first = tile.program_id x
+  %stride = tile.num_programs x
+  scf.for %t = %first to %n step %stride {
+    tile.fill %acc, %zero : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>, f32
+    scf.for %i = %c0 to %k step %c1 {
+      %st = arith.remsi %i, %c2 : index
+      %ph = arith.divsi %i, %c2 : index
+      tile.mbarrier_wait %full[%st], %ph : !tile.buffer<2xi64, shared>
+      %cur = tile.slice %s[%st] : !tile.buffer<2x128x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+      tile.gemm %cur, %cur, %acc {async, transpose_b} : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+      tile.gemm_wait {pending = 1}
+      tile.mbarrier_arrive %empty[%st] : !tile.buffer<2xi64, shared>
+      %more = arith.cmpi slt, %i, %k : index
+      scf.if %more {
+        %next = tile.slice %s[%st] : !tile.buffer<2x128x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+        tile.producer {
+          tile.mbarrier_wait %empty[%st], %ph : !tile.buffer<2xi64, shared>
+          tile.mbarrier_arrive %full[%st] {expect_tx = 16384} : !tile.buffer<2xi64, shared>
+          tile.tma_load %map[%t, %i] to %next, %full[%st] : !tile.tensormap<128x64xf16, swizzle = 128>, !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<2xi64, shared>
+        }
+      }
+    }
+    tile.gemm_wait {pending = 0}
+    tile.copy %acc to %C[%t, %c0] : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>> to !tile.buffer<?x?xf32, global>
+    tile.barrier
+  }
+  return
+}
+
+// -----
+
 // Only the producer regions that issue TMA loads (the ring's steps) move to
 // the producer warpgroup; a hand-written tile.producer region without one
 // (here one consumer thread arrives on a second barrier after the loop) is
