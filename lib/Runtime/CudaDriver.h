@@ -63,6 +63,7 @@ namespace gdn::run {
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy)                                                           \
   X(cuStreamSynchronize)                                                       \
+  X(cuStreamWaitEvent)                                                         \
   X(cuStreamIsCapturing)                                                       \
   X(cuStreamBeginCapture)                                                      \
   X(cuStreamEndCapture)                                                        \

@@ -70,6 +70,10 @@ CudaSession::~CudaSession() {
     return;
   for (auto &entry : modules_)
     (void)driver_.cuModuleUnload(entry.second);
+  for (CUevent e : sideEvents_)
+    (void)driver_.cuEventDestroy(e);
+  for (CUstream s : sideStreams_)
+    (void)driver_.cuStreamDestroy(s);
   if (stream_)
     (void)driver_.cuStreamDestroy(stream_);
   (void)driver_.cuDevicePrimaryCtxRelease(device_);
@@ -148,6 +152,39 @@ Status CudaSession::loadKernel(const Manifest &manifest,
 
 Status CudaSession::launch(const Kernel &kernel, Dim3 grid, void **args) {
   return launchKernel(driver_, kernel, grid, args, stream_);
+}
+
+Status CudaSession::launchConcurrently(
+    const std::vector<const Kernel *> &kernels, const std::vector<Dim3> &grids,
+    const std::vector<void **> &args) {
+  size_t n = kernels.size();
+  if (grids.size() != n || args.size() != n)
+    return Status::badInput("launchConcurrently: " + std::to_string(n) +
+                            " kernels, " + std::to_string(grids.size()) +
+                            " grids, " + std::to_string(args.size()) +
+                            " argument arrays");
+  // Event 0 forks from the session's stream; event 1 + i joins stream i.
+  while (sideStreams_.size() < n) {
+    CUstream s = nullptr;
+    GDN_CU_TRY(driver_, cuStreamCreate, &s, CU_STREAM_NON_BLOCKING);
+    sideStreams_.push_back(s);
+  }
+  while (sideEvents_.size() < n + 1) {
+    CUevent e = nullptr;
+    GDN_CU_TRY(driver_, cuEventCreate, &e, CU_EVENT_DISABLE_TIMING);
+    sideEvents_.push_back(e);
+  }
+  GDN_CU_TRY(driver_, cuEventRecord, sideEvents_[0], stream_);
+  for (size_t k = 0; k < n; ++k) {
+    size_t i = n - 1 - k; // the last kernel first
+    GDN_CU_TRY(driver_, cuStreamWaitEvent, sideStreams_[i], sideEvents_[0], 0);
+    GDN_RUN_TRY(
+        launchKernel(driver_, *kernels[i], grids[i], args[i], sideStreams_[i]));
+    GDN_CU_TRY(driver_, cuEventRecord, sideEvents_[1 + i], sideStreams_[i]);
+  }
+  for (size_t i = 0; i < n; ++i)
+    GDN_CU_TRY(driver_, cuStreamWaitEvent, stream_, sideEvents_[1 + i], 0);
+  return Status::success();
 }
 
 Status CudaSession::synchronize(const std::string &what) {

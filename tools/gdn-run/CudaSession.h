@@ -87,6 +87,16 @@ public:
   /// each parameter's value, in manifest order. Does not synchronize.
   Status launch(const Kernel &kernel, Dim3 grid, void **args);
 
+  /// Launches `kernels[i]` (grid `grids[i]`, arguments `args[i]`) each on
+  /// its own side stream, all after the work enqueued so far on the
+  /// session's stream and before any enqueued on it later, in reverse order
+  /// (the last kernel first), so that the kernels share the SMs instead of
+  /// running one after another. For timing experiments
+  /// (--overlap-stages): the kernels are not ordered with each other.
+  Status launchConcurrently(const std::vector<const Kernel *> &kernels,
+                            const std::vector<Dim3> &grids,
+                            const std::vector<void **> &args);
+
   /// cuCtxSynchronize; `what` names the work in the error message.
   Status synchronize(const std::string &what);
 
@@ -111,6 +121,10 @@ private:
   CUstream stream_ = nullptr;
   bool verbose_ = false;
   std::map<std::string, CUmodule> modules_; ///< by ptxPath
+  /// launchConcurrently's streams and its fork/join events (created on
+  /// first use, destroyed with the session).
+  std::vector<CUstream> sideStreams_;
+  std::vector<CUevent> sideEvents_;
 };
 
 } // namespace gdn::run

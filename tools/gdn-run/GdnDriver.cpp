@@ -178,6 +178,10 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   if (options.cp == "off" && options.has("--cp-chunks"))
     return usage("--cp-chunks sets the segment size of the cp path; it "
                  "cannot be combined with --cp off");
+  if (options.overlapStages &&
+      (options.check != CheckMode::None || !options.saveDir.empty()))
+    return usage("--overlap-stages runs the kernels unordered (wrong "
+                 "results): it needs --check none and no --save");
 
   // The problem's shape (the path may depend on it).
   GdnProblem p;
@@ -436,6 +440,17 @@ Status GdnDriver::runChecked(CudaSession &session,
     if (!s.ok())
       return Status(s.code(), "stage '" + stages[i].name + "' (" + m.path +
                                   "): " + s.message());
+    // Overlapped stages share an SM only under one shared-memory carveout:
+    // the largest, for every kernel (the driver would otherwise pick each
+    // kernel's smallest, and a block of another carveout waits for the SM
+    // to drain).
+    if (opts.overlapStages)
+      GDN_RUN_TRY(session.driver().check(
+          session.driver().cuFuncSetAttribute(
+              kernels[i].function,
+              CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+              CU_SHAREDMEM_CARVEOUT_MAX_SHARED),
+          "cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT)"));
   }
 
   // Host inputs.
@@ -582,6 +597,17 @@ Status GdnDriver::runChecked(CudaSession &session,
   }
 
   auto launchAll = [&]() -> Status {
+    if (opts.overlapStages) { // a timing experiment (checked: --check none)
+      std::vector<const Kernel *> ks;
+      std::vector<Dim3> grids;
+      std::vector<void **> as;
+      for (size_t i = 0; i < stages.size(); ++i) {
+        ks.push_back(&kernels[i]);
+        grids.push_back(stages[i].grid);
+        as.push_back(bound[i]->data());
+      }
+      return session.launchConcurrently(ks, grids, as);
+    }
     for (size_t i = 0; i < stages.size(); ++i) {
       Status s = session.launch(kernels[i], stages[i].grid,
                                 bound[i]->data());

@@ -106,7 +106,7 @@ const std::vector<std::string> &gdnOnlyOptions() {
       "--cu-seqlens", "--determinism", "--load",      "--save",
       "--layout",     "--cp",          "--cp-chunks", "--block-v",
       "--cp-theta",   "--qk-l2norm",   "--gate-in-kernel", "--beta-sigmoid",
-      "--neg-eigval", "--state-v-first"};
+      "--neg-eigval", "--state-v-first", "--overlap-stages"};
   return names;
 }
 
@@ -160,7 +160,8 @@ Status parseCommandLine(const std::vector<std::string> &args,
         {"--gate-in-kernel", &o.gateInKernel},
         {"--beta-sigmoid", &o.betaSigmoid},
         {"--neg-eigval", &o.negEigval},
-        {"--state-v-first", &o.stateVFirst}};
+        {"--state-v-first", &o.stateVFirst},
+        {"--overlap-stages", &o.overlapStages}};
     bool *target = nullptr;
     for (const auto &[spelling, field] : flags)
       if (name == spelling)
@@ -362,6 +363,13 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                        keep [N, HV, K, V]
   --cu-seqlens LIST    packed varlen boundaries, e.g. 0,410,841,4096:
                        requires B = 1, starts at 0, ends at T
+  --overlap-stages     timing experiment (needs --check none): each kernel
+                       of the sequence on its own stream, all launched at
+                       once, the last first, so that they share the SMs
+                       (a later kernel then reads what an earlier one
+                       wrote in the previous run, or nothing: wrong
+                       results; measures what overlapping the stages
+                       could give, docs/perf-notes.md v41)
   --determinism N      rerun the sequence N more times on re-poisoned
                        outputs and workspaces; o and the final state must be
                        bit-identical (default 2)

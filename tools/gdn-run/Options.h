@@ -46,6 +46,7 @@ struct RunOptions {
   bool betaSigmoid = false;      ///< --beta-sigmoid: beta = sigmoid(beta)
   bool negEigval = false;        ///< --neg-eigval: beta = 2 beta
   bool stateVFirst = false;      ///< --state-v-first: h0/ht as [N,HV,V,K]
+  bool overlapStages = false;    ///< --overlap-stages: timing experiment
   std::vector<int64_t> cuSeqlens; ///< --cu-seqlens; empty: not varlen
   int determinism = 2;           ///< --determinism: extra bit-exact runs
   std::string loadDir, saveDir;  ///< --load, --save

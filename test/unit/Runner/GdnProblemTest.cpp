@@ -839,6 +839,14 @@ TEST(GdnDriverTest, PathWithoutMetaPath) {
                             {directManifest(), cpManifest()}),
                   "--cp-chunks sets the segment size of the cp path; it "
                   "cannot be combined with --cp off");
+  // A timing experiment only: its stages race.
+  EXPECT_CONTAINS(pathError({"--overlap-stages"}, {kFwdManifest}),
+                  "--overlap-stages runs the kernels unordered (wrong "
+                  "results): it needs --check none and no --save");
+  EXPECT_CONTAINS(pathError({"--overlap-stages", "--check", "none", "--save",
+                             "/tmp/x"},
+                            {kFwdManifest}),
+                  "it needs --check none and no --save");
   std::string both = std::string(kFwdManifest) + "meta.path = both\n";
   EXPECT_CONTAINS(pathError({}, {both}),
                   "m0.manifest:24: error: meta.path = both: expected direct "
