@@ -296,11 +296,17 @@
 // chunk loop with its own TMA ring (two rings of 80 KB).
 // SUMMVM: block = 384,1,1
 // SUMMVM: shared_bytes = 165776
+// Ag's three lower 32x32 blocks by TMA, without L2 promotion (it would
+// fetch the skipped block's sectors); the other maps keep 256 bytes.
+// SUMMVM: tensormap.Ag_tma = base=Ag; dims=64, HV, (B)*(T); strides=64, (HV)*(64); box=32, 1, 32; swizzle=64; l2=none; fill=zero
+// SUMMVM: tensormap.k_tma = {{.*}}; swizzle=128; l2=256; fill=zero
 // SUMMVM: meta.grid = 1,HV,NS
 // REPLAYVM: kernel = gdn_cp_replay_vm128_f16
 // REPLAYVM-NOT: param = P:
 // REPLAYVM: param = state_v_first:i32
 // REPLAYVM: param = o_tma:tensormap
+// REPLAYVM: tensormap.Ag_tma = base=Ag; dims=64, HV, (B)*(T); strides=64, (HV)*(64); box=32, 1, 32; swizzle=64; l2=none; fill=zero
+// REPLAYVM: tensormap.q_tma = {{.*}}; swizzle=128; l2=256; fill=zero
 // REPLAYVM: meta.grid = 1,HV,NS
 // REPLAYVM: meta.order = 5
 // Shared-operand wgmma for P = Q K^T (m64n32 per warpgroup, both operands

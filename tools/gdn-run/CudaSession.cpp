@@ -175,16 +175,31 @@ Status CudaSession::launchConcurrently(
     sideEvents_.push_back(e);
   }
   GDN_CU_TRY(driver_, cuEventRecord, sideEvents_[0], stream_);
-  for (size_t k = 0; k < n; ++k) {
+  // The side streams forked so far join the session's stream again, also
+  // when a launch fails (later work on the session's stream then still
+  // follows what was launched).
+  size_t forked = 0;
+  Status status = Status::success();
+  for (size_t k = 0; k < n && status.ok(); ++k) {
     size_t i = n - 1 - k; // the last kernel first
-    GDN_CU_TRY(driver_, cuStreamWaitEvent, sideStreams_[i], sideEvents_[0], 0);
-    GDN_RUN_TRY(
-        launchKernel(driver_, *kernels[i], grids[i], args[i], sideStreams_[i]));
-    GDN_CU_TRY(driver_, cuEventRecord, sideEvents_[1 + i], sideStreams_[i]);
+    status = GDN_CU(driver_, cuStreamWaitEvent, sideStreams_[i],
+                    sideEvents_[0], 0);
+    if (!status.ok())
+      break;
+    ++forked;
+    status =
+        launchKernel(driver_, *kernels[i], grids[i], args[i], sideStreams_[i]);
   }
-  for (size_t i = 0; i < n; ++i)
-    GDN_CU_TRY(driver_, cuStreamWaitEvent, stream_, sideEvents_[1 + i], 0);
-  return Status::success();
+  for (size_t k = 0; k < forked; ++k) {
+    size_t i = n - 1 - k;
+    Status s = GDN_CU(driver_, cuEventRecord, sideEvents_[1 + i],
+                      sideStreams_[i]);
+    if (s.ok())
+      s = GDN_CU(driver_, cuStreamWaitEvent, stream_, sideEvents_[1 + i], 0);
+    if (status.ok())
+      status = s;
+  }
+  return status;
 }
 
 Status CudaSession::synchronize(const std::string &what) {

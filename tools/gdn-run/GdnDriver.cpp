@@ -443,8 +443,8 @@ Status GdnDriver::runChecked(CudaSession &session,
     // Overlapped stages share an SM only under one shared-memory carveout:
     // the largest, for every kernel (the driver would otherwise pick each
     // kernel's smallest, and a block of another carveout waits for the SM
-    // to drain).
-    if (opts.overlapStages)
+    // to drain). --max-carveout alone gives the sequential control.
+    if (opts.overlapStages || opts.maxCarveout)
       GDN_RUN_TRY(session.driver().check(
           session.driver().cuFuncSetAttribute(
               kernels[i].function,

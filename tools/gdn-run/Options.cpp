@@ -106,7 +106,8 @@ const std::vector<std::string> &gdnOnlyOptions() {
       "--cu-seqlens", "--determinism", "--load",      "--save",
       "--layout",     "--cp",          "--cp-chunks", "--block-v",
       "--cp-theta",   "--qk-l2norm",   "--gate-in-kernel", "--beta-sigmoid",
-      "--neg-eigval", "--state-v-first", "--overlap-stages"};
+      "--neg-eigval", "--state-v-first", "--overlap-stages",
+      "--max-carveout"};
   return names;
 }
 
@@ -161,7 +162,8 @@ Status parseCommandLine(const std::vector<std::string> &args,
         {"--beta-sigmoid", &o.betaSigmoid},
         {"--neg-eigval", &o.negEigval},
         {"--state-v-first", &o.stateVFirst},
-        {"--overlap-stages", &o.overlapStages}};
+        {"--overlap-stages", &o.overlapStages},
+        {"--max-carveout", &o.maxCarveout}};
     bool *target = nullptr;
     for (const auto &[spelling, field] : flags)
       if (name == spelling)
@@ -363,13 +365,19 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                        keep [N, HV, K, V]
   --cu-seqlens LIST    packed varlen boundaries, e.g. 0,410,841,4096:
                        requires B = 1, starts at 0, ends at T
-  --overlap-stages     timing experiment (needs --check none): each kernel
-                       of the sequence on its own stream, all launched at
-                       once, the last first, so that they share the SMs
-                       (a later kernel then reads what an earlier one
-                       wrote in the previous run, or nothing: wrong
-                       results; measures what overlapping the stages
-                       could give, docs/perf-notes.md v41)
+  --overlap-stages     timing experiment (needs --check none and no
+                       --save): each kernel of the sequence on its own
+                       stream, all launched at once, the last first, so
+                       that they share the SMs (a later kernel then reads
+                       what an earlier one wrote in the previous run, or
+                       nothing: wrong results; measures what overlapping
+                       the stages could give, docs/perf-notes.md v41);
+                       implies --max-carveout
+  --max-carveout       every kernel asks for the largest shared-memory
+                       carveout (the driver otherwise picks each kernel's
+                       smallest; blocks of kernels with different carveouts
+                       do not share an SM): the control for
+                       --overlap-stages
   --determinism N      rerun the sequence N more times on re-poisoned
                        outputs and workspaces; o and the final state must be
                        bit-identical (default 2)

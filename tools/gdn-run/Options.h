@@ -47,6 +47,7 @@ struct RunOptions {
   bool negEigval = false;        ///< --neg-eigval: beta = 2 beta
   bool stateVFirst = false;      ///< --state-v-first: h0/ht as [N,HV,V,K]
   bool overlapStages = false;    ///< --overlap-stages: timing experiment
+  bool maxCarveout = false;      ///< --max-carveout (implied by the above)
   std::vector<int64_t> cuSeqlens; ///< --cu-seqlens; empty: not varlen
   int determinism = 2;           ///< --determinism: extra bit-exact runs
   std::string loadDir, saveDir;  ///< --load, --save

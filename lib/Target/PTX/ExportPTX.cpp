@@ -357,10 +357,20 @@ void ExportPTXPass::runOnOperation() {
         std::string swz = swizzle.getInt() ? std::to_string(swizzle.getInt())
                                            : std::string("none");
         // L2 promotion: the recipe's (tile-pipeline leaves it out where it
-        // is the default 256 bytes; the dialect verifier checks its value).
+        // is the default 256 bytes; the manifest always says, since its
+        // reader takes a missing `l2=` as none).
         int64_t l2Bytes = 256;
-        if (auto l2 = d.getAs<IntegerAttr>("l2_promotion"))
+        if (Attribute l2Attr = d.get("l2_promotion")) {
+          auto l2 = dyn_cast<IntegerAttr>(l2Attr);
+          if (!l2 || !llvm::is_contained({0, 64, 128, 256}, l2.getInt())) {
+            module.emitError("kernel '")
+                << kernelName << "': tensor map '" << m.getName().getValue()
+                << "' has l2_promotion " << l2Attr
+                << ", not one of 0 (none), 64, 128 or 256 bytes";
+            return signalPassFailure();
+          }
           l2Bytes = l2.getInt();
+        }
         std::string l2 = l2Bytes ? std::to_string(l2Bytes) : "none";
         w.add(("tensormap." + m.getName().getValue()).str(),
               "base=" + base.getValue().str() + "; dims=" + fields[0] +

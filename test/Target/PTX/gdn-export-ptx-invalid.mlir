@@ -2,6 +2,7 @@
 // RUN: gdn-opt %s -split-input-file -verify-diagnostics --gdn-export-ptx="output-dir=%t/out" -o /dev/null
 // RUN: not ls %t/x.ptx %t/evil.manifest
 // RUN: FileCheck %s --check-prefix=TMA --match-full-lines --input-file=%t/out/tma.manifest
+// RUN: FileCheck %s --check-prefix=L2 --input-file=%t/out/maps.manifest
 
 // gdn-export-ptx writes only what gdn-run can read back as written: file
 // names that stay in output-dir, `key = value` lines that no value can break
@@ -91,5 +92,25 @@ module @k9 attributes {gdn.kernels = {k = {module = "bin", params = [], block = 
 // TMA-NOT:  {{.}}
 module @k10 attributes {gdn.kernels = {tma = {module = "bin", params = ["tmA:tensormap", "A:ptr<f16>"], block = [128, 1, 1], shared_bytes = 0 : i64,
     meta = {tensormap.tmA = "base=A; dims=K, M; strides=K; box=64, 128; swizzle=128; l2=256; fill=zero", grid = "(M+127)/128*2-1"}}}} {
+  gpu.binary @bin [#gpu.object<#nvvm.target<chip = "sm_90a">, assembly = ".version 8.0\0A">]
+}
+
+// -----
+
+// A tensor map's L2 promotion: the recipe's l2_promotion (0 = none), 256
+// bytes where it has none; the manifest always says which.
+// L2: tensormap.Ag_tma = base=Ag; dims=64, HV, T; strides=64, (HV)*(64); box=32, 1, 32; swizzle=64; l2=none; fill=zero
+// L2: tensormap.k_tma = base=k; dims=128, T; strides=128; box=64, 64; swizzle=128; l2=256; fill=zero
+module @k11 attributes {gdn.kernels = {maps = {module = "bin", params = ["Ag_tma:tensormap", "k_tma:tensormap"], block = [128, 1, 1], shared_bytes = 0 : i64,
+    tensormaps = {Ag_tma = {base = "Ag", dims = ["T", "HV", "64"], strides = ["(HV)*(64)", "64"], l2_promotion = 0 : i64, box = [32, 1, 32], swizzle = 64 : i64},
+                  k_tma = {base = "k", dims = ["T", "128"], strides = ["128"], box = [64, 64], swizzle = 128 : i64}}}}} {
+  gpu.binary @bin [#gpu.object<#nvvm.target<chip = "sm_90a">, assembly = ".version 8.0\0A">]
+}
+
+// -----
+
+// expected-error @below {{kernel 'k': tensor map 'Ag_tma' has l2_promotion 512 : i64, not one of 0 (none), 64, 128 or 256 bytes}}
+module @k12 attributes {gdn.kernels = {k = {module = "bin", params = ["Ag_tma:tensormap"], block = [128, 1, 1], shared_bytes = 0 : i64,
+    tensormaps = {Ag_tma = {base = "Ag", dims = ["T", "64"], strides = ["64"], l2_promotion = 512 : i64, box = [32, 32], swizzle = 64 : i64}}}}} {
   gpu.binary @bin [#gpu.object<#nvvm.target<chip = "sm_90a">, assembly = ".version 8.0\0A">]
 }

@@ -847,6 +847,12 @@ TEST(GdnDriverTest, PathWithoutMetaPath) {
                              "/tmp/x"},
                             {kFwdManifest}),
                   "it needs --check none and no --save");
+  {
+    PathFixture ok;
+    Status s = ok.prepare({"--overlap-stages", "--check", "none"},
+                          {kFwdManifest});
+    EXPECT_TRUE(s.ok()) << s.message();
+  }
   std::string both = std::string(kFwdManifest) + "meta.path = both\n";
   EXPECT_CONTAINS(pathError({}, {both}),
                   "m0.manifest:24: error: meta.path = both: expected direct "

@@ -210,8 +210,19 @@ void WarpSpecializePass::runOnOperation() {
   int64_t threads = 32 * (numWarps + kWarpgroupWarps);
   int64_t entryRegs = std::min<int64_t>(256, 65536 / threads / 8 * 8);
   if (auto cap = kernel->getAttrOfType<IntegerAttr>(
-          TileDialect::getMaxRegistersAttrName()))
-    entryRegs = std::min<int64_t>(entryRegs, cap.getInt() / 8 * 8);
+          TileDialect::getMaxRegistersAttrName())) {
+    // ptxas starts every thread at the cap itself (.maxnreg), and
+    // setmaxnreg counts in 8s from there: an odd cap would leave the
+    // entry count between two setmaxnreg values.
+    if (cap.getInt() % 8 != 0) {
+      kernel.emitError("tile.max_registers = ")
+          << cap.getInt() << " must be a multiple of 8 with "
+          << "tile.warp_specialize (setmaxnreg moves registers in 8s from "
+             "the entry count)";
+      return signalPassFailure();
+    }
+    entryRegs = std::min<int64_t>(entryRegs, cap.getInt());
+  }
   int64_t needed = producerRegs * 32 * kWarpgroupWarps +
                    consumerRegs * consumerThreads;
   if (producerRegs > entryRegs || consumerRegs < entryRegs ||

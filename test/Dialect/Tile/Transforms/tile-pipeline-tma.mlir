@@ -409,6 +409,42 @@ func.func @block_lower_ring(%pk: !tile.ptr<f16> {tile.name = "K"}, %pag: !tile.p
 
 // -----
 
+// The same tensor, box and swizzle through two maps when only their L2
+// promotion differs: the block_lower load's (none) and a plain load of a
+// 32x32 tile (256 bytes), whose 32-row box is the block_lower boxes' shape.
+// CHECK-LABEL: func.func @block_lower_l2_maps
+// CHECK-SAME:    %{{.*}}: !tile.tensormap<32x1x32xf16, swizzle = 64> {tile.name = "Ag_tma", tile.tensor_map = {base = "Ag", dims = ["T", "H", "64"], l2_promotion = 0 : i64, strides = ["(H)*(64)", "64"]}}
+// CHECK-SAME:    %{{.*}}: !tile.tensormap<32x1x32xf16, swizzle = 64> {tile.name = "Ag_tma1", tile.tensor_map = {base = "Ag", dims = ["T", "H", "64"], strides = ["(H)*(64)", "64"]}}
+// CHECK:         tile.tma_load {{.*}} {block_lower = 32 : i64} : !tile.tensormap<32x1x32xf16, swizzle = 64>, !tile.buffer<64x64xf16
+// CHECK-NEXT:    tile.tma_load {{.*}} : !tile.tensormap<32x1x32xf16, swizzle = 64>, !tile.buffer<32x32xf16
+func.func @block_lower_l2_maps(%pag: !tile.ptr<f16> {tile.name = "Ag"},
+                               %T: i32 {tile.name = "T"}, %H: i32 {tile.name = "H"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma", tile.mma_engine = "wgmma"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %h = arith.index_cast %H : i32 to index
+  %hv = tile.program_id x
+  %nch = arith.ceildivui %t, %c64 : index
+  %AG = tile.view %pag[%t, %h] : !tile.ptr<f16> -> !tile.buffer<?x?x64xf16, global>
+  %AGh = tile.take %AG[%hv] dims [1] : !tile.buffer<?x?x64xf16, global> -> !tile.buffer<?x64xf16, global>
+  %sAg = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+  %sB = tile.alloc : !tile.buffer<32x32xf16, shared, #tile.swizzle<64>>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %acc2 = tile.alloc : !tile.buffer<32x32xf32, fragment>
+  tile.for %c = %c0 to %nch step %c1 stages 2 {
+    %t0 = arith.muli %c, %c64 : index
+    tile.copy %AGh[%t0, %c0] to %sAg {masked, block_lower = 32 : i64} : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+    tile.copy %AGh[%t0, %c0] to %sB {masked} : !tile.buffer<?x64xf16, global> to !tile.buffer<32x32xf16, shared, #tile.swizzle<64>>
+    tile.copy %sB to %acc2 : !tile.buffer<32x32xf16, shared, #tile.swizzle<64>> to !tile.buffer<32x32xf32, fragment>
+    tile.gemm %sAg, %sAg, %acc {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  }
+  return
+}
+
+// -----
+
 // A block_lower copy whose boxes cannot be split (a 128-byte swizzle span
 // is wider than the 32-column block) loads the whole tile by TMA (one 64x64
 // box, 8192 bytes) rather than costing the ring its TMA.

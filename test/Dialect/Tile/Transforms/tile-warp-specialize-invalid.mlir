@@ -57,6 +57,27 @@ func.func @budget_capped() attributes {tile.kernel, tile.num_warps = 8 : i64,
 
 // -----
 
+// expected-error @below {{tile.max_registers = 140 must be a multiple of 8 with tile.warp_specialize (setmaxnreg moves registers in 8s from the entry count)}}
+func.func @cap_not_8() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.max_registers = 140 : i64,
+    tile.warp_specialize = {producer_registers = 24 : i64, consumer_registers = 192 : i64}} {
+  return
+}
+
+// -----
+
+// Under a 144 cap, 24 x 128 + 208 x 256 = 56320 registers do not fit the
+// block's 144 x 384 = 55296 (uncapped, its 168 x 384 = 64512 would take
+// them).
+// expected-error @below {{register budget of the warpgroups: producer 24 x 128 + consumers 208 x 256 = 56320 registers must fit the block's 144 x 384 = 55296, with producer_registers <= 144 <= consumer_registers}}
+func.func @budget_capped_144() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.max_registers = 144 : i64,
+    tile.warp_specialize = {producer_registers = 24 : i64, consumer_registers = 208 : i64}} {
+  return
+}
+
+// -----
+
 // The producer cannot setmaxnreg.dec to more registers than it has.
 // expected-error @below {{with producer_registers <= 168 <= consumer_registers}}
 func.func @inverted() attributes {tile.kernel, tile.num_warps = 8 : i64,

@@ -106,7 +106,9 @@ func.func @not_asked() attributes {tile.kernel, tile.num_warps = 4 : i64} {
 
 // A kernel capped at 136 registers per thread (tile.max_registers: room
 // for another kernel's block on the SM) starts every thread at 136: 24 x
-// 128 + 192 x 256 = 52224 = 136 x 384 registers fit exactly.
+// 128 + 192 x 256 = 52224 = 136 x 384 registers fit exactly, so the split
+// is accepted at the boundary (tile-warp-specialize-invalid.mlir has the
+// caps that reject a split).
 
 // CHECK-LABEL: func.func @capped
 // CHECK:         tile.warp_specialize {consumer_registers = 192 : i64, producer_registers = 24 : i64, producer_warps = 4 : i64} producer {

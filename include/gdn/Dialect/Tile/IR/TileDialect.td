@@ -116,7 +116,9 @@ def Tile_Dialect : Dialect {
       return ::llvm::StringLiteral("tile.producer_warps");
     }
     /// Host description of a !tile.tensormap argument (an argument
-    /// attribute): {base = "A", dims = [...], strides = [...], l2 = N}.
+    /// attribute): {base = "A", dims = [...], strides = [...]} and, where
+    /// the map's L2 promotion is not the default 256 bytes, l2_promotion =
+    /// N (0 for none, 64, 128 or 256; the manifest's `l2=`).
     static constexpr ::llvm::StringLiteral getTensorMapAttrName() {
       return ::llvm::StringLiteral("tile.tensor_map");
     }

@@ -186,7 +186,9 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
 
     * each copy becomes a `tile.tma_load` through a `!tile.tensormap`
       kernel argument the pass appends (its recipe, `tile.tensor_map` =
-      base pointer, symbolic dims and strides, goes to the manifest);
+      base pointer, symbolic dims and strides, and `l2_promotion = 0` for
+      a `block_lower` copy, whose boxes read part of each global row, goes
+      to the manifest; other maps keep 256-byte L2 promotion);
     * `full[N]` (1 arrival + the transaction bytes) and `empty[N]`
       (`32 * num_warps` arrivals) barriers are initialized at the kernel's
       entry by one thread, followed by a block barrier;
@@ -613,10 +615,13 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
 
     Registers move from the producer to the consumers (`setmaxnreg.dec P`,
     `setmaxnreg.inc C`). Every thread starts with the registers ptxas gives
-    the block, `E = min(256, 65536 / threads rounded down to 8)`; `.inc`
-    blocks until the registers are free, so the pass requires
-    `P <= E <= C` and `P * 128 + C * 32 * num_warps <= E * threads`
-    (8 consumer warps: E = 168, and 40/232 uses all 64512).
+    the block, `E = min(256, 65536 / threads rounded down to 8)`, or the
+    kernel's `tile.max_registers` (its `.maxnreg`; then a multiple of 8)
+    where that is less; `.inc` blocks until the registers are free, so the
+    pass requires `P <= E <= C` and `P * 128 + C * 32 * num_warps <= E *
+    threads` (8 consumer warps: E = 168, and 40/232 uses all 64512; capped
+    at 136, 24/192 uses all 52224 and leaves room for another kernel's
+    block on the SM).
     A loop bound the producer needs may come from a global-memory load (it
     repeats the load); one computed from shared memory or other effects is
     an error. A `tile.reduce` in the consumers lowers its barriers to the
