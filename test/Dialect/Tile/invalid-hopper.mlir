@@ -299,6 +299,11 @@ func.func @recipe(%m: !tile.tensormap<64x64xf16, swizzle = 0> {tile.tensor_map =
 
 // -----
 
+// expected-error @below {{'tile.tensor_map' takes 'base', 'dims', 'strides' and 'l2_promotion', not 'l2'}}
+func.func @recipe_key(%m: !tile.tensormap<64x64xf16, swizzle = 0> {tile.tensor_map = {base = "A", dims = ["M", "64"], strides = ["64"], l2 = 0 : i64}}) { return }
+
+// -----
+
 // expected-error @below {{'tile.tensor_map' has l2_promotion 512 : i64, not one of 0 (none), 64, 128 or 256 bytes}}
 func.func @recipe_l2(%m: !tile.tensormap<64x64xf16, swizzle = 0> {tile.tensor_map = {base = "A", dims = ["M", "64"], strides = ["64"], l2_promotion = 512 : i64}}) { return }
 

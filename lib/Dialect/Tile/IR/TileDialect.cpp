@@ -304,6 +304,14 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
       return op->emitError() << "'" << getTensorMapAttrName()
                              << "' must be a dictionary with 'base' (a "
                                 "string), 'dims' and 'strides' (arrays)";
+    // Nothing else: a misspelt key would otherwise be dropped silently.
+    for (NamedAttribute e : d)
+      if (!llvm::is_contained({"base", "dims", "strides", "l2_promotion"},
+                              e.getName().getValue()))
+        return op->emitError()
+               << "'" << getTensorMapAttrName() << "' takes 'base', 'dims', "
+               << "'strides' and 'l2_promotion', not '"
+               << e.getName().getValue() << "'";
     // The L2 promotion (bytes, 0 for none; 256 where absent): one of the
     // sizes cuTensorMapEncodeTiled knows.
     if (Attribute l2 = d.get("l2_promotion")) {
