@@ -3,7 +3,7 @@
 #
 # usage: tools/kernel-variant.sh [-b BASE_DIR] [-I INCLUDE_DIR] [-t DTYPES]
 #                                [--no-i64] [--fused P/C] [-O OPTIONS]
-#                                OUT_DIR TEMPLATE
+#                                [--forward-regs MAX/P/C] OUT_DIR TEMPLATE
 #
 # Builds OUT_DIR, a complete kernel directory for gdn-run, tools/gpu-check.sh
 # (--bench LABEL=new:OUT_DIR, --ident) or GDN_KERNEL_DIR: every .ptx and
@@ -33,6 +33,16 @@
 # kernel still runs first; its workspaces go unread). It reads plain g and
 # beta: problems with gate or beta transforms give wrong results with it.
 #
+# --forward-regs MAX/P/C (TEMPLATE a gdn_forward_vm.mlir.in): the direct
+# path's forward kernel (@gdn_chunk_fwd_vm128) capped at MAX registers per
+# thread (tile.max_registers, a multiple of 8) with P / C registers for its
+# producer / consumer warpgroups (P x 128 + C x 256 <= MAX x 384), and
+# LLVM's LICM off in the chunk loop it inlines (@gdn_chunk_loop_vm's
+# tile.for, which the summary and the replay inline too: their loops change
+# as well, at their own registers), so that the capped consumers do not
+# spill. E.g. 136/24/192 leaves room for one prep block per SM beside each
+# forward block (gdn-run --overlap-stages; docs/perf-notes.md v41).
+#
 # -O OPTIONS: more gdn-lower-to-ptx options for every module built, as
 # KEY=VALUE words (e.g. "proxy-fences=0" or "zero-init-gemm=0": a compiler
 # feature measured off); chip, index-bitwidth, kernel-suffix and output-dir
@@ -46,10 +56,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage() { sed -n '3,6s/^# //p' "$0" >&2; exit 2; }
-base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" extra=""
+base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" extra="" fwdregs=""
 while [[ $# -gt 0 ]]; do
   case $1 in
   --fused) [[ $# -ge 2 ]] || usage; fused=$2; shift 2 ;;
+  --forward-regs) [[ $# -ge 2 ]] || usage; fwdregs=$2; shift 2 ;;
   -b) [[ $# -ge 2 ]] || usage; base=$2; shift 2 ;;
   -I) [[ $# -ge 2 ]] || usage; incdir=$2; shift 2 ;;
   -t) [[ $# -ge 2 ]] || usage; dtypes=$2; shift 2 ;;
@@ -136,6 +147,41 @@ if [[ -n $fused ]]; then
   echo "}" >>"$work/$name.fused"
   mv "$work/$name.fused" "$work/$name.expanded"
 fi
+if [[ -n $fwdregs ]]; then
+  [[ $name == gdn_forward_vm ]] ||
+    { echo "kernel-variant.sh: --forward-regs needs gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1; }
+  [[ $fwdregs =~ ^([0-9]+)/([0-9]+)/([0-9]+)$ ]] ||
+    { echo "kernel-variant.sh: --forward-regs $fwdregs: expected MAX/PRODUCER/CONSUMER registers, e.g. 136/24/192" >&2; exit 1; }
+  # The direct kernel's attributes, then the loop's annotation (after the
+  # closing brace of the one tile.for in @gdn_chunk_loop_vm).
+  python3 - "$work/$name.expanded" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}" <<'PY'
+import re, sys
+path, cap, p, c = sys.argv[1:]
+s = open(path).read()
+def fail(why):
+    sys.exit("kernel-variant.sh: --forward-regs: " + why)
+k = s.find("  func.func @gdn_chunk_fwd_vm128_@DT@(")
+if k < 0:
+    fail("no @gdn_chunk_fwd_vm128_@DT@ in the template")
+ws = re.compile(r"tile\.warp_specialize = \{producer_registers = \d+ : i64, consumer_registers = \d+ : i64\}")
+m = ws.search(s, k)
+if not m or "\n    %" in s[k:m.start()]:  # in the attributes, before the body
+    fail("no tile.warp_specialize on @gdn_chunk_fwd_vm128_@DT@")
+s = (s[:m.start()] + "tile.max_registers = %s : i64, tile.warp_specialize = "
+     "{producer_registers = %s : i64, consumer_registers = %s : i64}" % (cap, p, c)
+     + s[m.end():])
+k = s.find("  func.func private @gdn_chunk_loop_vm_@DT@(")
+if k < 0:
+    fail("no @gdn_chunk_loop_vm_@DT@ in the template")
+end = s.find("\n  }\n", k)
+loop = s.rfind("\n    }\n    return", k, end)
+if loop < 0 or "tile.for" not in s[k:loop]:
+    fail("@gdn_chunk_loop_vm_@DT@ does not end with its tile.for")
+s = (s[:loop] + "\n    } {loop_annotation = #llvm.loop_annotation<licm = "
+     "<disable = true>>}" + s[loop + len("\n    }"):])
+open(path, "w").write(s)
+PY
+fi
 
 mkdir -p "$out"
 if [[ $(cd "$base" && pwd) != $(cd "$out" && pwd) ]]; then
@@ -162,4 +208,4 @@ for dt in $dtypes; do
       "--gdn-lower-to-ptx=chip=$chip kernel-suffix=_i64$extra output-dir=$out" -o /dev/null
   fi
 done
-echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", fused $fused")$([[ -z $extra ]] || echo ",$extra"))"
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", fused $fused")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $extra ]] || echo ",$extra"))"
