@@ -171,10 +171,11 @@ Status CudaSession::launchConcurrently(
   }
   while (sideEvents_.size() < n + 1) {
     CUevent e = nullptr;
-    GDN_CU_TRY(driver_, cuEventCreate, &e, CU_EVENT_DISABLE_TIMING);
+    GDN_CU_TRY(driver_, cuEventCreate, &e, CU_EVENT_DEFAULT);
     sideEvents_.push_back(e);
   }
   GDN_CU_TRY(driver_, cuEventRecord, sideEvents_[0], stream_);
+  lastConcurrent_ = 0;
   // The side streams forked so far join the session's stream again, also
   // when a launch fails (later work on the session's stream then still
   // follows what was launched).
@@ -199,7 +200,20 @@ Status CudaSession::launchConcurrently(
     if (status.ok())
       status = s;
   }
+  if (status.ok())
+    lastConcurrent_ = n;
   return status;
+}
+
+Status CudaSession::concurrentEndTimes(std::vector<float> &ms) {
+  ms.clear();
+  for (size_t i = 0; i < lastConcurrent_; ++i) {
+    float t = 0;
+    GDN_CU_TRY(driver_, cuEventElapsedTime, &t, sideEvents_[0],
+               sideEvents_[1 + i]);
+    ms.push_back(t);
+  }
+  return Status::success();
 }
 
 Status CudaSession::synchronize(const std::string &what) {

@@ -97,6 +97,12 @@ public:
                             const std::vector<Dim3> &grids,
                             const std::vector<void **> &args);
 
+  /// After the last launchConcurrently has completed (synchronize first):
+  /// the milliseconds from its fork to the end of each kernel, in the
+  /// kernels' order (whether they overlapped: overlapping kernels end
+  /// before the sum of their times alone).
+  Status concurrentEndTimes(std::vector<float> &ms);
+
   /// cuCtxSynchronize; `what` names the work in the error message.
   Status synchronize(const std::string &what);
 
@@ -125,6 +131,8 @@ private:
   /// first use, destroyed with the session).
   std::vector<CUstream> sideStreams_;
   std::vector<CUevent> sideEvents_;
+  size_t lastConcurrent_ = 0; ///< kernels of the last complete fork
+
 };
 
 } // namespace gdn::run

@@ -719,6 +719,12 @@ Status GdnDriver::runChecked(CudaSession &session,
       flush = [&]() { return scratch.fill(static_cast<unsigned char>(0)); };
     GDN_RUN_TRY(session.timeLaunches(launchAll, opts.warmup, opts.iters, ms,
                                      flush));
+    if (opts.overlapStages && !ms.empty()) {
+      std::vector<float> ends;
+      GDN_RUN_TRY(session.concurrentEndTimes(ends));
+      for (size_t i = 0; i < ends.size() && i < stages.size(); ++i)
+        result.overlapEndMs.push_back({stages[i].name, double(ends[i])});
+    }
     if (!ms.empty()) {
       std::sort(ms.begin(), ms.end());
       size_t n = ms.size();
@@ -1021,6 +1027,12 @@ std::vector<std::string> gdnDetailLines(const GdnResult &r) {
     lines.push_back(buf);
     for (const auto &[name, ms] : r.stageMedianMs) {
       std::snprintf(buf, sizeof buf, "  stage %-12s median %.4f ms alone",
+                    name.c_str(), ms);
+      lines.push_back(buf);
+    }
+    for (const auto &[name, ms] : r.overlapEndMs) {
+      std::snprintf(buf, sizeof buf,
+                    "  overlapped: stage %-12s ended at %.4f ms (last run)",
                     name.c_str(), ms);
       lines.push_back(buf);
     }

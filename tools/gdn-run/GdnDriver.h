@@ -75,6 +75,9 @@ struct GdnResult {
   /// Median time of each kernel of the sequence launched alone (same
   /// inputs, L2 flushed before each launch), in launch order.
   std::vector<std::pair<std::string, double>> stageMedianMs;
+  /// --overlap-stages: when each kernel of the last timed run ended, in ms
+  /// after the run's fork (launch order).
+  std::vector<std::pair<std::string, double>> overlapEndMs;
   /// Host microseconds per call to enqueue the whole sequence (the driver's
   /// launches of the bound kernels; no synchronization inside a batch).
   double hostLaunchUs = 0;

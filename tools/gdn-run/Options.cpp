@@ -371,8 +371,9 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                        that they share the SMs (a later kernel then reads
                        what an earlier one wrote in the previous run, or
                        nothing: wrong results; measures what overlapping
-                       the stages could give, docs/perf-notes.md v41);
-                       implies --max-carveout
+                       the stages could give, docs/perf-notes.md v41;
+                       reports when each kernel ended in the last timed
+                       run); implies --max-carveout
   --max-carveout       every kernel asks for the largest shared-memory
                        carveout (the driver otherwise picks each kernel's
                        smallest; blocks of kernels with different carveouts

@@ -1287,4 +1287,12 @@ TEST(GdnDriverTest, ReportRow) {
   ASSERT_EQ(lines.size(), 6u);
   EXPECT_CONTAINS(lines[3], "stage prep");
   EXPECT_CONTAINS(lines[5], "host: 7.25 us per call to launch the 2 kernels");
+  // --overlap-stages: when each kernel ended, after the stages alone.
+  r.overlapEndMs = {{"prep", 0.18}, {"forward", 0.19}};
+  lines = gdnDetailLines(r);
+  ASSERT_EQ(lines.size(), 8u);
+  EXPECT_CONTAINS(lines[5],
+                  "overlapped: stage prep         ended at 0.1800 ms");
+  EXPECT_CONTAINS(lines[6], "overlapped: stage forward      ended at 0.1900");
+  EXPECT_CONTAINS(lines[7], "host: 7.25 us per call");
 }
