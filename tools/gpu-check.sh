@@ -3,7 +3,7 @@
 #
 # usage: tools/gpu-check.sh [--suite] [--peers DIR] [--coldstart]
 #                           [--peers-with NAME,NAME,...]
-#                           [--bench LABEL=GDN_RUN:KERNEL_DIR ...]
+#                           [--bench LABEL=GDN_RUN:KERNEL_DIR[::OPTS] ...]
 #                           [--shapes "B T H;B T H;..."] [--rounds N]
 #                           [--ident KERNEL_DIR] [--profile REGEX ...]
 #                           [--profile-shape "B T H"]
@@ -36,7 +36,9 @@
 #      peers --peers-with names (TileOps, FlashQLA, FLA; FLA autotunes for
 #      ~40 s);
 #   5. --bench: each LABEL=GDN_RUN:KERNEL_DIR times every gdn_prefill f16
-#      manifest of KERNEL_DIR with GDN_RUN (`new` = build-gpu/bin/gdn-run),
+#      manifest of KERNEL_DIR with GDN_RUN (`new` = build-gpu/bin/gdn-run;
+#      `::OPTS` after the directory: more gdn-run options for this label
+#      only, e.g. `ovl=new:DIR::--overlap-stages`),
 #      interleaved per shape and repeated --rounds times (default 1):
 #      gdn-run's median of 30 (256 MiB L2 flush before each run), its
 #      TFLOP/s and multiple of the floor (gdn-run's model: docs/gdn-math.md
@@ -167,6 +169,9 @@ time_prefill() {
     print $(NF - 3), $(NF - 1)}' <<<"$log")
   stages=$(sed -n 's/^  stage \([a-z_0-9]*\) *median \([0-9.]*\) ms alone/\1=\2/p' \
     <<<"$log" | tr '\n' ' ')
+  # --overlap-stages: when each kernel ended (stage@ms, the last run).
+  stages+=$(sed -n 's/^  overlapped: stage \([a-z_0-9]*\) *ended at \([0-9.]*\) ms.*/ended:\1@\2/p' \
+    <<<"$log" | tr '\n' ' ')
 }
 
 if [[ -n $ident ]]; then
@@ -234,7 +239,10 @@ if [[ -n $occupancy ]]; then
   # The kernel directories: every --bench one (LABEL=GDN_RUN:KERNEL_DIR,
   # timed with this build's gdn-run), else build/kernels.
   occdirs=()
-  for b in ${benches[@]+"${benches[@]}"}; do occdirs+=("${b%%=*}=${b#*:}"); done
+  for b in ${benches[@]+"${benches[@]}"}; do
+    d=${b#*:}
+    occdirs+=("${b%%=*}=${d%%::*}")
+  done
   (( ${#occdirs[@]} )) || occdirs=("build=build/kernels")
   for od in "${occdirs[@]}"; do
     olabel=${od%%=*} odir=${od#*=}
@@ -287,10 +295,15 @@ if [[ ${#benches[@]} -gt 0 ]]; then
       read -r B T H <<<"$shape"
       for b in "${benches[@]}"; do
         label=${b%%=*} rest=${b#*=}
-        run=${rest%%:*} dir=${rest#*:}
+        run=${rest%%:*} dir=${rest#*:} bopts=()
+        if [[ $dir == *::* ]]; then
+          read -ra bopts <<<"${dir#*::}"
+          dir=${dir%%::*}
+        fi
         [[ $run == new ]] && run=build-gpu/bin/gdn-run
         clock_start
-        time_prefill "$run" "$dir" "$B" "$T" "$H" ${extra[@]+"${extra[@]}"}
+        time_prefill "$run" "$dir" "$B" "$T" "$H" ${extra[@]+"${extra[@]}"} \
+          ${bopts[@]+"${bopts[@]}"}
         clock_stop
         # ms, TFLOP/s and x floor, then each peer's ms and peer/ours.
         perf="-" peercols=""
