@@ -38,7 +38,10 @@ def Tile_Dialect : Dialect {
     `tile.shared_memory_bytes` and `tile.producer_warps`. Arguments may carry
     `tile.name`, the parameter name in the manifest; `!tile.tensormap`
     arguments (created by `tile-pipeline`) carry `tile.tensor_map`, the
-    host's recipe for the map.
+    host's recipe for the map: `base` (the pointer's name), `dims` and
+    `strides` (expressions of the launch parameters) and, where the map's
+    L2 promotion is not 256 bytes, `l2_promotion` (0 for none, 64 or 128;
+    tile-pipeline asks for none on a `block_lower` load).
 
     The dialect is deliberately above the level of PTX: which threads own
     which elements (layouts), where shared buffers live (offsets, swizzles),
