@@ -150,10 +150,15 @@ fi
 if [[ -n $fwdregs ]]; then
   [[ $name == gdn_forward_vm ]] ||
     { echo "kernel-variant.sh: --forward-regs needs gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1; }
+  [[ -z $fused ]] ||
+    { echo "kernel-variant.sh: --forward-regs and --fused both set the forward kernel's registers; give one" >&2; exit 1; }
   [[ $fwdregs =~ ^([0-9]+)/([0-9]+)/([0-9]+)$ ]] ||
     { echo "kernel-variant.sh: --forward-regs $fwdregs: expected MAX/PRODUCER/CONSUMER registers, e.g. 136/24/192" >&2; exit 1; }
-  # The direct kernel's attributes, then the loop's annotation (after the
-  # closing brace of the one tile.for in @gdn_chunk_loop_vm).
+  (( BASH_REMATCH[1] % 8 == 0 && BASH_REMATCH[1] >= 24 && BASH_REMATCH[1] <= 168 )) ||
+    { echo "kernel-variant.sh: --forward-regs $fwdregs: MAX must be a multiple of 8 in [24, 168] (the 384-thread block's share of the register file)" >&2; exit 1; }
+  # The direct kernel's attributes, then the loop's annotation on the
+  # closing brace of the one tile.for in @gdn_chunk_loop_vm (the first line
+  # after it that is a lone brace at the loop's indentation).
   python3 - "$work/$name.expanded" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}" <<'PY'
 import re, sys
 path, cap, p, c = sys.argv[1:]
@@ -163,10 +168,14 @@ def fail(why):
 k = s.find("  func.func @gdn_chunk_fwd_vm128_@DT@(")
 if k < 0:
     fail("no @gdn_chunk_fwd_vm128_@DT@ in the template")
+body = s.find("\n    %", k)  # the attributes end before the body
 ws = re.compile(r"tile\.warp_specialize = \{producer_registers = \d+ : i64, consumer_registers = \d+ : i64\}")
-m = ws.search(s, k)
-if not m or "\n    %" in s[k:m.start()]:  # in the attributes, before the body
-    fail("no tile.warp_specialize on @gdn_chunk_fwd_vm128_@DT@")
+m = ws.search(s, k, body)
+if not m:
+    fail("no tile.warp_specialize = {producer_registers = P : i64, "
+         "consumer_registers = C : i64} on @gdn_chunk_fwd_vm128_@DT@")
+if "tile.max_registers" in s[k:body]:
+    fail("@gdn_chunk_fwd_vm128_@DT@ already has a tile.max_registers")
 s = (s[:m.start()] + "tile.max_registers = %s : i64, tile.warp_specialize = "
      "{producer_registers = %s : i64, consumer_registers = %s : i64}" % (cap, p, c)
      + s[m.end():])
@@ -174,13 +183,22 @@ k = s.find("  func.func private @gdn_chunk_loop_vm_@DT@(")
 if k < 0:
     fail("no @gdn_chunk_loop_vm_@DT@ in the template")
 end = s.find("\n  }\n", k)
-loop = s.rfind("\n    }\n    return", k, end)
-if loop < 0 or "tile.for" not in s[k:loop]:
-    fail("@gdn_chunk_loop_vm_@DT@ does not end with its tile.for")
-s = (s[:loop] + "\n    } {loop_annotation = #llvm.loop_annotation<licm = "
-     "<disable = true>>}" + s[loop + len("\n    }"):])
+lines = s[k:end].split("\n")
+loops = [i for i, l in enumerate(lines) if l.lstrip().startswith("tile.for ")]
+if len(loops) != 1:
+    fail("@gdn_chunk_loop_vm_@DT@ has %d tile.for loops, not one" % len(loops))
+indent = lines[loops[0]][:len(lines[loops[0]]) - len(lines[loops[0]].lstrip())]
+close = next((i for i in range(loops[0] + 1, len(lines))
+              if lines[i].startswith(indent + "}")), None)
+if close is None or lines[close] != indent + "}":
+    fail("the tile.for of @gdn_chunk_loop_vm_@DT@ does not end with a lone "
+         "'}' (it has attributes already?)")
+lines[close] = indent + "} {loop_annotation = #llvm.loop_annotation<licm = <disable = true>>}"
+s = s[:k] + "\n".join(lines) + s[end:]
 open(path, "w").write(s)
 PY
+  # For tests: the edited template.
+  [[ -z ${KERNEL_VARIANT_KEEP:-} ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
 fi
 
 mkdir -p "$out"

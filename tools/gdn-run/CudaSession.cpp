@@ -158,6 +158,7 @@ Status CudaSession::launchConcurrently(
     const std::vector<const Kernel *> &kernels, const std::vector<Dim3> &grids,
     const std::vector<void **> &args) {
   size_t n = kernels.size();
+  lastConcurrent_ = 0; // until this fork is complete
   if (grids.size() != n || args.size() != n)
     return Status::badInput("launchConcurrently: " + std::to_string(n) +
                             " kernels, " + std::to_string(grids.size()) +
@@ -175,7 +176,6 @@ Status CudaSession::launchConcurrently(
     sideEvents_.push_back(e);
   }
   GDN_CU_TRY(driver_, cuEventRecord, sideEvents_[0], stream_);
-  lastConcurrent_ = 0;
   // The side streams forked so far join the session's stream again, also
   // when a launch fails (later work on the session's stream then still
   // follows what was launched).

@@ -852,6 +852,15 @@ TEST(GdnDriverTest, PathWithoutMetaPath) {
     Status s = ok.prepare({"--overlap-stages", "--check", "none"},
                           {kFwdManifest});
     EXPECT_TRUE(s.ok()) << s.message();
+    EXPECT_TRUE(ok.options.overlapStages);
+  }
+  {
+    // The control: the same carveout on the sequential launches, checked.
+    PathFixture ok;
+    Status s = ok.prepare({"--max-carveout"}, {kFwdManifest});
+    EXPECT_TRUE(s.ok()) << s.message();
+    EXPECT_TRUE(ok.options.maxCarveout);
+    EXPECT_FALSE(ok.options.overlapStages);
   }
   std::string both = std::string(kFwdManifest) + "meta.path = both\n";
   EXPECT_CONTAINS(pathError({}, {both}),
