@@ -41,7 +41,9 @@
 # tile.for, which the summary and the replay inline too: their loops change
 # as well, at their own registers), so that the capped consumers do not
 # spill. E.g. 136/24/192 leaves room for one prep block per SM beside each
-# forward block (gdn-run --overlap-stages; docs/perf-notes.md v41).
+# forward block (gdn-run --overlap-stages; docs/perf-notes.md v41). With
+# KERNEL_VARIANT_KEEP=FILE set, the edited template is copied to FILE (for
+# the lit test).
 #
 # -O OPTIONS: more gdn-lower-to-ptx options for every module built, as
 # KEY=VALUE words (e.g. "proxy-fences=0" or "zero-init-gemm=0": a compiler
