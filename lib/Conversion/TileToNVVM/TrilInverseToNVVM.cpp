@@ -969,6 +969,23 @@ void emitMergeRowTask(ConversionPatternRewriter &rewriter, OpBuilder &b,
     io.storeAcc(sAt[s], dst, sRow, sCol[s], 16 * I, 0, out[s], /*negate=*/true);
 }
 
+/// Deals `tasks` tasks round-robin to `warps` warps: in each round, the
+/// warps that have a task (all of them but in the last round's tail) run
+/// `body` with their task index, warp + round * warps.
+void dealToWarps(ConversionPatternRewriter &rewriter, Location loc, Idx &ix,
+                 Value warp, int64_t warps, int64_t tasks,
+                 function_ref<void(OpBuilder &, Idx &, Value)> body) {
+  for (int64_t round = 0; round * warps < tasks; ++round) {
+    Value guard;
+    if ((round + 1) * warps > tasks)
+      guard = ix.ult(warp, ix.c(tasks - round * warps));
+    emitGuarded(rewriter, loc, guard, [&](OpBuilder &b) {
+      Idx bx(b, loc);
+      body(b, bx, bx.add(warp, round * warps));
+    });
+  }
+}
+
 /// One doubling step: T21 = -T2 (L21 T1) for every pair of adjacent size x
 /// size diagonal blocks. Task tau (dealt round-robin over the warps) is the
 /// 8-column strip h = tau % 2 of T1's 16-column block jb = (tau / 2) % sb of
@@ -1004,47 +1021,35 @@ struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
                          loc, rewriter.getI32Type(),
                          rewriter.getI32IntegerAttr(-1)));
         }
-        for (int64_t round = 0; round * warps < rowTasks; ++round) {
-          Value guard;
-          if ((round + 1) * warps > rowTasks)
-            guard = ix.ult(warp, ix.c(rowTasks - round * warps));
-          emitGuarded(rewriter, loc, guard, [&](OpBuilder &b) {
-            Idx bx(b, loc);
-            Value task = bx.add(warp, round * warps);
-            Value pair = bx.div(task, sb * sb), ij = bx.rem(task, sb * sb);
-            for (int64_t I = 0; I < sb; ++I)
-              for (int64_t J = 0; J < sb; ++J) {
-                Value is = sb == 1 ? Value()
-                                   : b.create<LLVM::ICmpOp>(
-                                         loc, LLVM::ICmpPredicate::eq, ij,
-                                         bx.c(I * sb + J));
-                emitGuarded(rewriter, loc, is, [&](OpBuilder &b2) {
-                  Idx bx2(b2, loc);
-                  emitMergeRowTask(rewriter, b2, loc, bx2, acc, src, dst,
-                                   size, pair, I, J, phase, lane);
-                });
-              }
-          });
-        }
+        dealToWarps(rewriter, loc, ix, warp, warps, rowTasks,
+                    [&](OpBuilder &b, Idx &bx, Value task) {
+          Value pair = bx.div(task, sb * sb), ij = bx.rem(task, sb * sb);
+          for (int64_t I = 0; I < sb; ++I)
+            for (int64_t J = 0; J < sb; ++J) {
+              Value is = sb == 1 ? Value()
+                                 : b.create<LLVM::ICmpOp>(
+                                       loc, LLVM::ICmpPredicate::eq, ij,
+                                       bx.c(I * sb + J));
+              emitGuarded(rewriter, loc, is, [&](OpBuilder &b2) {
+                Idx bx2(b2, loc);
+                emitMergeRowTask(rewriter, b2, loc, bx2, acc, src, dst, size,
+                                 pair, I, J, phase, lane);
+              });
+            }
+        });
       }
       rewriter.eraseOp(op);
       return success();
     }
-    for (int64_t round = 0; round * warps < tasks; ++round) {
-      Value guard;
-      if ((round + 1) * warps > tasks)
-        guard = ix.ult(warp, ix.c(tasks - round * warps));
-      emitGuarded(rewriter, loc, guard, [&](OpBuilder &b) {
-        Idx bx(b, loc);
-        Value task = bx.add(warp, round * warps);
-        Value pair = bx.div(task, 2 * sb);
-        Value jb = bx.rem(bx.div(task, 2), sb);
-        Value col = bx.add(bx.add(bx.mul(pair, 2 * size), bx.mul(jb, 16)),
-                           bx.mul(bx.rem(task, 2), 8)); // the strip
-        emitMergeStrips(rewriter, b, loc, bx, acc, src, dst, size, pair, jb,
-                        {col}, lane);
-      });
-    }
+    dealToWarps(rewriter, loc, ix, warp, warps, tasks,
+                [&](OpBuilder &b, Idx &bx, Value task) {
+      Value pair = bx.div(task, 2 * sb);
+      Value jb = bx.rem(bx.div(task, 2), sb);
+      Value col = bx.add(bx.add(bx.mul(pair, 2 * size), bx.mul(jb, 16)),
+                         bx.mul(bx.rem(task, 2), 8)); // the strip
+      emitMergeStrips(rewriter, b, loc, bx, acc, src, dst, size, pair, jb,
+                      {col}, lane);
+    });
     rewriter.eraseOp(op);
     return success();
   }

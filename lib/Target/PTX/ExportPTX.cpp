@@ -362,7 +362,7 @@ void ExportPTXPass::runOnOperation() {
         int64_t l2Bytes = 256;
         if (Attribute l2Attr = d.get("l2_promotion")) {
           auto l2 = dyn_cast<IntegerAttr>(l2Attr);
-          if (!l2 || !llvm::is_contained({0, 64, 128, 256}, l2.getInt())) {
+          if (!l2 || !tile::isL2PromotionBytes(l2.getInt())) {
             module.emitError("kernel '")
                 << kernelName << "': tensor map '" << m.getName().getValue()
                 << "' has l2_promotion " << l2Attr

@@ -316,7 +316,7 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
     // sizes cuTensorMapEncodeTiled knows.
     if (Attribute l2 = d.get("l2_promotion")) {
       auto n = dyn_cast<IntegerAttr>(l2);
-      if (!n || !llvm::is_contained({0, 64, 128, 256}, n.getInt()))
+      if (!n || !isL2PromotionBytes(n.getInt()))
         return op->emitError()
                << "'" << getTensorMapAttrName()
                << "' has l2_promotion " << l2

@@ -68,6 +68,10 @@ static bool isIdentifier(StringRef name, bool allowDollar) {
 bool isPtxIdentifier(StringRef name) { return isIdentifier(name, true); }
 bool isCIdentifier(StringRef name) { return isIdentifier(name, false); }
 
+bool isL2PromotionBytes(int64_t bytes) {
+  return bytes == 0 || bytes == 64 || bytes == 128 || bytes == 256;
+}
+
 std::optional<int64_t> getKernelThreads(Operation *op) {
   for (Operation *p = op; p; p = p->getParentOp()) {
     if (!isa<FunctionOpInterface>(p))

@@ -60,6 +60,10 @@ bool isPtxIdentifier(llvm::StringRef name);
 /// parameter names in launch manifests).
 bool isCIdentifier(llvm::StringRef name);
 
+/// Whether `bytes` is an L2 promotion a TMA tensor map can ask for: 0
+/// (none), 64, 128 or 256 (a `tile.tensor_map` recipe's l2_promotion).
+bool isL2PromotionBytes(int64_t bytes);
+
 /// Threads per block of the kernel around `op` (32 * tile.num_warps), or
 /// nothing when `op` is not in a function with a valid tile.num_warps.
 std::optional<int64_t> getKernelThreads(Operation *op);
