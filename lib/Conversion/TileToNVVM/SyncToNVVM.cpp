@@ -2,7 +2,10 @@
 //
 // tile.barrier (bar.sync 0, after fence.proxy.async where it orders writes
 // before wgmma or TMA-store reads),
-// tile.async_commit and tile.async_wait (cp.async groups).
+// tile.async_commit and tile.async_wait (cp.async groups), and the ready
+// flags between blocks: tile.flag_release (barrier, then one thread's
+// st.release.gpu) and tile.flag_wait (an ld.acquire.gpu spin with a
+// timeout, then fence.proxy.async.global).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,12 +67,95 @@ struct AsyncWaitLowering : TilePattern<AsyncWaitOp> {
   }
 };
 
+/// The address of flags[index] (a 1-D global buffer of i32).
+Value flagAddress(Idx &ix, Value flags, Value index) {
+  GlobalView view(ix, flags, 1);
+  return ix.gep(view.ptr, ix.b.getI32Type(),
+                view.linear(ix, ValueRange{ix.c(0)}, {index}));
+}
+
+/// tile.flag_release -> barrier over the threads that run it; then the
+/// first of them: fence.proxy.async.global (its TMA stores' writes too),
+/// st.release.gpu.global.b32 (cumulative: the barrier made the other
+/// threads' writes its own to publish).
+struct FlagReleaseLowering : TilePattern<FlagReleaseOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(FlagReleaseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    Value ptr = flagAddress(ix, adaptor.getFlags(), adaptor.getIndex());
+    createComputeBarrier(rewriter, loc, op);
+    Value first = rewriter.create<LLVM::ICmpOp>(
+        loc, LLVM::ICmpPredicate::eq, createThreadId(rewriter, loc),
+        rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI32Type(),
+                                          rewriter.getI32IntegerAttr(0)));
+    Value value = adaptor.getValue();
+    emitGuarded(rewriter, loc, first, [&](OpBuilder &b) {
+      emitInlineAsm(b, loc, LLVM::LLVMVoidType::get(b.getContext()),
+                    ValueRange{ptr, value},
+                    "fence.proxy.async.global;\n\t"
+                    "st.release.gpu.global.b32 [$0], $1;",
+                    "l,r,~{memory}", /*hasSideEffects=*/true);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The PTX of tile.flag_wait: spin on ld.acquire.gpu until the flag minus
+/// the value is not negative (wrap-around order), with nanosleep between
+/// polls and, for a timeout, %globaltimer and a trap; then order the
+/// thread's later async-proxy global reads (TMA) after the acquire. The
+/// braces scope the labels (the asm may be duplicated).
+std::string flagWaitAsm(int64_t timeoutMs) {
+  std::string s = "{\n\t.reg .pred fw_p;\n\t.reg .b32 fw_v;\n\t";
+  if (timeoutMs)
+    s += ".reg .b64 fw_t0, fw_t1;\n\tmov.u64 fw_t0, %globaltimer;\n\t";
+  s += "fw_wait:\n\t"
+       "ld.acquire.gpu.global.b32 fw_v, [$0];\n\t"
+       "sub.s32 fw_v, fw_v, $1;\n\t"
+       "setp.ge.s32 fw_p, fw_v, 0;\n\t"
+       "@fw_p bra fw_done;\n\t"
+       "nanosleep.u32 32;\n\t";
+  if (timeoutMs)
+    s += "mov.u64 fw_t1, %globaltimer;\n\t"
+         "sub.u64 fw_t1, fw_t1, fw_t0;\n\t"
+         "setp.lt.u64 fw_p, fw_t1, " +
+         std::to_string(timeoutMs * 1000000) +
+         ";\n\t"
+         "@fw_p bra fw_wait;\n\t"
+         "trap;\n\t";
+  else
+    s += "bra fw_wait;\n\t";
+  s += "fw_done:\n\tfence.proxy.async.global;\n\t}";
+  return s;
+}
+
+struct FlagWaitLowering : TilePattern<FlagWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(FlagWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    Value ptr = flagAddress(ix, adaptor.getFlags(), adaptor.getIndex());
+    emitInlineAsm(rewriter, loc, LLVM::LLVMVoidType::get(getContext()),
+                  ValueRange{ptr, adaptor.getValue()},
+                  flagWaitAsm(op.getTimeoutMs()), "l,r,~{memory}",
+                  /*hasSideEffects=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateSyncToNVVMPatterns(LLVMTypeConverter &converter,
                                 RewritePatternSet &patterns) {
-  patterns.add<BarrierLowering, AsyncCommitLowering, AsyncWaitLowering>(
-      converter);
+  patterns.add<BarrierLowering, AsyncCommitLowering, AsyncWaitLowering,
+               FlagReleaseLowering, FlagWaitLowering>(converter);
 }
 
 } // namespace mlir::gdn

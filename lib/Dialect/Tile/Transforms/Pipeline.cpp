@@ -4,8 +4,9 @@
 // run N-1 iterations ahead through N-stage shared buffers: cp.async groups,
 // or, in kernels with tile.copy_engine = "tma", TMA loads on an mbarrier
 // ring (full/empty barriers per stage, phase parity from the iteration
-// number, asynchronous wgmma kept one k-step in flight). See the pass
-// description in Passes.td for both schedules.
+// number, asynchronous wgmma kept one k-step in flight). A tile.flag_wait
+// of the body goes with the copies: issued for the iteration they load,
+// before them. See the pass description in Passes.td for both schedules.
 //
 //===----------------------------------------------------------------------===//
 
@@ -120,7 +121,7 @@ void keepLoopAnnotation(ForOp loop, scf::ForOp forOp) {
 /// clone.
 void cloneStageBody(
     OpBuilder &ib, ForOp loop, Value iv, ArrayRef<Producer> producers,
-    ArrayRef<Value> staged, Value stage,
+    ArrayRef<Value> staged, Value stage, ArrayRef<FlagWaitOp> gates,
     function_ref<void(Operation &, Operation *)> onClone = nullptr) {
   Location loc = loop.getLoc();
   IRMapping mapping;
@@ -133,7 +134,8 @@ void cloneStageBody(
   }
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (llvm::any_of(producers,
-                     [&](const Producer &p) { return p.copy == &op; }))
+                     [&](const Producer &p) { return p.copy == &op; }) ||
+        llvm::is_contained(gates, dyn_cast<FlagWaitOp>(op)))
       continue;
     Operation *clone = ib.clone(op, mapping);
     if (onClone)
@@ -141,12 +143,45 @@ void cloneStageBody(
   }
 }
 
+/// The tile.flag_waits of the loop body (its top level): they guard the
+/// iteration's loads, so a pipelined loop issues them with the copies.
+SmallVector<FlagWaitOp> findGates(ForOp loop) {
+  SmallVector<FlagWaitOp> gates;
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (auto wait = dyn_cast<FlagWaitOp>(op))
+      gates.push_back(wait);
+  return gates;
+}
+
+/// Fails unless each gate can be issued for a later iteration.
+LogicalResult checkGates(ForOp loop, ArrayRef<FlagWaitOp> gates) {
+  for (FlagWaitOp gate : gates)
+    if (!llvm::all_of(gate->getOperands(),
+                      [&](Value v) { return isRecomputable(v, loop); }))
+      return gate.emitOpError(
+                 "in a pipelined loop is issued with the copies, ")
+             << loop.getNumStages() - 1
+             << " iteration(s) ahead: its operands must be computable from "
+                "the induction variable and values defined outside the loop";
+  return success();
+}
+
+/// The gates' operands for the iteration mapped in `mapping`, computed at
+/// `b` (before the gates are cloned with `mapping`).
+void recomputeGateOperands(OpBuilder &b, ArrayRef<FlagWaitOp> gates,
+                           ForOp loop, IRMapping &mapping) {
+  for (FlagWaitOp gate : gates)
+    for (Value v : gate->getOperands())
+      recompute(b, v, loop, mapping);
+}
+
 struct PipelinePass : impl::TilePipelineBase<PipelinePass> {
   using TilePipelineBase::TilePipelineBase;
   void runOnOperation() override;
   LogicalResult pipeline(ForOp loop);
   LogicalResult pipelineTma(ForOp loop, MutableArrayRef<Producer> producers,
-                            MutableArrayRef<TmaPlan> plans);
+                            MutableArrayRef<TmaPlan> plans,
+                            ArrayRef<FlagWaitOp> gates);
   /// The N-stage buffers of `producers` (one [N, ...] alloc beside each
   /// buffer), after checking the stage count and that they fit in shared
   /// memory.
@@ -259,6 +294,9 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
   Location loc = loop.getLoc();
   int64_t numStages = loop.getNumStages();
   SmallVector<Producer> producers = findProducers(loop);
+  SmallVector<FlagWaitOp> gates = findGates(loop);
+  if (numStages >= 2 && !producers.empty() && failed(checkGates(loop, gates)))
+    return failure();
   OpBuilder b(loop);
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
         step = loop.getStep();
@@ -292,7 +330,7 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
       plans.push_back(*plan);
     }
     if (placed && plans.size() == producers.size())
-      return pipelineTma(loop, producers, plans);
+      return pipelineTma(loop, producers, plans, gates);
     loop.emitRemark("pipelined with cp.async instead of TMA: ") << why;
   }
 
@@ -344,6 +382,10 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
     OpBuilder tb = ifOp.getThenBodyBuilder();
     IRMapping mapping;
     mapping.map(loop.getInductionVar(), iv);
+    // Every thread waits for the iteration's flags before its copies.
+    recomputeGateOperands(tb, gates, loop, mapping);
+    for (FlagWaitOp gate : gates)
+      tb.clone(*gate, mapping);
     for (auto [p, buf] : llvm::zip(producers, staged)) {
       Value src = recompute(tb, p.copy.getSource(), loop, mapping);
       SmallVector<Value> offsets;
@@ -388,7 +430,7 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
         ib.create<arith::RemSIOp>(loc, nextIter, stages));
   Value cur = ib.create<arith::RemSIOp>(loc, iter, stages);
 
-  cloneStageBody(ib, loop, iv, producers, staged, cur);
+  cloneStageBody(ib, loop, iv, producers, staged, cur, gates);
 
   // Drain: no copy is in flight and every thread is done with the stages
   // before the space can be reused.
@@ -469,7 +511,8 @@ bool canRunAsync(GemmOp gemm, ForOp loop, MutableArrayRef<Producer> producers) {
 
 LogicalResult PipelinePass::pipelineTma(ForOp loop,
                                         MutableArrayRef<Producer> producers,
-                                        MutableArrayRef<TmaPlan> plans) {
+                                        MutableArrayRef<TmaPlan> plans,
+                                        ArrayRef<FlagWaitOp> gates) {
   Location loc = loop.getLoc();
   int64_t numStages = loop.getNumStages();
   auto kernel = loop->getParentOfType<func::FuncOp>();
@@ -574,8 +617,13 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
     for (auto [p, buf] : llvm::zip(producers, staged))
       slices.push_back(
           tb.create<SliceOp>(loc, p.buffer.getType(), buf, stage));
+    recomputeGateOperands(tb, gates, loop, mapping);
     auto prod = tb.create<ProducerOp>(loc);
     OpBuilder pb = OpBuilder::atBlockEnd(&prod.getBody().front());
+    // The producer thread waits for the iteration's flags (while the
+    // consumers may still read the stage), then for the stage.
+    for (FlagWaitOp gate : gates)
+      pb.clone(*gate, mapping);
     pb.create<MBarrierWaitOp>(loc, empty, stage, emptyParity);
     // The stage's full barrier expects exactly the bytes its loads bring
     // (TmaLoadOp::getNumBytes: boxes x box bytes), announced before them.
@@ -654,7 +702,7 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
       tb.create<BarrierOp>(loc);
     }
   }
-  cloneStageBody(ib, loop, iv, producers, staged, cur,
+  cloneStageBody(ib, loop, iv, producers, staged, cur, gates,
                  [&](Operation &op, Operation *clone) {
                    if (auto gemm = dyn_cast<GemmOp>(op);
                        gemm && llvm::is_contained(asyncGemms, gemm))

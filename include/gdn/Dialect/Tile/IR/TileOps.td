@@ -826,5 +826,6 @@ def Tile_ForOp : Tile_Op<"for", [
 }
 
 include "gdn/Dialect/Tile/IR/TileHopperOps.td"
+include "gdn/Dialect/Tile/IR/TileFlagOps.td"
 
 #endif // GDN_DIALECT_TILE_IR_TILEOPS_TD

@@ -176,6 +176,15 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
     `scf.for` with a barrier after the copies and one at the end of each
     iteration.
 
+    A `tile.flag_wait` at the top level of the body guards the iteration's
+    loads (data another block publishes with `tile.flag_release`): in a
+    pipelined loop it goes with the copies, issued for the iteration they
+    load and before them (by every thread before cp.async copies, by the
+    producer thread before the stage's wait and TMA loads of a ring, whose
+    full barrier then orders the consumers' reads after it), and leaves the
+    body. Its operands must be computable for a later iteration, as the
+    copies' offsets are. Without pipelining it stays where it is.
+
     The loop's `loop_annotation` attribute, if any, goes to the `scf.for`
     of the steady state (convert-tile-to-nvvm then puts it on the loop's
     latch).

@@ -1,0 +1,89 @@
+//===- TileFlagOps.td - ready flags between thread blocks --*- tablegen -*-===//
+//
+// Ready flags: one block publishes that data it wrote to global memory is
+// complete, another block (of the same grid or of a kernel running beside
+// it) waits for that before it reads the data. A flag is an i32 in a global
+// buffer; a release stores a value (e.g. the call's epoch, so that no reset
+// is needed between calls), a wait spins until the flag has reached it.
+// Included by TileOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GDN_DIALECT_TILE_IR_TILEFLAGOPS_TD
+#define GDN_DIALECT_TILE_IR_TILEFLAGOPS_TD
+
+def Tile_FlagReleaseOp : Tile_Op<"flag_release"> {
+  let summary = "publish the block's global writes through a ready flag";
+  let description = [{
+    Every thread of the block reaches it (of the warpgroup, in a
+    `tile.producer_task`; of the consumers, in a warp-specialized kernel's
+    compute). Once all of them have, one thread stores `value` to
+    `flags[index]` with release semantics at GPU scope: a thread of any
+    block that observes the value with `tile.flag_wait` then sees every
+    global-memory write these threads made before the op.
+
+    Lowering: a barrier over the threads (`bar.sync`), then the first
+    thread runs `fence.proxy.async.global` (its TMA stores, waited for with
+    `tile.tma_store_wait` without `read`, count as well) and
+    `st.release.gpu.global.b32`. The release is cumulative: the barrier
+    makes the other threads' writes the first thread's to publish.
+
+    A flag holds the last released value. With values that grow from call
+    to call (an epoch), a wait for this call's value is not satisfied by an
+    earlier call's flags, and the flags need no reset.
+
+    Example:
+    ```mlir
+    tile.flag_release %ready[%i], %epoch : !tile.buffer<?xi32, global>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$flags,
+                       Index:$index, I32:$value);
+  let assemblyFormat = [{
+    $flags `[` $index `]` `,` $value attr-dict `:` qualified(type($flags))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_FlagWaitOp : Tile_Op<"flag_wait"> {
+  let summary = "wait until a ready flag has reached a value";
+  let description = [{
+    Each thread that executes it (typically the one thread of a
+    `tile.producer` region) spins until `flags[index]` has reached `value`
+    (`ld.acquire.gpu`; "reached" in wrap-around order: the 32-bit
+    difference `flags[index] - value` is not negative), then orders its
+    later asynchronous-proxy reads of global memory (TMA loads) after the
+    acquire (`fence.proxy.async.global`). Global data that the releasing
+    block wrote before its `tile.flag_release` is then visible to this
+    thread's loads, and to the threads it synchronizes with afterwards (the
+    consumers of a TMA ring, through the stage's full barrier).
+
+    A wait that lasts longer than `timeout_ms` milliseconds (measured with
+    `%globaltimer`) ends the kernel with a trap instead of hanging, e.g.
+    when the releasing blocks could not be scheduled beside the waiting
+    ones: the launch then fails with an error. `timeout_ms = 0` waits
+    without a limit.
+
+    In the body of a pipelined `tile.for` (`stages` > 1) the wait moves
+    with the iteration's global-to-shared copies: `tile-pipeline` issues
+    it, for the iteration the copies load, before them (inside the
+    `tile.producer` of a TMA ring; by every thread before cp.async copies).
+    Its operands must then be computable from the induction variable and
+    values defined outside the loop.
+
+    Example:
+    ```mlir
+    tile.flag_wait %ready[%i], %epoch : !tile.buffer<?xi32, global>
+    tile.flag_wait %ready[%i], %epoch {timeout_ms = 0} : !tile.buffer<?xi32, global>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$flags,
+                       Index:$index, I32:$value,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative, IntMaxValue<3600000>]>, "10000">:$timeout_ms);
+  let assemblyFormat = [{
+    $flags `[` $index `]` `,` $value attr-dict `:` qualified(type($flags))
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // GDN_DIALECT_TILE_IR_TILEFLAGOPS_TD
