@@ -112,17 +112,23 @@ std::string entryBody(const std::string &text, const std::string &kernel) {
 
 /// A manifest's grid_dependency = 1 lets the launcher start the kernel
 /// before its predecessor completes: only safe when the kernel waits
-/// (griddepcontrol.wait) itself.
+/// (griddepcontrol.wait) itself; = 2 when it waits for ready flags
+/// (tile.flag_wait: ld.acquire).
 Status checkGridDependency(
     const Manifest &m, const std::string &text,
     const std::function<Status(const std::string &)> &bad) {
-  if (!m.gridDependency ||
-      entryBody(text, m.kernel).find("griddepcontrol.wait") !=
-          std::string::npos)
+  if (!m.gridDependency)
     return Status::success();
-  return bad("the manifest says grid_dependency = 1, but kernel '" + m.kernel +
-             "' has no griddepcontrol.wait: launched early it could read its "
-             "predecessor's outputs before they are written");
+  const bool flags = m.gridDependency == 2;
+  const char *wait = flags ? "ld.acquire" : "griddepcontrol.wait";
+  if (entryBody(text, m.kernel).find(wait) != std::string::npos)
+    return Status::success();
+  return bad("the manifest says grid_dependency = " +
+             std::to_string(m.gridDependency) + ", but kernel '" + m.kernel +
+             "' has no " + wait +
+             (flags ? " (a ready-flag wait)" : "") +
+             ": launched early it could read its predecessor's outputs "
+             "before they are written");
 }
 
 Status validatePtx(const Manifest &m, const std::string &image,
@@ -239,9 +245,11 @@ Status validateKernelImage(const Manifest &manifest, const std::string &image,
     Status s = validateCubin(manifest, image, bad, note);
     // SASS is not scanned for the wait a PTX image is checked for.
     if (s.ok() && manifest.gridDependency && note && note->empty())
-      *note = manifest.ptxPath + ": note: cubin; its griddepcontrol.wait "
-                                 "(grid_dependency = 1) is not checked on the "
-                                 "host";
+      *note = manifest.ptxPath + ": note: cubin; its " +
+              (manifest.gridDependency == 2
+                   ? "ready-flag wait (grid_dependency = 2)"
+                   : "griddepcontrol.wait (grid_dependency = 1)") +
+              " is not checked on the host";
     return s;
   }
   return validatePtx(manifest, image, bad);

@@ -733,10 +733,10 @@ Status Parser::apply(const Entry &e) {
     return Status::success();
   }
   if (e.key == "grid_dependency") {
-    if (e.value != "0" && e.value != "1")
-      return error(e.line, "grid_dependency: expected 0 or 1, got '" +
+    if (e.value != "0" && e.value != "1" && e.value != "2")
+      return error(e.line, "grid_dependency: expected 0, 1 or 2, got '" +
                                e.value + "'");
-    m.gridDependency = e.value == "1";
+    m.gridDependency = e.value[0] - '0';
     return Status::success();
   }
   // shared_bytes

@@ -168,9 +168,11 @@ struct Manifest {
   uint32_t sharedBytes = 0;
   /// Width of the kernel's index arithmetic (index_bits): 32 or 64.
   int indexBits = 64;
-  /// grid_dependency: the kernel waits at entry for its stream predecessor,
-  /// so it may be launched with programmatic stream serialization.
-  bool gridDependency = false;
+  /// grid_dependency: 1, the kernel waits at entry for its stream
+  /// predecessor, so it may be launched with programmatic stream
+  /// serialization; 2, launched so too, it runs beside its predecessor and
+  /// waits for that one's data through ready flags (ld.acquire); 0, neither.
+  int gridDependency = 0;
   /// The most elements a buffer of a kernel with 32-bit indices may hold:
   /// 2^30, half the i32 range, so that the offsets a masked tile computes
   /// past the end of a buffer (up to a tile's rows further) stay in range

@@ -71,6 +71,16 @@ struct KernelFuncLowering : ConvertOpToLLVMPattern<func::FuncOp> {
             TileDialect::getMaxRegistersAttrName()))
       llvmFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                         rewriter.getI32IntegerAttr(regs.getInt()));
+    // "flags": the kernel starts beside its predecessor and reads what that
+    // one writes only after a ready flag says it is there.
+    Attribute dep = func->getAttr(TileDialect::getGridDependencyAttrName());
+    bool early = dep && isa<StringAttr>(dep);
+    if (early && !func.walk([](FlagWaitOp) { return WalkResult::interrupt(); })
+                      .wasInterrupted())
+      return func.emitError("tile.grid_dependency = \"flags\" launches the "
+                            "kernel before its predecessor completes, but it "
+                            "has no tile.flag_wait to wait for that one's "
+                            "data");
     rewriter.inlineRegionBefore(func.getBody(), llvmFunc.getBody(),
                                 llvmFunc.end());
     if (failed(rewriter.convertRegionTypes(&llvmFunc.getBody(),
@@ -80,12 +90,15 @@ struct KernelFuncLowering : ConvertOpToLLVMPattern<func::FuncOp> {
     // for its stream predecessor's grid (complete, memory visible), so no
     // access of it can race that kernel, then allows its own successor to
     // launch; the memory clobber keeps LLVM from hoisting loads above it.
-    if (func->hasAttr(TileDialect::getGridDependencyAttrName())) {
+    // With "flags" it only allows its successor to launch.
+    if (dep) {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&llvmFunc.getBody().front());
       emitInlineAsm(rewriter, func.getLoc(),
                     LLVM::LLVMVoidType::get(getContext()), {},
-                    "griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;",
+                    early ? "griddepcontrol.launch_dependents;"
+                          : "griddepcontrol.wait;\n\t"
+                            "griddepcontrol.launch_dependents;",
                     "~{memory}", /*hasSideEffects=*/true);
     }
     rewriter.eraseOp(func);

@@ -118,9 +118,11 @@ void TileOutlineKernelsPass::runOnOperation() {
     if (indexBitwidth != 64)
       info.push_back(b.getNamedAttr("index_bits",
                                     b.getI64IntegerAttr(indexBitwidth)));
-    // A programmatic dependent launch is the launcher's to set up.
-    if (func->hasAttr(TileDialect::getGridDependencyAttrName()))
-      info.push_back(b.getNamedAttr("grid_dependency", b.getUnitAttr()));
+    // A programmatic dependent launch is the launcher's to set up (unit, or
+    // "flags" for a kernel that does not wait for its predecessor).
+    if (Attribute dep = func->getAttr(TileDialect::getGridDependencyAttrName()))
+      info.push_back(b.getNamedAttr(
+          "grid_dependency", isa<StringAttr>(dep) ? dep : b.getUnitAttr()));
     // Launch requirements (tile-assign-layouts) move to the interface.
     if (auto req = func->getAttrOfType<DictionaryAttr>(
             TileDialect::getRequiresMultipleAttrName())) {

@@ -260,14 +260,18 @@ void ExportPTXPass::runOnOperation() {
     }
 
     // grid_dependency = 1: launch with programmatic stream serialization
-    // (the kernel waits for its predecessor itself, tile.grid_dependency).
+    // (the kernel waits for its predecessor itself, tile.grid_dependency);
+    // 2: the same launch, but the kernel waits through ready flags
+    // (tile.grid_dependency = "flags").
     if (Attribute dep = info.get("grid_dependency")) {
-      if (!isa<UnitAttr>(dep)) {
+      auto mode = dyn_cast<StringAttr>(dep);
+      if (!isa<UnitAttr>(dep) && !(mode && mode.getValue() == "flags")) {
         module.emitError("kernel '")
-            << kernelName << "': grid_dependency must be a unit attribute";
+            << kernelName
+            << "': grid_dependency must be a unit attribute or \"flags\"";
         return signalPassFailure();
       }
-      w.add("grid_dependency", "1");
+      w.add("grid_dependency", mode ? "2" : "1");
     }
 
     // requires_multiple.<name> = m: the launcher checks scalar <name>.

@@ -56,3 +56,18 @@ func.func @mma_sync_block_lower() attributes {tile.kernel, tile.num_warps = 4 : 
 }
 }
 }
+
+// -----
+
+// A kernel launched beside its predecessor without waiting for it
+// (tile.grid_dependency = "flags") must wait for that one's data through a
+// ready flag.
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+// expected-error @below {{tile.grid_dependency = "flags" launches the kernel before its predecessor completes, but it has no tile.flag_wait to wait for that one's data}}
+// expected-error @below {{failed to legalize operation 'func.func'}}
+func.func @flags_without_wait() attributes {tile.kernel, tile.grid_dependency = "flags", tile.num_warps = 4 : i64, tile.shared_memory_bytes = 0 : i64} {
+  return
+}
+}
+}

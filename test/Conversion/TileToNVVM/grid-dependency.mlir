@@ -6,6 +6,8 @@
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/dep.ptx
 // RUN: FileCheck %s --check-prefix=PLAIN --input-file=%t/kp.manifest
 // RUN: FileCheck %s --check-prefix=PLAINPTX --input-file=%t/plain.ptx
+// RUN: FileCheck %s --check-prefix=FLAGS --input-file=%t/kf.manifest
+// RUN: FileCheck %s --check-prefix=FLAGSPTX --input-file=%t/flags.ptx
 
 // tile.grid_dependency (programmatic dependent launch): the launch
 // interface and the manifest say `grid_dependency`, so that the launcher
@@ -70,6 +72,38 @@ module @plain {
     %c1 = arith.constant 1 : index
     %a = tile.view %pa[%len] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
     %pid = tile.program_id x
+    %x = tile.load %a[%pid, %c1] : !tile.buffer<?x64xf16, global>
+    return
+  }
+}
+
+// -----
+
+// tile.grid_dependency = "flags": launched the same way (the manifest says
+// grid_dependency = 2), the kernel lets its successor launch at once but
+// does not wait for its predecessor: it reads that one's data after a ready
+// flag (tile.flag_wait) says it is there.
+
+// CHECK-LABEL: module @flags attributes {gdn.kernels = {kf = {block = [128, 1, 1], grid_dependency = "flags", module = "flags", params = ["A:ptr<f16>", "ready:ptr<i32>", "len:i64", "epoch:i32"], shared_bytes = 0 : i64}}, gpu.container_module}
+// LLVM-LABEL: llvm.func @kf(
+// LLVM:         llvm.inline_asm has_side_effects asm_dialect = att "griddepcontrol.launch_dependents;", "~{memory}" : () -> !llvm.void
+// LLVM:         ld.acquire.gpu.global.b32
+// LLVM:         llvm.load
+// LLVM:         llvm.return
+// FLAGS: grid_dependency = 2
+// FLAGSPTX-NOT:  griddepcontrol.wait
+// FLAGSPTX:      griddepcontrol.launch_dependents;
+// FLAGSPTX-NOT:  griddepcontrol.wait
+// FLAGSPTX:      ld.acquire.gpu.global.b32
+module @flags {
+  func.func @kf(%pa: !tile.ptr<f16> {tile.name = "A"}, %pf: !tile.ptr<i32> {tile.name = "ready"},
+                %len: index {tile.name = "len"}, %epoch: i32 {tile.name = "epoch"})
+      attributes {tile.kernel, tile.grid_dependency = "flags", tile.num_warps = 4 : i64} {
+    %c1 = arith.constant 1 : index
+    %a = tile.view %pa[%len] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+    %f = tile.view %pf[%len] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+    %pid = tile.program_id x
+    tile.flag_wait %f[%pid], %epoch : !tile.buffer<?xi32, global>
     %x = tile.load %a[%pid, %c1] : !tile.buffer<?x64xf16, global>
     return
   }

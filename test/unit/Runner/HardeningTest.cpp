@@ -333,6 +333,39 @@ TEST(HardeningTest, GridDependencyNeedsTheWait) {
                         "checked on the host");
 }
 
+TEST(HardeningTest, FlagDependencyNeedsAFlagWait) {
+  // grid_dependency = 2: the kernel runs beside its predecessor and must
+  // wait for its data through ready flags (an ld.acquire in its entry);
+  // griddepcontrol.wait alone does not count, nor another entry's acquire.
+  const std::string ptx =
+      ".version 8.0\n.target sm_90a\n.address_size 64\n"
+      ".visible .entry flags(\n)\n{\n\tgriddepcontrol.launch_dependents;\n"
+      "\t{ .reg .b32 v; ld.acquire.gpu.global.b32 v, [%rd1]; }\n\tret;\n}\n"
+      ".visible .entry waits(\n)\n{\n\tgriddepcontrol.wait;\n"
+      "\tgriddepcontrol.launch_dependents;\n\tret;\n}\n";
+  Manifest m = manifestFor("flags");
+  m.gridDependency = 2;
+  EXPECT_TRUE(validateKernelImage(m, ptx).ok());
+  m = manifestFor("waits");
+  m.gridDependency = 2;
+  Status s = validateKernelImage(m, ptx);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(),
+                  "d/k.ptx: error: the manifest says grid_dependency = 2, but "
+                  "kernel 'waits' has no ld.acquire (a ready-flag wait): "
+                  "launched early it could read its predecessor's outputs "
+                  "before they are written (named by d/k.manifest)");
+  m.gridDependency = 1;
+  EXPECT_TRUE(validateKernelImage(m, ptx).ok());
+  std::string note;
+  m = manifestFor("k");
+  m.gridDependency = 2;
+  EXPECT_TRUE(
+      validateKernelImage(m, makeElf(190, "k", "k_data"), &note).ok());
+  EXPECT_CONTAINS(note, "ready-flag wait (grid_dependency = 2) is not "
+                        "checked on the host");
+}
+
 namespace {
 /// What the launcher handed the driver (the fakes below record it).
 struct LaunchRecord {

@@ -163,9 +163,15 @@ TEST(ManifestTest, GridDependency) {
   ASSERT_TRUE(
       parseManifest(minimal("grid_dependency = 0\n"), "k.manifest", m).ok());
   EXPECT_FALSE(m.gridDependency);
+  ASSERT_TRUE(
+      parseManifest(minimal("grid_dependency = 2\n"), "k.manifest", m).ok());
+  EXPECT_EQ(m.gridDependency, 2);
   EXPECT_CONTAINS(parseError(minimal("grid_dependency = yes\n")),
-                  "dir/test.manifest:7: error: grid_dependency: expected 0 or "
-                  "1, got 'yes'");
+                  "dir/test.manifest:7: error: grid_dependency: expected 0, "
+                  "1 or 2, got 'yes'");
+  EXPECT_CONTAINS(parseError(minimal("grid_dependency = 3\n")),
+                  "dir/test.manifest:7: error: grid_dependency: expected 0, "
+                  "1 or 2, got '3'");
   EXPECT_CONTAINS(
       parseError(minimal("grid_dependency = 1\ngrid_dependency = 1\n")),
       "duplicate key 'grid_dependency'");

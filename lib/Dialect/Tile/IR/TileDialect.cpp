@@ -221,10 +221,17 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << "' must be \"cp.async\" or \"tma\"";
     return success();
   }
-  // Unit attributes that request something of a kernel.
+  // Unit attributes that request something of a kernel (the grid
+  // dependency also "flags": launch early, wait through ready flags).
   if (name == getGridDependencyAttrName() || name == getAsyncGemmAttrName()) {
-    if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << name << "' must be a unit attribute";
+    auto mode = dyn_cast<StringAttr>(attr.getValue());
+    bool flags = name == getGridDependencyAttrName() && mode &&
+                 mode.getValue() == "flags";
+    if (!isa<UnitAttr>(attr.getValue()) && !flags)
+      return op->emitError() << "'" << name << "' must be a unit attribute"
+                             << (name == getGridDependencyAttrName()
+                                     ? " or \"flags\""
+                                     : "");
     if (!op->hasAttr(getKernelAttrName()))
       return op->emitError() << "'" << name << "' is only valid on a "
                              << "tile.kernel function";

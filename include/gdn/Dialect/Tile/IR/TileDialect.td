@@ -34,7 +34,9 @@ def Tile_Dialect : Dialect {
     consumer_registers = 232}`: a producer warpgroup issues the loads, the
     `tile.num_warps` warps compute), `tile.grid_dependency` (programmatic
     dependent launch: the kernel waits at entry for its stream predecessor
-    and lets its successor launch early) and, set by passes,
+    and lets its successor launch early; `"flags"`: it lets its successor
+    launch early but does not wait, synchronizing with its predecessor
+    through `tile.flag_wait`) and, set by passes,
     `tile.shared_memory_bytes` and `tile.producer_warps`. Arguments may carry
     `tile.name`, the parameter name in the manifest; `!tile.tensormap`
     arguments (created by `tile-pipeline`) carry `tile.tensor_map`, the
@@ -104,6 +106,10 @@ def Tile_Dialect : Dialect {
     /// lets the next one launch (griddepcontrol.launch_dependents), so a
     /// launcher that sets programmatic stream serialization (the manifest's
     /// `grid_dependency = 1`) overlaps a launch with its predecessor's tail.
+    /// `tile.grid_dependency = "flags"`: only the latter (the manifest's
+    /// `grid_dependency = 2`): the kernel runs beside its predecessor and
+    /// waits for what it reads through ready flags (tile.flag_wait), which
+    /// the predecessor releases.
     static constexpr ::llvm::StringLiteral getGridDependencyAttrName() {
       return ::llvm::StringLiteral("tile.grid_dependency");
     }
