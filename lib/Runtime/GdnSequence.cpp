@@ -452,6 +452,25 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
       seq.workspaces[it->second].decls.push_back({&m, &e});
     }
   }
+  // Workspaces zero-filled before each call (meta.zero_ws), each declared
+  // by the manifest that names it.
+  for (const GdnStage &stage : seq.stages) {
+    const Manifest &m = *stage.manifest;
+    const MetaEntry *z = m.findMeta("zero_ws");
+    if (!z)
+      continue;
+    std::vector<std::string> names = splitExprList(z->value);
+    if (names.empty())
+      return error(m, z->line, "meta.zero_ws names no workspace");
+    for (const std::string &name : names) {
+      auto it = wsIndex.find(name);
+      if (it == wsIndex.end() || !m.findMeta("ws_" + name))
+        return error(m, z->line,
+                     "meta.zero_ws: '" + name + "' is not a workspace this "
+                     "manifest declares (meta.ws_" + name + ")");
+      seq.workspaces[it->second].zeroed = true;
+    }
+  }
 
   // Parameters.
   std::map<std::string, TypeDecl> firstDecl;

@@ -86,7 +86,10 @@
 //   any other ptr<...> X: a workspace. Some manifest at or before X's first
 //   user in launch order must declare meta.ws_X; one buffer per name is
 //   shared by the whole sequence and holds ws_X elements of the widest
-//   element type any kernel declares for X.
+//   element type any kernel declares for X. meta.zero_ws = "X, ..." (on a
+//   manifest that declares each meta.ws_X it names): the launcher fills
+//   those workspaces with zeros before the sequence's first kernel, on
+//   every call (e.g. ready flags that kernels set and wait for).
 // cu_seqlens, the cp_* tensors and chunk_map are computed on the host and uploaded
 // once per problem (not poisoned, not timed). Scalars are passed by value,
 // so each manifest picks i32 or i64 for itself. A tensor declared with two
@@ -195,6 +198,9 @@ struct GdnWorkspace {
   };
   std::vector<Decl> decls;
   int64_t elements = 0; ///< set by evaluateGdnSequence
+  /// Named by a declaring manifest's meta.zero_ws: zero-filled before the
+  /// first kernel of every call.
+  bool zeroed = false;
   size_t bytes() const { return static_cast<size_t>(elements) * elemSize; }
 };
 

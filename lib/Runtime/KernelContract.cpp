@@ -91,8 +91,8 @@ std::string verifyKernelMeta(const std::vector<KernelMetaEntry> &entries) {
   const bool gdn = op && op->text == "gdn_prefill";
   const std::vector<std::string> *known = gdn ? &gdnExpressionNames() : nullptr;
   bool hasStage = false, hasOrder = false, hasGrid = false;
-  static const char *gdnKeys[] = {"stage", "order", "path", "dtype", "block_v",
-                                  "when",  "fuses"};
+  static const char *gdnKeys[] = {"stage", "order", "path",   "dtype",
+                                  "block_v", "when", "fuses", "zero_ws"};
   for (const KernelMetaEntry &e : entries) {
     if (e.isOther) {
       bool contract = e.key == "op" || e.key == "grid" ||
@@ -149,6 +149,17 @@ std::string verifyKernelMeta(const std::vector<KernelMetaEntry> &entries) {
       if (!ok)
         return quoted(e) + ": must list \"qk_l2norm\" and/or \"gate_beta\" "
                            "(the optional stages this one does itself)";
+    } else if (gdn && e.key == "zero_ws") {
+      bool ok = !e.isInt && !e.text.empty();
+      for (const std::string &part : splitExprList(e.text)) {
+        bool declared = false;
+        for (const KernelMetaEntry &w : entries)
+          declared |= w.key == "ws_" + part;
+        ok &= isIdentifier(part) && declared;
+      }
+      if (!ok)
+        return quoted(e) + ": must list workspaces this kernel declares "
+                           "(meta.ws_X), to be zero-filled before each call";
     } else if (gdn && e.key == "dtype") {
       if (e.isInt || (e.text != "f16" && e.text != "bf16"))
         return quoted(e) + ": must be \"f16\" or \"bf16\"";

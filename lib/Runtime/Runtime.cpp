@@ -655,6 +655,18 @@ gdn_status enqueueStages(const gdn_plan &planRef, const GdnTensorPointers &ptrs,
   const gdn_runtime &rt = *plan->runtime;
   const GdnSequence &seq = plan->sequence;
   gdn_status result = GDN_SUCCESS;
+  // Workspaces the kernels expect zeroed at each call (meta.zero_ws).
+  for (size_t w = 0; w < seq.workspaces.size(); ++w) {
+    if (!seq.workspaces[w].zeroed || seq.workspaces[w].bytes() == 0)
+      continue;
+    Status s = GDN_CU(rt.driver, cuMemsetD8Async, ws + plan->wsOffsets[w], 0,
+                      seq.workspaces[w].bytes(), cuStream);
+    if (!s.ok())
+      return fromStatus(Status(s.code(), "gdn_run: zeroing workspace " +
+                                             seq.workspaces[w].name + ": " +
+                                             s.message()),
+                        GDN_ERROR_CUDA);
+  }
   for (size_t i = 0; i < seq.stages.size() && result == GDN_SUCCESS; ++i) {
     const GdnStage &stage = seq.stages[i];
     // Hot path: the plan's bound slots, this call's pointers, and the

@@ -597,6 +597,10 @@ Status GdnDriver::runChecked(CudaSession &session,
   }
 
   auto launchAll = [&]() -> Status {
+    // Workspaces the kernels expect zeroed at each call (meta.zero_ws).
+    for (size_t w = 0; w < sequence_.workspaces.size(); ++w)
+      if (sequence_.workspaces[w].zeroed)
+        GDN_RUN_TRY(workspaces[w]->fill(0));
     if (opts.overlapStages) { // a timing experiment (checked: --check none)
       std::vector<const Kernel *> ks;
       std::vector<Dim3> grids;

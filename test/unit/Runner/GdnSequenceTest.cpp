@@ -486,6 +486,34 @@ TEST(GdnSequenceTest, RejectsBadWorkspaces) {
                   "meta.ws_ names no workspace");
 }
 
+TEST(GdnSequenceTest, ZeroedWorkspaces) {
+  // meta.zero_ws: the named workspaces (declared by the same manifest) are
+  // zero-filled before every call; the others are not.
+  Fixture f;
+  Status s = f.build({cumsumManifest("meta.zero_ws = gamma\n"),
+                      solveManifest(), fwdManifest()});
+  ASSERT_TRUE(s.ok()) << s.message();
+  bool any = false;
+  for (const GdnWorkspace &ws : f.seq.workspaces) {
+    EXPECT_EQ(ws.zeroed, ws.name == "gamma") << ws.name;
+    any |= ws.zeroed;
+  }
+  EXPECT_TRUE(any);
+  Fixture plain;
+  ASSERT_TRUE(plain.build({cumsumManifest(), solveManifest(), fwdManifest()})
+                  .ok());
+  for (const GdnWorkspace &ws : plain.seq.workspaces)
+    EXPECT_FALSE(ws.zeroed) << ws.name;
+  // Only workspaces this manifest declares.
+  EXPECT_CONTAINS(buildError({cumsumManifest("meta.zero_ws = gamma, Ag\n"),
+                              solveManifest(), fwdManifest()}),
+                  "meta.zero_ws: 'Ag' is not a workspace this manifest "
+                  "declares (meta.ws_Ag)");
+  EXPECT_CONTAINS(buildError({cumsumManifest("meta.zero_ws = q\n"),
+                              solveManifest(), fwdManifest()}),
+                  "meta.zero_ws: 'q' is not a workspace");
+}
+
 TEST(GdnSequenceTest, NeedsOutputAndFinalState) {
   EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest()}),
                   "m0.manifest: error: no kernel of the gdn_prefill sequence "

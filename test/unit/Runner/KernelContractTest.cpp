@@ -39,6 +39,17 @@ TEST(KernelContract, Verify) {
   bad = ok;
   bad[4] = str("ws_gamma", "B*T*HX");
   EXPECT_NE(verifyKernelMeta(bad).find("unknown name 'HX'"), std::string::npos);
+  // zero_ws names workspaces the kernel declares.
+  auto zero = ok;
+  zero.push_back(str("zero_ws", "gamma"));
+  EXPECT_EQ(verifyKernelMeta(zero), "");
+  zero.back() = str("zero_ws", "gamma, ready");
+  EXPECT_EQ(verifyKernelMeta(zero),
+            "zero_ws = \"gamma, ready\": must list workspaces this kernel "
+            "declares (meta.ws_X), to be zero-filled before each call");
+  zero.back() = num("zero_ws", "1");
+  EXPECT_NE(verifyKernelMeta(zero).find("must list workspaces"),
+            std::string::npos);
   // Every name a grid may use evaluates at run time (same parser).
   ExprVariables vars;
   for (const std::string &n : gdnExpressionNames())
