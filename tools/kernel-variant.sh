@@ -3,7 +3,8 @@
 #
 # usage: tools/kernel-variant.sh [-b BASE_DIR] [-I INCLUDE_DIR] [-t DTYPES]
 #                                [--no-i64] [--fused P/C] [-O OPTIONS]
-#                                [--forward-regs MAX/P/C] OUT_DIR TEMPLATE
+#                                [--forward-regs MAX/P/C] [--flags]
+#                                OUT_DIR TEMPLATE
 #
 # Builds OUT_DIR, a complete kernel directory for gdn-run, tools/gpu-check.sh
 # (--bench LABEL=new:OUT_DIR, --ident) or GDN_KERNEL_DIR: every .ptx and
@@ -45,6 +46,19 @@
 # KERNEL_VARIANT_KEEP=FILE set, the edited template is copied to FILE (for
 # the lit test).
 #
+# --flags: the prep beside the forward, synchronized by ready flags
+# (experimental; docs/gdn-prefill.md, "The prep beside the chunk loop"):
+# with TEMPLATE gdn_prefill.mlir.in, @gdn_chunk_prep_k becomes the
+# persistent prep of gdn_prep_flags.mlir.inc (INCLUDE_DIR), one block per
+# direct-forward block, releasing a flag per (chunk, value head); with
+# gdn_forward_vm.mlir.in, the direct forward waits for those flags before
+# each chunk's loads and is launched before the prep completes
+# (tile.grid_dependency = "flags"), at the registers of --forward-regs
+# (default 136/24/192: room for a prep block beside it). Build both into one
+# directory (the second call with -b on the first's output); run it with
+# gdn-run --max-carveout (one shared-memory configuration for both kernels).
+# The edits: tools/kernel-variant-edit.py.
+#
 # -O OPTIONS: more gdn-lower-to-ptx options for every module built, as
 # KEY=VALUE words (e.g. "proxy-fences=0" or "zero-init-gemm=0": a compiler
 # feature measured off); chip, index-bitwidth, kernel-suffix and output-dir
@@ -58,11 +72,12 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage() { sed -n '3,6s/^# //p' "$0" >&2; exit 2; }
-base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" extra="" fwdregs=""
+base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" extra="" fwdregs="" flags=""
 while [[ $# -gt 0 ]]; do
   case $1 in
   --fused) [[ $# -ge 2 ]] || usage; fused=$2; shift 2 ;;
   --forward-regs) [[ $# -ge 2 ]] || usage; fwdregs=$2; shift 2 ;;
+  --flags) flags=1; shift ;;
   -b) [[ $# -ge 2 ]] || usage; base=$2; shift 2 ;;
   -I) [[ $# -ge 2 ]] || usage; incdir=$2; shift 2 ;;
   -t) [[ $# -ge 2 ]] || usage; dtypes=$2; shift 2 ;;
@@ -149,6 +164,22 @@ if [[ -n $fused ]]; then
   echo "}" >>"$work/$name.fused"
   mv "$work/$name.fused" "$work/$name.expanded"
 fi
+if [[ -n $flags ]]; then
+  [[ -z $fused ]] ||
+    { echo "kernel-variant.sh: --flags and --fused both replace the forward kernel; give one" >&2; exit 1; }
+  case $name in
+  gdn_forward_vm) fwdregs=${fwdregs:-136/24/192} ;;
+  gdn_prefill)
+    [[ -z $fwdregs ]] ||
+      { echo "kernel-variant.sh: --forward-regs needs gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1; }
+    [[ -f $incdir/gdn_prep_flags.mlir.inc ]] ||
+      { echo "kernel-variant.sh: no $incdir/gdn_prep_flags.mlir.inc" >&2; exit 1; }
+    python3 "$root/tools/kernel-variant-edit.py" prep-flags "$work/$name.expanded" \
+      "$incdir/gdn_prep_flags.mlir.inc" ;;
+  *) echo "kernel-variant.sh: --flags needs gdn_prefill.mlir.in or gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1 ;;
+  esac
+  [[ -z ${KERNEL_VARIANT_KEEP:-} || -n $fwdregs ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
+fi
 if [[ -n $fwdregs ]]; then
   [[ $name == gdn_forward_vm ]] ||
     { echo "kernel-variant.sh: --forward-regs needs gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1; }
@@ -158,47 +189,8 @@ if [[ -n $fwdregs ]]; then
     { echo "kernel-variant.sh: --forward-regs $fwdregs: expected MAX/PRODUCER/CONSUMER registers, e.g. 136/24/192" >&2; exit 1; }
   (( BASH_REMATCH[1] % 8 == 0 && BASH_REMATCH[1] >= 24 && BASH_REMATCH[1] <= 168 )) ||
     { echo "kernel-variant.sh: --forward-regs $fwdregs: MAX must be a multiple of 8 in [24, 168] (the 384-thread block's share of the register file)" >&2; exit 1; }
-  # The direct kernel's attributes, then the loop's annotation on the
-  # closing brace of the one tile.for in @gdn_chunk_loop_vm (the first line
-  # after it that is a lone brace at the loop's indentation).
-  python3 - "$work/$name.expanded" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}" <<'PY'
-import re, sys
-path, cap, p, c = sys.argv[1:]
-s = open(path).read()
-def fail(why):
-    sys.exit("kernel-variant.sh: --forward-regs: " + why)
-k = s.find("  func.func @gdn_chunk_fwd_vm128_@DT@(")
-if k < 0:
-    fail("no @gdn_chunk_fwd_vm128_@DT@ in the template")
-body = s.find("\n    %", k)  # the attributes end before the body
-ws = re.compile(r"tile\.warp_specialize = \{producer_registers = \d+ : i64, consumer_registers = \d+ : i64\}")
-m = ws.search(s, k, body)
-if not m:
-    fail("no tile.warp_specialize = {producer_registers = P : i64, "
-         "consumer_registers = C : i64} on @gdn_chunk_fwd_vm128_@DT@")
-if "tile.max_registers" in s[k:body]:
-    fail("@gdn_chunk_fwd_vm128_@DT@ already has a tile.max_registers")
-s = (s[:m.start()] + "tile.max_registers = %s : i64, tile.warp_specialize = "
-     "{producer_registers = %s : i64, consumer_registers = %s : i64}" % (cap, p, c)
-     + s[m.end():])
-k = s.find("  func.func private @gdn_chunk_loop_vm_@DT@(")
-if k < 0:
-    fail("no @gdn_chunk_loop_vm_@DT@ in the template")
-end = s.find("\n  }\n", k)
-lines = s[k:end].split("\n")
-loops = [i for i, l in enumerate(lines) if l.lstrip().startswith("tile.for ")]
-if len(loops) != 1:
-    fail("@gdn_chunk_loop_vm_@DT@ has %d tile.for loops, not one" % len(loops))
-indent = lines[loops[0]][:len(lines[loops[0]]) - len(lines[loops[0]].lstrip())]
-close = next((i for i in range(loops[0] + 1, len(lines))
-              if lines[i].startswith(indent + "}")), None)
-if close is None or lines[close] != indent + "}":
-    fail("the tile.for of @gdn_chunk_loop_vm_@DT@ does not end with a lone "
-         "'}' (it has attributes already?)")
-lines[close] = indent + "} {loop_annotation = #llvm.loop_annotation<licm = <disable = true>>}"
-s = s[:k] + "\n".join(lines) + s[end:]
-open(path, "w").write(s)
-PY
+  python3 "$root/tools/kernel-variant-edit.py" forward-regs "$work/$name.expanded" \
+    "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}" ${flags:+--flags}
   # For tests: the edited template.
   [[ -z ${KERNEL_VARIANT_KEEP:-} ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
 fi
@@ -228,4 +220,4 @@ for dt in $dtypes; do
       "--gdn-lower-to-ptx=chip=$chip kernel-suffix=_i64$extra output-dir=$out" -o /dev/null
   fi
 done
-echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", fused $fused")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $extra ]] || echo ",$extra"))"
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", fused $fused")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $extra ]] || echo ",$extra"))"

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+#===- kernel-variant-edit.py - template edits of tools/kernel-variant.sh ---===#
+#
+# usage: kernel-variant-edit.py forward-regs FILE MAX P C [--flags]
+#        kernel-variant-edit.py prep-flags FILE INC
+#
+# Edits an include-expanded kernel template (FILE, in place) for
+# tools/kernel-variant.sh; every edit checks that the text it changes is the
+# text it expects and fails with a message naming what it did not find.
+#
+# forward-regs (gdn_forward_vm): the direct forward kernel
+# @gdn_chunk_fwd_vm128_@DT@ capped at MAX registers per thread
+# (tile.max_registers) with P / C registers for its producer / consumer
+# warpgroups, and LLVM's LICM off in the tile.for of the chunk loop it calls.
+# With --flags that kernel first becomes the one that runs beside the prep
+# (tools/kernel-variant.sh --flags): it takes the prep's ready flags
+# (parameter `ready`), is launched before the prep completes
+# (tile.grid_dependency = "flags") and calls @gdn_chunk_loop_vm_flags_@DT@,
+# a copy of @gdn_chunk_loop_vm_@DT@ whose loop first waits (tile.flag_wait,
+# which tile-pipeline issues with the chunk's TMA loads) for the flag of
+# (chunk, value head) and of (chunk, first value head of its q/k group: the
+# one that writes the normalized q / k rows), slot = floor(first token / 64)
+# + sequence as gdn_prep_flags.mlir.inc releases them; the summary and the
+# replay keep the plain loop.
+#
+# prep-flags (gdn_prefill): @gdn_chunk_prep_k_@DT@ replaced by the kernel of
+# INC (gdn_prep_flags.mlir.inc).
+#===----------------------------------------------------------------------===#
+import re
+import sys
+
+FWD = "  func.func @gdn_chunk_fwd_vm128_@DT@("
+LOOP = "  func.func private @gdn_chunk_loop_vm_@DT@("
+FLAGS_LOOP = "@gdn_chunk_loop_vm_flags_@DT@"
+
+
+def fail(what, why):
+    sys.exit("kernel-variant.sh: %s: %s" % (what, why))
+
+
+def function(s, head, what):
+    """[start, end) of the function that starts with `head` (to its closing
+    two-space brace line)."""
+    k = s.find(head)
+    if k < 0:
+        fail(what, "no %s in the template" % head.strip().rstrip("("))
+    end = s.find("\n  }\n", k)
+    if end < 0:
+        fail(what, "%s does not end with a line '  }'" % head.strip())
+    return k, end + len("\n  }\n")
+
+
+def replace_once(text, old, new, what, where):
+    n = text.count(old)
+    if n != 1:
+        fail(what, "expected one '%s' in %s, found %d" % (old, where, n))
+    return text.replace(old, new)
+
+
+def annotate_loop(s, head, what):
+    """LICM off on the one tile.for of the function that starts with
+    `head`: the annotation on its closing brace."""
+    k, end = function(s, head, what)
+    lines = s[k:end].split("\n")
+    loops = [i for i, l in enumerate(lines) if l.lstrip().startswith("tile.for ")]
+    if len(loops) != 1:
+        fail(what, "%s has %d tile.for loops, not one" % (head.strip(), len(loops)))
+    line = lines[loops[0]]
+    indent = line[:len(line) - len(line.lstrip())]
+    close = next((i for i in range(loops[0] + 1, len(lines))
+                  if lines[i].startswith(indent + "}")), None)
+    if close is None or lines[close] != indent + "}":
+        fail(what, "the tile.for of %s does not end with a lone '}' (it has "
+             "attributes already?)" % head.strip())
+    lines[close] = indent + "} {loop_annotation = #llvm.loop_annotation<licm = <disable = true>>}"
+    return s[:k] + "\n".join(lines) + s[end:]
+
+
+def flags_forward(s):
+    what = "--flags"
+    # The loop: a copy that waits for the chunk's flags.
+    k, end = function(s, LOOP, what)
+    loop = s[k:end]
+    loop = replace_once(loop, "@gdn_chunk_loop_vm_@DT@(", FLAGS_LOOP + "(",
+                        what, "@gdn_chunk_loop_vm_@DT@")
+    loop = replace_once(loop, "%vscale: f32, %with_o: i1) {",
+                        "%vscale: f32, %with_o: i1, %pready: !tile.ptr<i32>,\n"
+                        "      %seq: index) {", what, "its signature")
+    m = re.search(r"\n(    )tile\.for %c = %c0 to %nch step %c1 stages 2 \{\n"
+                  r"(      )%t0 = arith\.muli %c, %c64 : index\n", loop)
+    if not m:
+        fail(what, "@gdn_chunk_loop_vm_@DT@'s loop does not start with "
+             "'tile.for %c = %c0 to %nch step %c1 stages 2 {' and "
+             "'%t0 = arith.muli %c, %c64 : index'")
+    pre = (
+        "\n    // Ready flags of the prep beside this kernel: slot = floor(first\n"
+        "    // token / 64) + sequence, one flag per value head.\n"
+        "    %fl_one = arith.constant 1 : i32\n"
+        "    %fl_s0 = arith.ceildivui %tt, %c64 : index\n"
+        "    %fl_s1 = arith.addi %fl_s0, %seq : index\n"
+        "    %fl_s2 = arith.addi %fl_s1, %c1 : index\n"
+        "    %fl_n = arith.muli %fl_s2, %hvs : index\n"
+        "    %fl_ready = tile.view %pready[%fl_n] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>\n"
+        "    %fl_group = arith.divui %hvs, %h : index\n"
+        "    %fl_off = arith.remui %hv, %fl_group : index\n"
+        "    %fl_lead = arith.subi %hv, %fl_off : index")
+    wait = (
+        "      %fl_tok = arith.addi %bos, %t0 : index\n"
+        "      %fl_ts = arith.divui %fl_tok, %c64 : index\n"
+        "      %fl_slot = arith.addi %fl_ts, %seq : index\n"
+        "      %fl_sh = arith.muli %fl_slot, %hvs : index\n"
+        "      %fl_i = arith.addi %fl_sh, %hv : index\n"
+        "      %fl_j = arith.addi %fl_sh, %fl_lead : index\n"
+        "      tile.flag_wait %fl_ready[%fl_i], %fl_one : !tile.buffer<?xi32, global>\n"
+        "      tile.flag_wait %fl_ready[%fl_j], %fl_one : !tile.buffer<?xi32, global>\n")
+    loop = loop[:m.start()] + pre + m.group(0) + wait + loop[m.end():]
+    s = s[:end] + "\n" + loop + s[end:]
+    # The kernel: the flags, launched beside the prep, the flagged loop.
+    k, end = function(s, FWD, what)
+    kern = s[k:end]
+    kern = replace_once(kern, "%svf: i32 {tile.name = \"state_v_first\"})",
+                        "%svf: i32 {tile.name = \"state_v_first\"},\n"
+                        "      %pready: !tile.ptr<i32> {tile.name = \"ready\"})",
+                        what, "@gdn_chunk_fwd_vm128_@DT@'s parameters")
+    kern = replace_once(kern, "tile.kernel, tile.grid_dependency,",
+                        "tile.kernel, tile.grid_dependency = \"flags\",",
+                        what, "@gdn_chunk_fwd_vm128_@DT@'s attributes")
+    kern = replace_once(kern, "func.call @gdn_chunk_loop_vm_@DT@(",
+                        "func.call " + FLAGS_LOOP + "(", what,
+                        "@gdn_chunk_fwd_vm128_@DT@")
+    kern = replace_once(kern, "%scale, %one, %true)",
+                        "%scale, %one, %true, %pready, %seq)", what,
+                        "its call of the chunk loop")
+    kern = replace_once(kern, "f32, f32, i1) -> ()",
+                        "f32, f32, i1, !tile.ptr<i32>, index) -> ()", what,
+                        "its call of the chunk loop")
+    return s[:k] + kern + s[end:]
+
+
+def forward_regs(path, cap, p, c, flags):
+    s = open(path).read()
+    what = "--forward-regs"
+    if flags:
+        s = flags_forward(s)
+    k, _ = function(s, FWD, what)
+    body = s.find("\n    %", k)  # the attributes end before the body
+    ws = re.compile(r"tile\.warp_specialize = \{producer_registers = \d+ : i64, "
+                    r"consumer_registers = \d+ : i64\}")
+    m = ws.search(s, k, body)
+    if not m:
+        fail(what, "no tile.warp_specialize = {producer_registers = P : i64, "
+             "consumer_registers = C : i64} on @gdn_chunk_fwd_vm128_@DT@")
+    if "tile.max_registers" in s[k:body]:
+        fail(what, "@gdn_chunk_fwd_vm128_@DT@ already has a tile.max_registers")
+    s = (s[:m.start()] + "tile.max_registers = %s : i64, tile.warp_specialize = "
+         "{producer_registers = %s : i64, consumer_registers = %s : i64}" % (cap, p, c)
+         + s[m.end():])
+    head = ("  func.func private " + FLAGS_LOOP + "(") if flags else LOOP
+    s = annotate_loop(s, head, what)
+    open(path, "w").write(s)
+
+
+def prep_flags(path, inc):
+    s = open(path).read()
+    what = "--flags"
+    k, end = function(s, "  func.func @gdn_chunk_prep_k_@DT@(", what)
+    kernel = open(inc).read()
+    if "func.func @gdn_chunk_prep_k_@DT@(" not in kernel:
+        fail(what, "%s has no @gdn_chunk_prep_k_@DT@" % inc)
+    s = s[:k] + kernel + s[end:]
+    open(path, "w").write(s)
+
+
+def main(argv):
+    if len(argv) >= 6 and argv[1] == "forward-regs" and argv[6:] in ([], ["--flags"]):
+        forward_regs(argv[2], argv[3], argv[4], argv[5], argv[6:] == ["--flags"])
+    elif len(argv) == 4 and argv[1] == "prep-flags":
+        prep_flags(argv[2], argv[3])
+    else:
+        sys.exit("usage: kernel-variant-edit.py forward-regs FILE MAX P C [--flags]\n"
+                 "       kernel-variant-edit.py prep-flags FILE INC")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
