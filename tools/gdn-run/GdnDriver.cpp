@@ -256,6 +256,14 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   GDN_RUN_TRY(
       buildGdnSequence(selected, sequence_, gdnQkL2NormFused(p, selected)));
   const GdnSequence &seq = sequence_;
+  for (const GdnStage &stage : seq.stages)
+    if (options.overlapStages && stage.manifest->gridDependency == 2)
+      return Status::badInput(
+          "--overlap-stages launches the kernels unordered, but stage '" +
+          stage.name + "' (" + stage.manifest->kernel +
+          ") waits for its predecessor's ready flags (grid_dependency = 2): "
+          "launched first, its blocks could wait for flags that no block "
+          "sets; time the sequence in order");
   if (!options.dtype.empty()) {
     DType wanted = options.dtype == "bf16" ? DType::BF16 : DType::F16;
     if (wanted != seq.dtype)
@@ -432,7 +440,13 @@ Status GdnDriver::runChecked(CudaSession &session,
   const bool verbose = session.verbose();
   const std::vector<GdnStage> &stages = sequence_.stages;
 
-  // Kernels, in launch order.
+  // Kernels, in launch order. A kernel that waits for its predecessor
+  // through ready flags (grid_dependency = 2) is meant to share the SMs
+  // with it: every kernel then gets the largest shared-memory carveout (see
+  // below), and the kernels must run in order.
+  bool flags = false;
+  for (const GdnStage &stage : stages)
+    flags |= stage.manifest->gridDependency == 2;
   std::vector<Kernel> kernels(stages.size());
   for (size_t i = 0; i < stages.size(); ++i) {
     const Manifest &m = *stages[i].manifest;
@@ -444,7 +458,7 @@ Status GdnDriver::runChecked(CudaSession &session,
     // the largest, for every kernel (the driver would otherwise pick each
     // kernel's smallest, and a block of another carveout waits for the SM
     // to drain). --max-carveout alone gives the sequential control.
-    if (opts.overlapStages || opts.maxCarveout)
+    if (opts.overlapStages || opts.maxCarveout || flags)
       GDN_RUN_TRY(session.driver().check(
           session.driver().cuFuncSetAttribute(
               kernels[i].function,

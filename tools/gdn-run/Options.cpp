@@ -378,7 +378,9 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                        carveout (the driver otherwise picks each kernel's
                        smallest; blocks of kernels with different carveouts
                        do not share an SM): the control for
-                       --overlap-stages
+                       --overlap-stages; always so when a kernel waits for
+                       its predecessor through ready flags (manifest
+                       grid_dependency = 2), whose stages share the SMs
   --determinism N      rerun the sequence N more times on re-poisoned
                        outputs and workspaces; o and the final state must be
                        bit-identical (default 2)

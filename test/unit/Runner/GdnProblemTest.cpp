@@ -854,6 +854,13 @@ TEST(GdnDriverTest, PathWithoutMetaPath) {
     EXPECT_TRUE(s.ok()) << s.message();
     EXPECT_TRUE(ok.options.overlapStages);
   }
+  // A kernel that waits for ready flags must run after its predecessor.
+  EXPECT_CONTAINS(pathError({"--overlap-stages", "--check", "none"},
+                            {std::string(kFwdManifest) +
+                             "grid_dependency = 2\n"}),
+                  "--overlap-stages launches the kernels unordered, but stage "
+                  "'fwd' (gdn_fwd) waits for its predecessor's ready flags "
+                  "(grid_dependency = 2)");
   {
     // The control: the same carveout on the sequential launches, checked.
     PathFixture ok;
