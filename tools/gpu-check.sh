@@ -8,6 +8,7 @@
 #                           [--ident KERNEL_DIR] [--profile REGEX ...]
 #                           [--profile-shape "B T H"]
 #                           [--occupancy "REGEX N,N,..."]
+#                           [--suite-kernels KERNEL_DIR]
 #                           [-- extra gdn-run options for --bench]
 #
 # Run from the repository root on the GPU machine, with this checkout's
@@ -49,7 +50,10 @@
 #      reads slower);
 #   6. --coldstart: tools/bench-coldstart.py (import + first call, host
 #      overhead of gdn_run, the Python entry against fp64);
-#   7. --suite: the GPU lit suite (GDN_GPU=1: a broken gdn-run fails it).
+#   7. --suite: the GPU lit suite (GDN_GPU=1: a broken gdn-run fails it),
+#      on build/kernels or --suite-kernels KERNEL_DIR (GDN_KERNEL_DIR: e.g.
+#      a tools/kernel-variant.sh directory, built for both dtypes with
+#      64-bit indices, as the suite runs them all).
 # Logs go to $OUT (the device tool's folder) or ./gpu-check-out: the
 # tables (bench.txt, profile_N_*) at the top, every other log packed into
 # logs.tgz at the end (the device tool returns at most 8 files). lit comes
@@ -61,11 +65,12 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:-$PWD/gpu-check-out}
 suite=0 coldstart=0 peers="" rounds=1 benches=() extra=() ident="" profiles=()
+suitekernels=build/kernels
 peerlist=TileOps
 shapes="1 32768 16;1 65536 16;1 131072 16;1 131072 32;8 4096 16"
 occupancy=""
 pshape="1 32768 16"
-usage() { sed -n '3,11s/^# //p' "$0" >&2; exit 2; }
+usage() { sed -n '3,12s/^# //p' "$0" >&2; exit 2; }
 value() { # OPTION VALUE...: VALUE, or a usage error when it is missing
   if [[ $# -lt 2 || -z $2 ]]; then
     echo "gpu-check.sh: $1 needs a value" >&2
@@ -85,6 +90,7 @@ while [[ $# -gt 0 ]]; do
   --profile) value "$@"; profiles+=("$2"); shift ;;
   --profile-shape) value "$@"; pshape=$2; shift ;;
   --occupancy) value "$@"; occupancy=$2; shift ;;
+  --suite-kernels) value "$@"; suitekernels=$2; shift ;;
   --) shift; extra=("$@"); break ;;
   *) echo "gpu-check.sh: unknown option $1" >&2; usage ;;
   esac
@@ -101,6 +107,7 @@ for p in "${peernames[@]}"; do
     { echo "gpu-check.sh: --peers-with $peerlist: $p is not TileOps, FlashQLA or FLA" >&2; usage; }
 done
 [[ -z $ident || -d $ident ]] || { echo "gpu-check.sh: --ident $ident is not a directory" >&2; usage; }
+[[ -d $suitekernels ]] || { echo "gpu-check.sh: --suite-kernels $suitekernels is not a directory" >&2; usage; }
 for b in ${benches[@]+"${benches[@]}"}; do
   [[ $b == *=*:* ]] || { echo "gpu-check.sh: --bench $b is not LABEL=GDN_RUN:KERNEL_DIR" >&2; usage; }
 done
@@ -333,11 +340,11 @@ if [[ $coldstart == 1 ]]; then
 fi
 
 if [[ $suite == 1 ]]; then
-  step "GPU suite"
+  step "GPU suite ($suitekernels)"
   # FLA for python.test's comparison: the peers kit's unpacked site, if any.
   [[ -d /tmp/peers-site ]] && sitepath=/tmp/peers-site${PYTHONPATH:+:$PYTHONPATH} ||
     sitepath=${PYTHONPATH:-}
-  PYTHONPATH=$sitepath GDN_GPU=1 GDN_KERNEL_DIR=build/kernels python3 -c \
+  PYTHONPATH=$sitepath GDN_GPU=1 GDN_KERNEL_DIR=$suitekernels python3 -c \
     "import sys; sys.argv=['lit','-v','build-gpu/test/GPU']; from lit.main import main; main()" \
     >"$logs/suite.txt" 2>&1 || status=1
   grep -E "^(FAIL|XPASS|UNRESOLVED)|Passed|Failed" "$logs/suite.txt"
