@@ -55,8 +55,9 @@
 # each chunk's loads and is launched before the prep completes
 # (tile.grid_dependency = "flags"), at the registers of --forward-regs
 # (default 136/24/192: room for a prep block beside it). Build both into one
-# directory (the second call with -b on the first's output); run it with
-# gdn-run --max-carveout (one shared-memory configuration for both kernels).
+# directory (the second call with -b on the first's output). gdn-run and
+# libgdn_runtime give such a sequence (grid_dependency = 2) the largest
+# shared-memory carveout on every kernel themselves.
 # The edits: tools/kernel-variant-edit.py.
 #
 # -O OPTIONS: more gdn-lower-to-ptx options for every module built, as

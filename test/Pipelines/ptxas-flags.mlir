@@ -15,6 +15,16 @@
 // PTX:         bar.sync 0;
 // PTX:         fence.proxy.async.global;
 // PTX-NEXT:    st.release.gpu.global.b32
+// A tile written with a TMA store (tile-tma-store): before the release, the
+// first thread (which issued the store) waits for its global writes, not
+// only for its shared reads.
+// PTX-LABEL: .entry publish_tma(
+// PTX:         cp.async.bulk.tensor.2d.global.shared::cta
+// PTX:         cp.async.bulk.wait_group.read 0;
+// PTX:         bar.sync 0;
+// PTX:         cp.async.bulk.wait_group 0;
+// PTX-NEXT:    fence.proxy.async.global;
+// PTX-NEXT:    st.release.gpu.global.b32
 // PTX-LABEL: .entry consume(
 // The producer warpgroup (after setmaxnreg.dec): the flag, then the stage.
 // PTX:         setmaxnreg.dec.sync.aligned.u32 40;
@@ -27,6 +37,8 @@
 // PTX:         setmaxnreg.inc.sync.aligned.u32 256;
 
 // PTXAS: Compiling entry function 'consume' for 'sm_90a'
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function 'publish_tma' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Compiling entry function 'publish' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -47,6 +59,27 @@ module @flag_kernels {
     %t = tile.alloc : !tile.buffer<64x64xf16, fragment>
     tile.fill %t, %one : !tile.buffer<64x64xf16, fragment>, f16
     tile.copy %t to %X[%row, %c0] : !tile.buffer<64x64xf16, fragment> to !tile.buffer<?x64xf16, global>
+    tile.flag_release %F[%b], %epoch : !tile.buffer<?xi32, global>
+    return
+  }
+
+  // The same with the tile staged in shared memory and stored by TMA.
+  func.func @publish_tma(%px: !tile.ptr<f16> {tile.name = "X"}, %pf: !tile.ptr<i32> {tile.name = "ready"},
+                         %K: i32 {tile.name = "K"}, %epoch: i32 {tile.name = "epoch"})
+      attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %one = arith.constant 1.0 : f16
+    %k = arith.index_cast %K : i32 to index
+    %X = tile.view %px[%k] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+    %F = tile.view %pf[%k] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+    %b = tile.program_id x
+    %row = arith.muli %b, %c64 : index
+    %t = tile.alloc : !tile.buffer<64x64xf16, fragment>
+    %s = tile.alloc : !tile.buffer<64x64xf16, shared>
+    tile.fill %t, %one : !tile.buffer<64x64xf16, fragment>, f16
+    tile.copy %t to %s : !tile.buffer<64x64xf16, fragment> to !tile.buffer<64x64xf16, shared>
+    tile.copy %s to %X[%row, %c0] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x64xf16, global>
     tile.flag_release %F[%b], %epoch : !tile.buffer<?xi32, global>
     return
   }

@@ -75,9 +75,12 @@ Value flagAddress(Idx &ix, Value flags, Value index) {
 }
 
 /// tile.flag_release -> barrier over the threads that run it; then the
-/// first of them: fence.proxy.async.global (its TMA stores' writes too),
-/// st.release.gpu.global.b32 (cumulative: the barrier made the other
-/// threads' writes its own to publish).
+/// first of them: in a kernel with TMA stores, cp.async.bulk.wait_group 0
+/// (its stores' global writes complete: tile-tma-store waits only for
+/// their shared reads, and the issuing thread is the first), then
+/// fence.proxy.async.global (those async-proxy writes before the generic
+/// release), st.release.gpu.global.b32 (cumulative: the barrier made the
+/// other threads' writes its own to publish).
 struct FlagReleaseLowering : TilePattern<FlagReleaseOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -92,12 +95,12 @@ struct FlagReleaseLowering : TilePattern<FlagReleaseOp> {
         rewriter.create<LLVM::ConstantOp>(loc, rewriter.getI32Type(),
                                           rewriter.getI32IntegerAttr(0)));
     Value value = adaptor.getValue();
+    std::string code = usesTmaStores(op) ? "cp.async.bulk.wait_group 0;\n\t" : "";
+    code += "fence.proxy.async.global;\n\tst.release.gpu.global.b32 [$0], $1;";
     emitGuarded(rewriter, loc, first, [&](OpBuilder &b) {
       emitInlineAsm(b, loc, LLVM::LLVMVoidType::get(b.getContext()),
-                    ValueRange{ptr, value},
-                    "fence.proxy.async.global;\n\t"
-                    "st.release.gpu.global.b32 [$0], $1;",
-                    "l,r,~{memory}", /*hasSideEffects=*/true);
+                    ValueRange{ptr, value}, code, "l,r,~{memory}",
+                    /*hasSideEffects=*/true);
     });
     rewriter.eraseOp(op);
     return success();

@@ -153,8 +153,21 @@ SmallVector<FlagWaitOp> findGates(ForOp loop) {
   return gates;
 }
 
-/// Fails unless each gate can be issued for a later iteration.
+/// Fails unless each gate can be issued for a later iteration, and unless
+/// every wait of the body is a gate: one nested in the body's control flow
+/// would run after the loads it guards were issued ahead.
 LogicalResult checkGates(ForOp loop, ArrayRef<FlagWaitOp> gates) {
+  WalkResult nested = loop.getBody()->walk([&](FlagWaitOp wait) {
+    if (wait->getBlock() == loop.getBody())
+      return WalkResult::advance();
+    wait.emitOpError("in a pipelined loop must be at the top level of its "
+                     "body: tile-pipeline issues such a wait with the "
+                     "iteration's copies, ahead of the body; nested in the "
+                     "body it would run after them");
+    return WalkResult::interrupt();
+  });
+  if (nested.wasInterrupted())
+    return failure();
   for (FlagWaitOp gate : gates)
     if (!llvm::all_of(gate->getOperands(),
                       [&](Value v) { return isRecomputable(v, loop); }))

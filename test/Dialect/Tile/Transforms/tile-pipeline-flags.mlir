@@ -146,3 +146,29 @@ func.func @not_recomputable(%pa: !tile.ptr<f16> {tile.name = "A"}, %pf: !tile.pt
   }
   return
 }
+
+// -----
+
+// A wait nested in the body's control flow would run after the loads it
+// guards, which the pipeline issues ahead: refused.
+
+func.func @nested(%pa: !tile.ptr<f16> {tile.name = "A"}, %pf: !tile.ptr<i32> {tile.name = "ready"},
+                  %K: i32 {tile.name = "K"}, %epoch: i32 {tile.name = "epoch"}, %on: i1)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%k] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %F = tile.view %pf[%k] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.for %kk = %c0 to %k step %c64 stages 2 {
+    scf.if %on {
+      // expected-error @below {{'tile.flag_wait' op in a pipelined loop must be at the top level of its body: tile-pipeline issues such a wait with the iteration's copies, ahead of the body; nested in the body it would run after them}}
+      tile.flag_wait %F[%kk], %epoch : !tile.buffer<?xi32, global>
+    }
+    tile.copy %A[%kk, %c0] to %sA : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.gemm %sA, %sA, %acc : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  }
+  return
+}

@@ -23,10 +23,11 @@ def Tile_FlagReleaseOp : Tile_Op<"flag_release"> {
     global-memory write these threads made before the op.
 
     Lowering: a barrier over the threads (`bar.sync`), then the first
-    thread runs `fence.proxy.async.global` (its TMA stores, waited for with
-    `tile.tma_store_wait` without `read`, count as well) and
-    `st.release.gpu.global.b32`. The release is cumulative: the barrier
-    makes the other threads' writes the first thread's to publish.
+    thread (in a kernel with TMA stores, which it issues: first
+    `cp.async.bulk.wait_group 0`, their global writes complete) runs
+    `fence.proxy.async.global` and `st.release.gpu.global.b32`. The release
+    is cumulative: the barrier makes the other threads' writes the first
+    thread's to publish.
 
     A flag holds the last released value. With values that grow from call
     to call (an epoch), a wait for this call's value is not satisfied by an
@@ -61,15 +62,18 @@ def Tile_FlagWaitOp : Tile_Op<"flag_wait"> {
     A wait that lasts longer than `timeout_ms` milliseconds (measured with
     `%globaltimer`) ends the kernel with a trap instead of hanging, e.g.
     when the releasing blocks could not be scheduled beside the waiting
-    ones: the launch then fails with an error. `timeout_ms = 0` waits
-    without a limit.
+    ones: the launch then fails with an error (a trap is sticky: the CUDA
+    context is unusable afterwards, as after any kernel fault).
+    `timeout_ms = 0` waits without a limit.
 
     In the body of a pipelined `tile.for` (`stages` > 1) the wait moves
     with the iteration's global-to-shared copies: `tile-pipeline` issues
     it, for the iteration the copies load, before them (inside the
     `tile.producer` of a TMA ring; by every thread before cp.async copies).
     Its operands must then be computable from the induction variable and
-    values defined outside the loop.
+    values defined outside the loop, and it must sit at the top level of
+    the body (nested in the body's control flow it would run after the
+    loads it guards: refused).
 
     Example:
     ```mlir
