@@ -2,7 +2,7 @@
 #===- kernel-variant-edit.py - template edits of tools/kernel-variant.sh ---===#
 #
 # usage: kernel-variant-edit.py forward-regs FILE MAX P C [--flags]
-#        kernel-variant-edit.py prep-flags FILE INC
+#        kernel-variant-edit.py prep-flags FILE INC [REGS]
 #
 # Edits an include-expanded kernel template (FILE, in place) for
 # tools/kernel-variant.sh; every edit checks that the text it changes is the
@@ -24,7 +24,8 @@
 # replay keep the plain loop.
 #
 # prep-flags (gdn_prefill): @gdn_chunk_prep_k_@DT@ replaced by the kernel of
-# INC (gdn_prep_flags.mlir.inc).
+# INC (gdn_prep_flags.mlir.inc), with REGS registers per thread
+# (tile.max_registers) instead of the include's.
 #===----------------------------------------------------------------------===#
 import re
 import sys
@@ -160,13 +161,17 @@ def forward_regs(path, cap, p, c, flags):
     open(path, "w").write(s)
 
 
-def prep_flags(path, inc):
+def prep_flags(path, inc, regs=None):
     s = open(path).read()
     what = "--flags"
     k, end = function(s, "  func.func @gdn_chunk_prep_k_@DT@(", what)
     kernel = open(inc).read()
     if "func.func @gdn_chunk_prep_k_@DT@(" not in kernel:
         fail(what, "%s has no @gdn_chunk_prep_k_@DT@" % inc)
+    if regs is not None:
+        kernel = replace_once(kernel, "tile.max_registers = 80 : i64",
+                              "tile.max_registers = %s : i64" % regs,
+                              "--prep-regs", inc)
     s = s[:k] + kernel + s[end:]
     open(path, "w").write(s)
 
@@ -174,11 +179,11 @@ def prep_flags(path, inc):
 def main(argv):
     if len(argv) >= 6 and argv[1] == "forward-regs" and argv[6:] in ([], ["--flags"]):
         forward_regs(argv[2], argv[3], argv[4], argv[5], argv[6:] == ["--flags"])
-    elif len(argv) == 4 and argv[1] == "prep-flags":
-        prep_flags(argv[2], argv[3])
+    elif len(argv) in (4, 5) and argv[1] == "prep-flags":
+        prep_flags(argv[2], argv[3], argv[4] if len(argv) == 5 else None)
     else:
         sys.exit("usage: kernel-variant-edit.py forward-regs FILE MAX P C [--flags]\n"
-                 "       kernel-variant-edit.py prep-flags FILE INC")
+                 "       kernel-variant-edit.py prep-flags FILE INC [REGS]")
 
 
 if __name__ == "__main__":
