@@ -2,7 +2,7 @@
 #===- kernel-variant-edit.py - template edits of tools/kernel-variant.sh ---===#
 #
 # usage: kernel-variant-edit.py forward-regs FILE MAX P C [--flags]
-#        kernel-variant-edit.py prep-flags FILE INC [REGS]
+#        kernel-variant-edit.py prep-flags FILE INC [REGS] [--prefetch]
 #
 # Edits an include-expanded kernel template (FILE, in place) for
 # tools/kernel-variant.sh; every edit checks that the text it changes is the
@@ -25,7 +25,9 @@
 #
 # prep-flags (gdn_prefill): @gdn_chunk_prep_k_@DT@ replaced by the kernel of
 # INC (gdn_prep_flags.mlir.inc), with REGS registers per thread
-# (tile.max_registers) instead of the include's.
+# (tile.max_registers) instead of the include's; the include's block
+# between the lines `// PREFETCH {` and `// } PREFETCH` (the next item's
+# L2 prefetch) stays only with --prefetch.
 #===----------------------------------------------------------------------===#
 import re
 import sys
@@ -161,13 +163,23 @@ def forward_regs(path, cap, p, c, flags):
     open(path, "w").write(s)
 
 
-def prep_flags(path, inc, regs=None):
+def prep_flags(path, inc, regs=None, prefetch=False):
     s = open(path).read()
     what = "--flags"
     k, end = function(s, "  func.func @gdn_chunk_prep_k_@DT@(", what)
     kernel = open(inc).read()
     if "func.func @gdn_chunk_prep_k_@DT@(" not in kernel:
         fail(what, "%s has no @gdn_chunk_prep_k_@DT@" % inc)
+    m = re.search(r"\n *// PREFETCH \{\n.*?\n *// \} PREFETCH\n", kernel, re.S)
+    if not m:
+        fail(what, "%s has no '// PREFETCH {' ... '// } PREFETCH' block" % inc)
+    if prefetch:
+        kernel = kernel[:m.start()] + "\n" + "\n".join(
+            l for l in m.group(0).strip("\n").split("\n")
+            if not l.strip().startswith("// PREFETCH {")
+            and not l.strip().startswith("// } PREFETCH")) + "\n" + kernel[m.end():]
+    else:
+        kernel = kernel[:m.start()] + "\n" + kernel[m.end():]
     if regs is not None:
         kernel = replace_once(kernel, "tile.max_registers = 80 : i64",
                               "tile.max_registers = %s : i64" % regs,
@@ -179,11 +191,16 @@ def prep_flags(path, inc, regs=None):
 def main(argv):
     if len(argv) >= 6 and argv[1] == "forward-regs" and argv[6:] in ([], ["--flags"]):
         forward_regs(argv[2], argv[3], argv[4], argv[5], argv[6:] == ["--flags"])
-    elif len(argv) in (4, 5) and argv[1] == "prep-flags":
-        prep_flags(argv[2], argv[3], argv[4] if len(argv) == 5 else None)
+    elif len(argv) >= 4 and argv[1] == "prep-flags":
+        rest = argv[4:]
+        prefetch = "--prefetch" in rest
+        rest = [a for a in rest if a != "--prefetch"]
+        if len(rest) > 1:
+            sys.exit("usage: kernel-variant-edit.py prep-flags FILE INC [REGS] [--prefetch]")
+        prep_flags(argv[2], argv[3], rest[0] if rest else None, prefetch)
     else:
         sys.exit("usage: kernel-variant-edit.py forward-regs FILE MAX P C [--flags]\n"
-                 "       kernel-variant-edit.py prep-flags FILE INC [REGS]")
+                 "       kernel-variant-edit.py prep-flags FILE INC [REGS] [--prefetch]")
 
 
 if __name__ == "__main__":

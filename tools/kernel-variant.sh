@@ -4,7 +4,8 @@
 # usage: tools/kernel-variant.sh [-b BASE_DIR] [-I INCLUDE_DIR] [-t DTYPES]
 #                                [--no-i64] [--fused P/C] [-O OPTIONS]
 #                                [--forward-regs MAX/P/C] [--flags]
-#                                [--prep-regs N] OUT_DIR TEMPLATE
+#                                [--prep-regs N] [--prep-prefetch]
+#                                OUT_DIR TEMPLATE
 #
 # Builds OUT_DIR, a complete kernel directory for gdn-run, tools/gpu-check.sh
 # (--bench LABEL=new:OUT_DIR, --ident) or GDN_KERNEL_DIR: every .ptx and
@@ -60,7 +61,9 @@
 # shared-memory carveout on every kernel themselves. --prep-regs N (with
 # --flags and gdn_prefill.mlir.in): the prep's register cap (default 80, the
 # bundled prep's; at one block per SM beside a 136-register forward it may
-# take up to 104: 136 x 384 + 104 x 128 = 65,536).
+# take up to 104: 136 x 384 + 104 x 128 = 65,536). --prep-prefetch (the
+# same): the prep also prefetches its next item's K (q), g and beta into L2
+# (tile.prefetch) while it forms the current one.
 # The edits: tools/kernel-variant-edit.py.
 #
 # -O OPTIONS: more gdn-lower-to-ptx options for every module built, as
@@ -76,13 +79,14 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage() { sed -n '3,6s/^# //p' "$0" >&2; exit 2; }
-base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" extra="" fwdregs="" flags="" prepregs=""
+base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" extra="" fwdregs="" flags="" prepregs="" prefetch=""
 while [[ $# -gt 0 ]]; do
   case $1 in
   --fused) [[ $# -ge 2 ]] || usage; fused=$2; shift 2 ;;
   --forward-regs) [[ $# -ge 2 ]] || usage; fwdregs=$2; shift 2 ;;
   --flags) flags=1; shift ;;
   --prep-regs) [[ $# -ge 2 ]] || usage; prepregs=$2; shift 2 ;;
+  --prep-prefetch) prefetch=1; shift ;;
   -b) [[ $# -ge 2 ]] || usage; base=$2; shift 2 ;;
   -I) [[ $# -ge 2 ]] || usage; incdir=$2; shift 2 ;;
   -t) [[ $# -ge 2 ]] || usage; dtypes=$2; shift 2 ;;
@@ -169,6 +173,10 @@ if [[ -n $fused ]]; then
   echo "}" >>"$work/$name.fused"
   mv "$work/$name.fused" "$work/$name.expanded"
 fi
+if [[ -n $prefetch ]]; then
+  [[ -n $flags && $name == gdn_prefill ]] ||
+    { echo "kernel-variant.sh: --prep-prefetch needs --flags and gdn_prefill.mlir.in" >&2; exit 1; }
+fi
 if [[ -n $prepregs ]]; then
   [[ -n $flags && $name == gdn_prefill ]] ||
     { echo "kernel-variant.sh: --prep-regs needs --flags and gdn_prefill.mlir.in" >&2; exit 1; }
@@ -186,7 +194,7 @@ if [[ -n $flags ]]; then
     [[ -f $incdir/gdn_prep_flags.mlir.inc ]] ||
       { echo "kernel-variant.sh: no $incdir/gdn_prep_flags.mlir.inc" >&2; exit 1; }
     python3 "$root/tools/kernel-variant-edit.py" prep-flags "$work/$name.expanded" \
-      "$incdir/gdn_prep_flags.mlir.inc" ${prepregs:+"$prepregs"} ;;
+      "$incdir/gdn_prep_flags.mlir.inc" ${prepregs:+"$prepregs"} ${prefetch:+--prefetch} ;;
   *) echo "kernel-variant.sh: --flags needs gdn_prefill.mlir.in or gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1 ;;
   esac
   [[ -z ${KERNEL_VARIANT_KEEP:-} || -n $fwdregs ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
@@ -231,4 +239,4 @@ for dt in $dtypes; do
       "--gdn-lower-to-ptx=chip=$chip kernel-suffix=_i64$extra output-dir=$out" -o /dev/null
   fi
 done
-echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", fused $fused")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $extra ]] || echo ",$extra"))"
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", fused $fused")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $extra ]] || echo ",$extra"))"

@@ -810,6 +810,85 @@ struct LoadLowering : TilePattern<LoadOp> {
   }
 };
 
+/// tile.prefetch: units of the tile dealt round-robin to the block's
+/// threads (a static count, so each thread's loop is unrolled): with a
+/// contiguous innermost dimension each row's run of n elements is
+/// ceil(n * eb / 128) + 1 units, unit k at byte min(128 k, n eb - 1) of the
+/// run (the first byte of each 128 and the last: every line the run
+/// touches, wherever it starts); otherwise one unit per element. A unit
+/// whose row (index along dimension 0) lies past the buffer's extent is
+/// skipped. Each is one `prefetch.global.L2`.
+struct PrefetchLowering : TilePattern<PrefetchOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(PrefetchOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<BufferType>(op.getSource().getType());
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    const int64_t rank = type.getRank();
+    ArrayRef<int64_t> shape = op.getShape();
+    const int64_t eb = type.getElementBytes();
+    const int64_t n = shape.back();
+    const bool contiguous = hasContiguousInnermost(op.getSource());
+    int64_t rows = 1;
+    for (int64_t d : shape.drop_back())
+      rows *= d;
+    // Units per row (contiguous runs) or elements per row.
+    const int64_t perRow = contiguous ? (n * eb + 127) / 128 + 1 : n;
+    const int64_t units = rows * perRow;
+    const int64_t threads = numThreadsOf(op);
+    GlobalView view(ix, adaptor.getSource(), rank);
+    SmallVector<Value> offsets(adaptor.getOffsets());
+    Value tid = ix.tid();
+    Value extent = view.sizes[0];
+    for (int64_t first = 0; first < units; first += threads) {
+      // Unit u = first + tid: row u / perRow, unit k = u % perRow.
+      Value u = ix.add(tid, first);
+      Value inUnits = ix.ult(u, ix.c(units));
+      Value row = ix.div(u, perRow);
+      Value k = ix.rem(u, perRow);
+      // The row's coordinates (all dimensions but the innermost).
+      SmallVector<Value> coord(rank);
+      Value rest = row;
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        coord[d] = ix.rem(rest, shape[d]);
+        rest = ix.div(rest, shape[d]);
+      }
+      Value col = contiguous ? ix.c(0) : k;
+      coord[rank - 1] = col;
+      Value firstRow = rank > 1 ? coord[0] : col;
+      Value valid =
+          ix.and_(inUnits, ix.ult(ix.add(offsets[0], firstRow), extent));
+      Value elemPtr = ix.gep(view.ptr, type.getElementType(),
+                             view.linear(ix, offsets, coord));
+      Value ptr = elemPtr;
+      if (contiguous) {
+        // Byte min(128 k, last) of the run, last = n eb - 1, or for a 1-D
+        // buffer (whose run is along dimension 0) the last byte inside it.
+        Value last = ix.c(n * eb - 1);
+        if (rank == 1) {
+          Value left = rewriter.create<LLVM::SubOp>(loc, extent, offsets[0]);
+          Value inside = rewriter.create<LLVM::SelectOp>(
+              loc, ix.ult(left, ix.c(n)), left, ix.c(n));
+          last = rewriter.create<LLVM::SubOp>(loc, ix.mul(inside, eb), ix.c(1));
+        }
+        Value byte = ix.mul(k, 128);
+        Value over = ix.ult(last, byte);
+        byte = rewriter.create<LLVM::SelectOp>(loc, over, last, byte);
+        ptr = ix.gep(elemPtr, rewriter.getI8Type(), byte);
+      }
+      emitGuarded(rewriter, loc, valid, [&](OpBuilder &b) {
+        emitInlineAsm(b, loc, LLVM::LLVMVoidType::get(b.getContext()),
+                      ValueRange{ptr}, "prefetch.global.L2 [$0];", "l",
+                      /*hasSideEffects=*/true);
+      });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// tile.zero_tail: the block's threads share the buffer in groups of up to
 /// 16 bytes along the innermost dimension (one element for a 1-D buffer,
 /// whose "rows" are its elements); a thread stores zeros to each of its
@@ -876,7 +955,8 @@ struct ZeroTailLowering : TilePattern<ZeroTailOp> {
 void populateCopyToNVVMPatterns(LLVMTypeConverter &converter,
                                 RewritePatternSet &patterns) {
   patterns.add<ViewLowering, CopyLowering, AsyncCopyLowering, TakeLowering,
-               NarrowLowering, LoadLowering, ZeroTailLowering>(converter);
+               NarrowLowering, LoadLowering, ZeroTailLowering,
+               PrefetchLowering>(converter);
 }
 
 } // namespace mlir::gdn

@@ -984,6 +984,32 @@ LogicalResult TrilInverseMergeOp::verify() {
   return verifyTrilDistinct(*this, getSource(), getDest(), /*packed=*/false);
 }
 
+//===----------------------------------------------------------------------===//
+// PrefetchOp
+//===----------------------------------------------------------------------===//
+LogicalResult PrefetchOp::verify() {
+  auto type = cast<BufferType>(getSource().getType());
+  if (!type.isGlobal())
+    return emitOpError("source must be a global buffer, got ") << type;
+  ArrayRef<int64_t> shape = getShape();
+  if (static_cast<int64_t>(getOffsets().size()) != type.getRank())
+    return emitOpError("expected ")
+           << type.getRank() << " offsets (one per dimension), got "
+           << getOffsets().size();
+  if (static_cast<int64_t>(shape.size()) != type.getRank())
+    return emitOpError("shape has ")
+           << shape.size() << " dimensions, the buffer " << type.getRank();
+  int64_t elements = 1;
+  for (int64_t d : shape) {
+    if (d <= 0)
+      return emitOpError("shape dimensions must be positive");
+    elements *= d;
+    if (elements > (int64_t(1) << 20))
+      return emitOpError("prefetches at most 2^20 elements");
+  }
+  return success();
+}
+
 bool mlir::gdn::tile::hasContiguousInnermost(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto take = dyn_cast<TakeOp>(def)) {

@@ -450,6 +450,36 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
   }];
 }
 
+def Tile_PrefetchOp : Tile_Op<"prefetch"> {
+  let summary = "hint: bring a tile of a global buffer into L2";
+  let description = [{
+    Asks the memory system to bring the 128-byte lines of the `shape` tile
+    of global buffer `source` at `offsets` (one per dimension, as for
+    `tile.copy`) into L2 (`prefetch.global.L2`), so that a later load of
+    the tile waits for L2 rather than DRAM: e.g. a persistent kernel's next
+    work item, fetched while it works on this one. A hint: it moves no data
+    the kernel can see and changes no result. Rows (indices along
+    dimension 0) past the buffer's extent are skipped; the other dimensions
+    must lie inside the buffer. The block's threads share the lines: with
+    a contiguous innermost dimension, every line of each row's run (its
+    first byte of each 128, and its last byte); else one per element.
+
+    Example:
+    ```mlir
+    tile.prefetch %K[%t1, %c0] {shape = array<i64: 64, 128>} : !tile.buffer<?x128xf16, global>
+    ```
+  }];
+  // Modelled as reading and writing the buffer: an op with only reads and
+  // no results would be dead code to MLIR; the hint must stay where it is.
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$source,
+                       Variadic<Index>:$offsets,
+                       DenseI64ArrayAttr:$shape);
+  let assemblyFormat = [{
+    $source `[` $offsets `]` attr-dict `:` qualified(type($source))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_AsyncCopyOp : Tile_Op<"async_copy"> {
   let summary = "start an asynchronous global-to-shared tile copy";
   let description = [{
