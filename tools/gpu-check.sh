@@ -65,7 +65,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:-$PWD/gpu-check-out}
 suite=0 coldstart=0 peers="" rounds=1 benches=() extra=() ident="" profiles=()
-suitekernels=build/kernels
+suitekernels=build/kernels suitekernelsset=0
 peerlist=TileOps
 shapes="1 32768 16;1 65536 16;1 131072 16;1 131072 32;8 4096 16"
 occupancy=""
@@ -90,7 +90,7 @@ while [[ $# -gt 0 ]]; do
   --profile) value "$@"; profiles+=("$2"); shift ;;
   --profile-shape) value "$@"; pshape=$2; shift ;;
   --occupancy) value "$@"; occupancy=$2; shift ;;
-  --suite-kernels) value "$@"; suitekernels=$2; shift ;;
+  --suite-kernels) value "$@"; suitekernels=$2; suitekernelsset=1; shift ;;
   --) shift; extra=("$@"); break ;;
   *) echo "gpu-check.sh: unknown option $1" >&2; usage ;;
   esac
@@ -107,7 +107,10 @@ for p in "${peernames[@]}"; do
     { echo "gpu-check.sh: --peers-with $peerlist: $p is not TileOps, FlashQLA or FLA" >&2; usage; }
 done
 [[ -z $ident || -d $ident ]] || { echo "gpu-check.sh: --ident $ident is not a directory" >&2; usage; }
-[[ -d $suitekernels ]] || { echo "gpu-check.sh: --suite-kernels $suitekernels is not a directory" >&2; usage; }
+if [[ $suitekernelsset == 1 ]]; then
+  [[ $suite == 1 ]] || { echo "gpu-check.sh: --suite-kernels applies to --suite" >&2; usage; }
+  [[ -d $suitekernels ]] || { echo "gpu-check.sh: --suite-kernels $suitekernels is not a directory" >&2; usage; }
+fi
 for b in ${benches[@]+"${benches[@]}"}; do
   [[ $b == *=*:* ]] || { echo "gpu-check.sh: --bench $b is not LABEL=GDN_RUN:KERNEL_DIR" >&2; usage; }
 done

@@ -171,9 +171,12 @@ def prep_flags(path, inc, regs=None, prefetch=False):
     if "func.func @gdn_chunk_prep_k_@DT@(" not in kernel:
         fail(what, "%s has no @gdn_chunk_prep_k_@DT@" % inc)
     m = re.search(r"\n *// PREFETCH \{\n.*?\n *// \} PREFETCH\n", kernel, re.S)
+    if not m and prefetch:
+        fail("--prep-prefetch",
+             "%s has no '// PREFETCH {' ... '// } PREFETCH' block" % inc)
     if not m:
-        fail(what, "%s has no '// PREFETCH {' ... '// } PREFETCH' block" % inc)
-    if prefetch:
+        pass
+    elif prefetch:
         kernel = kernel[:m.start()] + "\n" + "\n".join(
             l for l in m.group(0).strip("\n").split("\n")
             if not l.strip().startswith("// PREFETCH {")
@@ -181,6 +184,8 @@ def prep_flags(path, inc, regs=None, prefetch=False):
     else:
         kernel = kernel[:m.start()] + "\n" + kernel[m.end():]
     if regs is not None:
+        if not (regs.isdigit() and int(regs) % 8 == 0 and 24 <= int(regs) <= 104):
+            fail("--prep-regs", "%s: expected a multiple of 8 in [24, 104]" % regs)
         kernel = replace_once(kernel, "tile.max_registers = 80 : i64",
                               "tile.max_registers = %s : i64" % regs,
                               "--prep-regs", inc)

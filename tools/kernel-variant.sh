@@ -78,7 +78,7 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage() { sed -n '3,6s/^# //p' "$0" >&2; exit 2; }
+usage() { sed -n '4,8s/^# //p' "$0" >&2; exit 2; }
 base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" extra="" fwdregs="" flags="" prepregs="" prefetch=""
 while [[ $# -gt 0 ]]; do
   case $1 in

@@ -7,10 +7,12 @@
 // units (bytes 0, 128 and min(256, 255)), 192 units over 128 threads: two
 // unrolled steps, each skipping rows past the view's extent. A 1-D view
 // strided by HV (a tile.take of g's value head): one unit per element, 64
-// units, one step. The op is kept (a hint, not dead code).
+// units, one step. A 1-D contiguous view (64 f32): one run of three units,
+// its last byte clamped to the buffer's end (min with the extent left). The
+// op is kept (a hint, not dead code).
 
 // CHECK-LABEL: .entry k(
-// CHECK:         setp.ge.u64 {{.*}}, %rd1;
+// CHECK:         setp.ge.u64
 // CHECK:         min.u64 {{.*}}, 255;
 // CHECK-NEXT:    add.s64
 // CHECK:         prefetch.global.L2 [
@@ -18,6 +20,9 @@
 // CHECK:         min.u64 {{.*}}, 255;
 // CHECK:         prefetch.global.L2 [
 // CHECK:         setp.gt.u32 {{.*}}, 63;
+// CHECK:         prefetch.global.L2 [
+// CHECK:         setp.gt.u32 {{.*}}, 2;
+// CHECK:         min.u64
 // CHECK:         prefetch.global.L2 [
 // CHECK-NOT:     prefetch
 // CHECK:         ret;
@@ -35,6 +40,8 @@ module @pf {
     %Gh = tile.take %G[%hv] dims [1] : !tile.buffer<?x?xf32, global> -> !tile.buffer<?xf32, global>
     tile.prefetch %K[%rr, %c0] {shape = array<i64: 64, 128>} : !tile.buffer<?x128xf16, global>
     tile.prefetch %Gh[%rr] {shape = array<i64: 64>} : !tile.buffer<?xf32, global>
+    %G1 = tile.view %pg[%nn] : !tile.ptr<f32> -> !tile.buffer<?xf32, global>
+    tile.prefetch %G1[%rr] {shape = array<i64: 64>} : !tile.buffer<?xf32, global>
     return
   }
 }

@@ -999,13 +999,52 @@ LogicalResult PrefetchOp::verify() {
   if (static_cast<int64_t>(shape.size()) != type.getRank())
     return emitOpError("shape has ")
            << shape.size() << " dimensions, the buffer " << type.getRank();
-  int64_t elements = 1;
-  for (int64_t d : shape) {
-    if (d <= 0)
-      return emitOpError("shape dimensions must be positive");
-    elements *= d;
-    if (elements > (int64_t(1) << 20))
-      return emitOpError("prefetches at most 2^20 elements");
+  for (int64_t d : shape)
+    if (d <= 0 || d > (int64_t(1) << 20))
+      return emitOpError("shape dimensions must be in [1, 2^20]");
+  // Rows (dimension 0) past the buffer are skipped; the other dimensions
+  // must lie inside it, checked here where sizes and offsets are constant.
+  for (auto [d, off] : llvm::enumerate(getOffsets())) {
+    int64_t size = type.getShape()[d];
+    if (d > 0 && !ShapedType::isDynamic(size) && shape[d] > size)
+      return emitOpError("shape ")
+             << shape[d] << " exceeds the buffer's size " << size
+             << " along dimension " << d;
+    APInt c;
+    if (!matchPattern(off, m_ConstantInt(&c)))
+      continue;
+    if (c.isNegative())
+      return emitOpError("offset ") << c.getSExtValue() << " along dimension "
+                                    << d << " is negative";
+    if (d > 0 && !ShapedType::isDynamic(size) &&
+        c.getSExtValue() > size - shape[d])
+      return emitOpError("tile [")
+             << c.getSExtValue() << ", " << c.getSExtValue() + shape[d]
+             << ") exceeds the buffer's size " << size << " along dimension "
+             << d;
+  }
+  // The block's threads share the units in unrolled steps: bound them.
+  int64_t rows = 1;
+  for (int64_t d : shape.drop_back())
+    rows = std::min<int64_t>(rows * d, int64_t(1) << 21); // no overflow
+  int64_t n = shape.back();
+  int64_t perRow = hasContiguousInnermost(getSource())
+                       ? (n * type.getElementBytes() + 127) / 128 + 1
+                       : n;
+  if (rows > (int64_t(1) << 20) || rows * perRow > (int64_t(1) << 14))
+    return emitOpError("prefetches at most 16384 units (128-byte lines of "
+                       "the rows' runs, or elements of a strided view)");
+  // One thread cannot stand for the block.
+  for (Operation *p = (*this)->getParentOp(); p; p = p->getParentOp()) {
+    if (isa<ProducerTaskOp>(p))
+      break;
+    if (isa<ProducerOp>(p))
+      return emitOpError("cannot be in a tile.producer region: the block's "
+                         "threads share its lines");
+    if (auto ws = dyn_cast<WarpSpecializeOp>(p);
+        ws && ws.getProducer().isAncestor((*this)->getParentRegion()))
+      return emitOpError("cannot be in the producer region of "
+                         "tile.warp_specialize outside a tile.producer_task");
   }
   return success();
 }

@@ -460,9 +460,12 @@ def Tile_PrefetchOp : Tile_Op<"prefetch"> {
     work item, fetched while it works on this one. A hint: it moves no data
     the kernel can see and changes no result. Rows (indices along
     dimension 0) past the buffer's extent are skipped; the other dimensions
-    must lie inside the buffer. The block's threads share the lines: with
-    a contiguous innermost dimension, every line of each row's run (its
-    first byte of each 128, and its last byte); else one per element.
+    must lie inside the buffer (the verifier checks it where sizes and
+    offsets are constants; offsets are never negative). The block's threads
+    share the lines (so not in a one-thread `tile.producer`), at most 16384
+    units in unrolled steps: with a contiguous innermost dimension, every
+    line of each row's run (its first byte of each 128, and its last
+    byte); else one per element.
 
     Example:
     ```mlir
