@@ -619,6 +619,24 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
                      "takes (no parameter " +
                      seq.workspaces[i].name + ")");
   }
+  // A kernel that waits for ready flags (grid_dependency = 2) must find
+  // them cleared at each call: it takes a zero-filled workspace, or a flag
+  // left set by the previous call would let it read before the data is
+  // rewritten (same values in a timing loop: a silent error elsewhere).
+  for (const GdnStage &stage : seq.stages) {
+    if (stage.manifest->gridDependency != 2)
+      continue;
+    bool flags = false;
+    for (const GdnArg &a : stage.args)
+      flags |= a.kind == GdnArg::Workspace && seq.workspaces[a.index].zeroed;
+    if (!flags)
+      return Status::badInput(
+          stage.manifest->path + ": error: stage '" + stage.name + "' (" +
+          stage.manifest->kernel +
+          ") waits for ready flags (grid_dependency = 2) but takes no "
+          "workspace that the launcher zero-fills (meta.zero_ws): flags left "
+          "set by the previous call would read as ready");
+  }
 
   // Tensor dtypes.
   auto typeOf = [&](GdnTensorId id, DType &t) {

@@ -89,7 +89,9 @@
 //   element type any kernel declares for X. meta.zero_ws = "X, ..." (on a
 //   manifest that declares each meta.ws_X it names): the launcher fills
 //   those workspaces with zeros before the sequence's first kernel, on
-//   every call (e.g. ready flags that kernels set and wait for).
+//   every call (e.g. ready flags that kernels set and wait for). A kernel
+//   with grid_dependency = 2 (it waits for ready flags) must take such a
+//   workspace.
 // cu_seqlens, the cp_* tensors and chunk_map are computed on the host and uploaded
 // once per problem (not poisoned, not timed). Scalars are passed by value,
 // so each manifest picks i32 or i64 for itself. A tensor declared with two

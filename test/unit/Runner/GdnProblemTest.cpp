@@ -857,7 +857,8 @@ TEST(GdnDriverTest, PathWithoutMetaPath) {
   // A kernel that waits for ready flags must run after its predecessor.
   EXPECT_CONTAINS(pathError({"--overlap-stages", "--check", "none"},
                             {std::string(kFwdManifest) +
-                             "grid_dependency = 2\n"}),
+                             "param = ready:ptr<i32>\nmeta.ws_ready = HV\n"
+                             "meta.zero_ws = ready\ngrid_dependency = 2\n"}),
                   "--overlap-stages launches the kernels unordered, but stage "
                   "'fwd' (gdn_fwd) waits for its predecessor's ready flags "
                   "(grid_dependency = 2)");

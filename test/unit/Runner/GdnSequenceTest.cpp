@@ -512,6 +512,15 @@ TEST(GdnSequenceTest, ZeroedWorkspaces) {
   EXPECT_CONTAINS(buildError({cumsumManifest("meta.zero_ws = q\n"),
                               solveManifest(), fwdManifest()}),
                   "meta.zero_ws: 'q' is not a workspace");
+  // A kernel that waits for ready flags takes a zeroed workspace.
+  Fixture flags;
+  s = flags.build({cumsumManifest("meta.zero_ws = gamma\n"), solveManifest(),
+                   fwdManifest("", "grid_dependency = 2\n")});
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(),
+                              fwdManifest("", "grid_dependency = 2\n")}),
+                  "waits for ready flags (grid_dependency = 2) but takes no "
+                  "workspace that the launcher zero-fills (meta.zero_ws)");
 }
 
 TEST(GdnSequenceTest, NeedsOutputAndFinalState) {
