@@ -58,6 +58,13 @@ const char *gdnScalarName(GdnScalarId id) {
   return names[static_cast<int>(id)];
 }
 
+bool GdnSequence::waitsForFlags() const {
+  for (const GdnStage &stage : stages)
+    if (stage.manifest->gridDependency == 2)
+      return true;
+  return false;
+}
+
 bool gdnStageFuses(const Manifest &m, const std::string &stage) {
   const MetaEntry *e = m.findMeta("fuses");
   if (!e)

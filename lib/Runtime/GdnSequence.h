@@ -226,6 +226,10 @@ struct GdnSequence {
   }
   /// True when some kernel takes a cp_* tensor.
   bool usesCpTensors() const;
+  /// True when some kernel waits for its predecessor through ready flags
+  /// (grid_dependency = 2): the kernels share the SMs, so every one gets
+  /// the largest shared-memory carveout (preferMaxSharedCarveout).
+  bool waitsForFlags() const;
 };
 
 /// The two ways of running the prefill (meta.path).

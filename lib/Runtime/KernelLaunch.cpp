@@ -122,6 +122,12 @@ Status prepareKernel(const CudaDriver &driver, CUmodule module,
   return Status::success();
 }
 
+Status preferMaxSharedCarveout(const CudaDriver &driver, const Kernel &kernel) {
+  return GDN_CU(driver, cuFuncSetAttribute, kernel.function,
+                CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                CU_SHAREDMEM_CARVEOUT_MAX_SHARED);
+}
+
 bool programmaticLaunchDisabled() {
   // Read once: GDN_NO_PDL=1 (any value but empty or "0") launches every
   // kernel in plain stream order, e.g. to bisect a suspected ordering bug

@@ -57,6 +57,13 @@ Status prepareKernel(const CudaDriver &driver, CUmodule module,
                      const Manifest &manifest, int maxSharedOptin,
                      bool verbose, Kernel &out);
 
+/// Asks for the largest shared-memory carveout for `kernel`
+/// (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = max shared): one
+/// SM configuration for kernels whose blocks are to share an SM (the driver
+/// otherwise picks each kernel's smallest, and a block of another
+/// configuration waits for the SM to drain).
+Status preferMaxSharedCarveout(const CudaDriver &driver, const Kernel &kernel);
+
 /// True when the environment's GDN_NO_PDL (any value but empty or "0") asks
 /// for plain stream order: manifests' grid_dependency is then ignored.
 bool programmaticLaunchDisabled();

@@ -548,12 +548,8 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
     return fail(GDN_ERROR_CUDA, "cuCtxPushCurrent failed: " +
                                     rt.driver.describe(scope.result()));
   // Kernels. A kernel that waits for its predecessor through ready flags
-  // (grid_dependency = 2) shares the SMs with it: every kernel of such a
-  // plan gets the largest shared-memory carveout, one configuration for all
-  // (a block of a kernel with another one waits for the SM to drain).
-  bool flags = false;
-  for (const GdnStage &stage : seq.stages)
-    flags |= stage.manifest->gridDependency == 2;
+  // shares the SMs with it: one shared-memory configuration for all.
+  const bool flags = seq.waitsForFlags();
   for (const GdnStage &stage : seq.stages) {
     CUmodule module = nullptr;
     gdn_status st = loadModule(rt, *stage.manifest, module);
@@ -563,9 +559,7 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
     Status s = prepareKernel(rt.driver, module, *stage.manifest,
                              rt.maxSharedOptin, false, k);
     if (s.ok() && flags)
-      s = GDN_CU(rt.driver, cuFuncSetAttribute, k.function,
-                 CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-                 CU_SHAREDMEM_CARVEOUT_MAX_SHARED);
+      s = preferMaxSharedCarveout(rt.driver, k);
     if (!s.ok())
       return fromStatus(s, GDN_ERROR_KERNELS);
     plan->kernels.push_back(k);

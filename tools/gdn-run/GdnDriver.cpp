@@ -441,12 +441,8 @@ Status GdnDriver::runChecked(CudaSession &session,
   const std::vector<GdnStage> &stages = sequence_.stages;
 
   // Kernels, in launch order. A kernel that waits for its predecessor
-  // through ready flags (grid_dependency = 2) is meant to share the SMs
-  // with it: every kernel then gets the largest shared-memory carveout (see
-  // below), and the kernels must run in order.
-  bool flags = false;
-  for (const GdnStage &stage : stages)
-    flags |= stage.manifest->gridDependency == 2;
+  // through ready flags is meant to share the SMs with it (see below).
+  const bool flags = sequence_.waitsForFlags();
   std::vector<Kernel> kernels(stages.size());
   for (size_t i = 0; i < stages.size(); ++i) {
     const Manifest &m = *stages[i].manifest;
@@ -454,17 +450,11 @@ Status GdnDriver::runChecked(CudaSession &session,
     if (!s.ok())
       return Status(s.code(), "stage '" + stages[i].name + "' (" + m.path +
                                   "): " + s.message());
-    // Overlapped stages share an SM only under one shared-memory carveout:
-    // the largest, for every kernel (the driver would otherwise pick each
-    // kernel's smallest, and a block of another carveout waits for the SM
-    // to drain). --max-carveout alone gives the sequential control.
+    // Overlapped stages and flag waiters share an SM only under one
+    // shared-memory carveout: the largest, for every kernel.
+    // --max-carveout alone gives the sequential control.
     if (opts.overlapStages || opts.maxCarveout || flags)
-      GDN_RUN_TRY(session.driver().check(
-          session.driver().cuFuncSetAttribute(
-              kernels[i].function,
-              CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-              CU_SHAREDMEM_CARVEOUT_MAX_SHARED),
-          "cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT)"));
+      GDN_RUN_TRY(preferMaxSharedCarveout(session.driver(), kernels[i]));
   }
 
   // Host inputs.

@@ -831,12 +831,9 @@ struct PrefetchLowering : TilePattern<PrefetchOp> {
     const int64_t eb = type.getElementBytes();
     const int64_t n = shape.back();
     const bool contiguous = hasContiguousInnermost(op.getSource());
-    int64_t rows = 1;
-    for (int64_t d : shape.drop_back())
-      rows *= d;
     // Units per row (contiguous runs) or elements per row.
-    const int64_t perRow = contiguous ? (n * eb + 127) / 128 + 1 : n;
-    const int64_t units = rows * perRow;
+    const int64_t perRow = op.getUnitsPerRow();
+    const int64_t units = op.getNumRows() * perRow;
     const int64_t threads = numThreadsOf(op);
     GlobalView view(ix, adaptor.getSource(), rank);
     SmallVector<Value> offsets(adaptor.getOffsets());

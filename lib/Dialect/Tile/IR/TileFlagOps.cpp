@@ -32,21 +32,11 @@ static LogicalResult verifyFlags(Operation *op, Value flags, Value index) {
 }
 
 LogicalResult FlagReleaseOp::verify() {
-  // The release starts with a barrier over the threads that reach it: a
-  // region that one thread (tile.producer) or the producer warpgroup's TMA
-  // issue runs cannot hold it.
-  for (Operation *p = (*this)->getParentOp(); p; p = p->getParentOp()) {
-    if (isa<ProducerTaskOp>(p))
-      break;
-    if (isa<ProducerOp>(p))
-      return emitOpError("cannot be in a tile.producer region: one thread "
-                         "runs it, and the release waits for all threads of "
-                         "the block");
-    if (auto ws = dyn_cast<WarpSpecializeOp>(p);
-        ws && ws.getProducer().isAncestor((*this)->getParentRegion()))
-      return emitOpError("cannot be in the producer region of "
-                         "tile.warp_specialize outside a tile.producer_task");
-  }
+  // The release starts with a barrier over the threads that reach it.
+  if (failed(verifyBlockCollective(*this, "one thread runs it, and the "
+                                          "release waits for all threads of "
+                                          "the block")))
+    return failure();
   return verifyFlags(*this, getFlags(), getIndex());
 }
 

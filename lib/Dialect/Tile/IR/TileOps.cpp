@@ -987,6 +987,21 @@ LogicalResult TrilInverseMergeOp::verify() {
 //===----------------------------------------------------------------------===//
 // PrefetchOp
 //===----------------------------------------------------------------------===//
+int64_t PrefetchOp::getNumRows() {
+  int64_t rows = 1;
+  for (int64_t d : getShape().drop_back())
+    rows = std::min<int64_t>(rows * d, int64_t(1) << 21); // no overflow
+  return rows;
+}
+
+int64_t PrefetchOp::getUnitsPerRow() {
+  int64_t n = getShape().back();
+  if (!hasContiguousInnermost(getSource()))
+    return n;
+  return (n * cast<BufferType>(getSource().getType()).getElementBytes() + 127) /
+             128 + 1;
+}
+
 LogicalResult PrefetchOp::verify() {
   auto type = cast<BufferType>(getSource().getType());
   if (!type.isGlobal())
@@ -1024,27 +1039,26 @@ LogicalResult PrefetchOp::verify() {
              << d;
   }
   // The block's threads share the units in unrolled steps: bound them.
-  int64_t rows = 1;
-  for (int64_t d : shape.drop_back())
-    rows = std::min<int64_t>(rows * d, int64_t(1) << 21); // no overflow
-  int64_t n = shape.back();
-  int64_t perRow = hasContiguousInnermost(getSource())
-                       ? (n * type.getElementBytes() + 127) / 128 + 1
-                       : n;
-  if (rows > (int64_t(1) << 20) || rows * perRow > (int64_t(1) << 14))
+  int64_t rows = getNumRows();
+  if (rows > (int64_t(1) << 20) || rows * getUnitsPerRow() > (int64_t(1) << 14))
     return emitOpError("prefetches at most 16384 units (128-byte lines of "
                        "the rows' runs, or elements of a strided view)");
   // One thread cannot stand for the block.
-  for (Operation *p = (*this)->getParentOp(); p; p = p->getParentOp()) {
+  return verifyBlockCollective(*this, "the block's threads share its lines");
+}
+
+LogicalResult mlir::gdn::tile::verifyBlockCollective(Operation *op,
+                                                     StringRef why) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp()) {
     if (isa<ProducerTaskOp>(p))
       break;
     if (isa<ProducerOp>(p))
-      return emitOpError("cannot be in a tile.producer region: the block's "
-                         "threads share its lines");
+      return op->emitOpError("cannot be in a tile.producer region: ") << why;
     if (auto ws = dyn_cast<WarpSpecializeOp>(p);
-        ws && ws.getProducer().isAncestor((*this)->getParentRegion()))
-      return emitOpError("cannot be in the producer region of "
-                         "tile.warp_specialize outside a tile.producer_task");
+        ws && ws.getProducer().isAncestor(op->getParentRegion()))
+      return op->emitOpError("cannot be in the producer region of "
+                             "tile.warp_specialize outside a "
+                             "tile.producer_task");
   }
   return success();
 }

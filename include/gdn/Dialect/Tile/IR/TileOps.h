@@ -15,6 +15,12 @@
 #include "gdn/Dialect/Tile/IR/TileOps.h.inc"
 
 namespace mlir::gdn::tile {
+/// Fails (naming `why`) when `op` sits where one thread, or only the
+/// producer warpgroup's TMA issue, runs: a tile.producer region, or the
+/// producer region of tile.warp_specialize outside a tile.producer_task.
+/// For ops that all threads of the block (or task, or consumers) reach.
+LogicalResult verifyBlockCollective(Operation *op, StringRef why);
+
 /// Whether the innermost dimension of global buffer `v` is contiguous
 /// (stride 1): views are dense and only a tile.take of the innermost
 /// dimension makes it strided. Unknown origins count as strided.

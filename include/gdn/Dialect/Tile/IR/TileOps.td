@@ -481,6 +481,14 @@ def Tile_PrefetchOp : Tile_Op<"prefetch"> {
     $source `[` $offsets `]` attr-dict `:` qualified(type($source))
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Rows of the tile (the product of all dimensions but the innermost),
+    /// saturated at 2^21.
+    int64_t getNumRows();
+    /// Prefetch units per row: ceil(n * eb / 128) + 1 over a contiguous
+    /// innermost dimension (every 128-byte line of the run), else n.
+    int64_t getUnitsPerRow();
+  }];
 }
 
 def Tile_AsyncCopyOp : Tile_Op<"async_copy"> {
