@@ -60,7 +60,7 @@ const char *gdnScalarName(GdnScalarId id) {
 
 bool GdnSequence::waitsForFlags() const {
   for (const GdnStage &stage : stages)
-    if (stage.manifest->gridDependency == 2)
+    if (stage.manifest->waitsForFlags())
       return true;
   return false;
 }
@@ -626,12 +626,12 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
                      "takes (no parameter " +
                      seq.workspaces[i].name + ")");
   }
-  // A kernel that waits for ready flags (grid_dependency = 2) must find
+  // A kernel that waits for ready flags (grid_dependency 2 or 3) must find
   // them cleared at each call: it takes a zero-filled workspace, or a flag
   // left set by the previous call would let it read before the data is
   // rewritten (same values in a timing loop: a silent error elsewhere).
   for (const GdnStage &stage : seq.stages) {
-    if (stage.manifest->gridDependency != 2)
+    if (!stage.manifest->waitsForFlags())
       continue;
     bool flags = false;
     for (const GdnArg &a : stage.args)
@@ -640,7 +640,9 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
       return Status::badInput(
           stage.manifest->path + ": error: stage '" + stage.name + "' (" +
           stage.manifest->kernel +
-          ") waits for ready flags (grid_dependency = 2) but takes no "
+          ") waits for ready flags (grid_dependency = " +
+          std::to_string(stage.manifest->gridDependency) +
+          ") but takes no "
           "workspace that the launcher zero-fills (meta.zero_ws): flags left "
           "set by the previous call would read as ready");
   }

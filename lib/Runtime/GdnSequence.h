@@ -90,7 +90,7 @@
 //   manifest that declares each meta.ws_X it names): the launcher fills
 //   those workspaces with zeros before the sequence's first kernel, on
 //   every call (e.g. ready flags that kernels set and wait for). A kernel
-//   with grid_dependency = 2 (it waits for ready flags) must take such a
+//   with grid_dependency 2 or 3 (it waits for ready flags) must take such a
 //   workspace.
 // cu_seqlens, the cp_* tensors and chunk_map are computed on the host and uploaded
 // once per problem (not poisoned, not timed). Scalars are passed by value,
@@ -226,8 +226,8 @@ struct GdnSequence {
   }
   /// True when some kernel takes a cp_* tensor.
   bool usesCpTensors() const;
-  /// True when some kernel waits for its predecessor through ready flags
-  /// (grid_dependency = 2): the kernels share the SMs, so every one gets
+  /// True when some kernel waits for an earlier one through ready flags
+  /// (grid_dependency 2 or 3): the kernels share the SMs, so every one gets
   /// the largest shared-memory carveout (preferMaxSharedCarveout).
   bool waitsForFlags() const;
 };

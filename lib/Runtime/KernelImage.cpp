@@ -113,22 +113,25 @@ std::string entryBody(const std::string &text, const std::string &kernel) {
 /// A manifest's grid_dependency = 1 lets the launcher start the kernel
 /// before its predecessor completes: only safe when the kernel waits
 /// (griddepcontrol.wait) itself; = 2 when it waits for ready flags
-/// (tile.flag_wait: ld.acquire).
+/// (tile.flag_wait: ld.acquire); = 3 when it does both.
 Status checkGridDependency(
     const Manifest &m, const std::string &text,
     const std::function<Status(const std::string &)> &bad) {
-  if (!m.gridDependency)
-    return Status::success();
-  const bool flags = m.gridDependency == 2;
-  const char *wait = flags ? "ld.acquire" : "griddepcontrol.wait";
-  if (entryBody(text, m.kernel).find(wait) != std::string::npos)
-    return Status::success();
-  return bad("the manifest says grid_dependency = " +
-             std::to_string(m.gridDependency) + ", but kernel '" + m.kernel +
-             "' has no " + wait +
-             (flags ? " (a ready-flag wait)" : "") +
-             ": launched early it could read its predecessor's outputs "
-             "before they are written");
+  const std::string body = entryBody(text, m.kernel);
+  for (const bool flags : {false, true}) {
+    if (flags ? !m.waitsForFlags() : !m.waitsForGrid())
+      continue;
+    const char *wait = flags ? "ld.acquire" : "griddepcontrol.wait";
+    if (body.find(wait) != std::string::npos)
+      continue;
+    return bad("the manifest says grid_dependency = " +
+               std::to_string(m.gridDependency) + ", but kernel '" + m.kernel +
+               "' has no " + wait + (flags ? " (a ready-flag wait)" : "") +
+               ": launched early it could read " +
+               (flags ? "an earlier kernel's" : "its predecessor's") +
+               " outputs before they are written");
+  }
+  return Status::success();
 }
 
 Status validatePtx(const Manifest &m, const std::string &image,
@@ -246,7 +249,10 @@ Status validateKernelImage(const Manifest &manifest, const std::string &image,
     // SASS is not scanned for the wait a PTX image is checked for.
     if (s.ok() && manifest.gridDependency && note && note->empty())
       *note = manifest.ptxPath + ": note: cubin; its " +
-              (manifest.gridDependency == 2
+              (manifest.gridDependency == 3
+                   ? "griddepcontrol.wait and ready-flag wait "
+                     "(grid_dependency = 3)"
+               : manifest.gridDependency == 2
                    ? "ready-flag wait (grid_dependency = 2)"
                    : "griddepcontrol.wait (grid_dependency = 1)") +
               " is not checked on the host";

@@ -733,8 +733,8 @@ Status Parser::apply(const Entry &e) {
     return Status::success();
   }
   if (e.key == "grid_dependency") {
-    if (e.value != "0" && e.value != "1" && e.value != "2")
-      return error(e.line, "grid_dependency: expected 0, 1 or 2, got '" +
+    if (e.value.size() != 1 || e.value[0] < '0' || e.value[0] > '3')
+      return error(e.line, "grid_dependency: expected 0, 1, 2 or 3, got '" +
                                e.value + "'");
     m.gridDependency = e.value[0] - '0';
     return Status::success();

@@ -171,8 +171,14 @@ struct Manifest {
   /// grid_dependency: 1, the kernel waits at entry for its stream
   /// predecessor, so it may be launched with programmatic stream
   /// serialization; 2, launched so too, it runs beside its predecessor and
-  /// waits for that one's data through ready flags (ld.acquire); 0, neither.
+  /// waits for that one's data through ready flags (ld.acquire); 3, both:
+  /// it waits at entry for its predecessor and through ready flags for an
+  /// earlier kernel that may still run; 0, neither.
   int gridDependency = 0;
+  /// grid_dependency 1 or 3: the kernel runs griddepcontrol.wait.
+  bool waitsForGrid() const { return gridDependency == 1 || gridDependency == 3; }
+  /// grid_dependency 2 or 3: the kernel waits for ready flags.
+  bool waitsForFlags() const { return gridDependency >= 2; }
   /// The most elements a buffer of a kernel with 32-bit indices may hold:
   /// 2^30, half the i32 range, so that the offsets a masked tile computes
   /// past the end of a buffer (up to a tile's rows further) stay in range

@@ -257,11 +257,12 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
       buildGdnSequence(selected, sequence_, gdnQkL2NormFused(p, selected)));
   const GdnSequence &seq = sequence_;
   for (const GdnStage &stage : seq.stages)
-    if (options.overlapStages && stage.manifest->gridDependency == 2)
+    if (options.overlapStages && stage.manifest->waitsForFlags())
       return Status::badInput(
           "--overlap-stages launches the kernels unordered, but stage '" +
           stage.name + "' (" + stage.manifest->kernel +
-          ") waits for its predecessor's ready flags (grid_dependency = 2): "
+          ") waits for an earlier stage's ready flags (grid_dependency = " +
+          std::to_string(stage.manifest->gridDependency) + "): "
           "launched first, its blocks could wait for flags that no block "
           "sets; time the sequence in order");
   if (!options.dtype.empty()) {

@@ -379,8 +379,8 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                        smallest; blocks of kernels with different carveouts
                        do not share an SM): the control for
                        --overlap-stages; always so when a kernel waits for
-                       its predecessor through ready flags (manifest
-                       grid_dependency = 2), whose stages share the SMs
+                       an earlier one through ready flags (manifest
+                       grid_dependency 2 or 3), whose stages share the SMs
   --determinism N      rerun the sequence N more times on re-poisoned
                        outputs and workspaces; o and the final state must be
                        bit-identical (default 2)

@@ -72,15 +72,22 @@ struct KernelFuncLowering : ConvertOpToLLVMPattern<func::FuncOp> {
       llvmFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                         rewriter.getI32IntegerAttr(regs.getInt()));
     // "flags": the kernel starts beside its predecessor and reads what that
-    // one writes only after a ready flag says it is there.
+    // one writes only after a ready flag says it is there; "wait_and_flags"
+    // waits for its predecessor's grid and, through flags, for an earlier
+    // kernel that may still run.
     Attribute dep = func->getAttr(TileDialect::getGridDependencyAttrName());
-    bool early = dep && isa<StringAttr>(dep);
-    if (early && !func.walk([](FlagWaitOp) { return WalkResult::interrupt(); })
-                      .wasInterrupted())
-      return func.emitError("tile.grid_dependency = \"flags\" launches the "
-                            "kernel before its predecessor completes, but it "
-                            "has no tile.flag_wait to wait for that one's "
-                            "data");
+    const int mode = TileDialect::getGridDependencyMode(dep);
+    bool early = mode == 2;
+    if (mode >= 2 &&
+        !func.walk([](FlagWaitOp) { return WalkResult::interrupt(); })
+             .wasInterrupted())
+      return func.emitError()
+             << "tile.grid_dependency = " << dep
+             << (early ? " launches the kernel before its predecessor "
+                         "completes, but it has no tile.flag_wait to wait "
+                         "for that one's data"
+                       : " reads an earlier kernel's data through ready "
+                         "flags, but it has no tile.flag_wait");
     rewriter.inlineRegionBefore(func.getBody(), llvmFunc.getBody(),
                                 llvmFunc.end());
     if (failed(rewriter.convertRegionTypes(&llvmFunc.getBody(),
@@ -90,7 +97,8 @@ struct KernelFuncLowering : ConvertOpToLLVMPattern<func::FuncOp> {
     // for its stream predecessor's grid (complete, memory visible), so no
     // access of it can race that kernel, then allows its own successor to
     // launch; the memory clobber keeps LLVM from hoisting loads above it.
-    // With "flags" it only allows its successor to launch.
+    // With "flags" it only allows its successor to launch ("wait_and_flags"
+    // does both, as the unit attribute).
     if (dep) {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&llvmFunc.getBody().front());

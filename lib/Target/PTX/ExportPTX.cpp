@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gdn/Target/PTX/Passes.h"
+#include "gdn/Dialect/Tile/IR/TileDialect.h"
 #include "gdn/Dialect/Tile/IR/TileLimits.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -262,16 +263,17 @@ void ExportPTXPass::runOnOperation() {
     // grid_dependency = 1: launch with programmatic stream serialization
     // (the kernel waits for its predecessor itself, tile.grid_dependency);
     // 2: the same launch, but the kernel waits through ready flags
-    // (tile.grid_dependency = "flags").
+    // (tile.grid_dependency = "flags"); 3: both ("wait_and_flags").
     if (Attribute dep = info.get("grid_dependency")) {
-      auto mode = dyn_cast<StringAttr>(dep);
-      if (!isa<UnitAttr>(dep) && !(mode && mode.getValue() == "flags")) {
+      const int mode = tile::TileDialect::getGridDependencyMode(dep);
+      if (mode == 0) {
         module.emitError("kernel '")
             << kernelName
-            << "': grid_dependency must be a unit attribute or \"flags\"";
+            << "': grid_dependency must be a unit attribute, \"flags\" or "
+               "\"wait_and_flags\"";
         return signalPassFailure();
       }
-      w.add("grid_dependency", mode ? "2" : "1");
+      w.add("grid_dependency", std::to_string(mode));
     }
 
     // requires_multiple.<name> = m: the launcher checks scalar <name>.

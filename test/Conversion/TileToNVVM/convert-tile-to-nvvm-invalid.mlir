@@ -71,3 +71,17 @@ func.func @flags_without_wait() attributes {tile.kernel, tile.grid_dependency = 
 }
 }
 }
+
+// -----
+
+// "wait_and_flags" waits for its predecessor's grid and for an earlier
+// kernel's data through ready flags: without a flag wait it is refused too.
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+// expected-error @below {{tile.grid_dependency = "wait_and_flags" reads an earlier kernel's data through ready flags, but it has no tile.flag_wait}}
+// expected-error @below {{failed to legalize operation 'func.func'}}
+func.func @both_without_wait() attributes {tile.kernel, tile.grid_dependency = "wait_and_flags", tile.num_warps = 4 : i64, tile.shared_memory_bytes = 0 : i64} {
+  return
+}
+}
+}

@@ -8,6 +8,8 @@
 // RUN: FileCheck %s --check-prefix=PLAINPTX --input-file=%t/plain.ptx
 // RUN: FileCheck %s --check-prefix=FLAGS --input-file=%t/kf.manifest
 // RUN: FileCheck %s --check-prefix=FLAGSPTX --input-file=%t/flags.ptx
+// RUN: FileCheck %s --check-prefix=BOTH --input-file=%t/kb.manifest
+// RUN: FileCheck %s --check-prefix=BOTHPTX --input-file=%t/both.ptx
 
 // tile.grid_dependency (programmatic dependent launch): the launch
 // interface and the manifest say `grid_dependency`, so that the launcher
@@ -99,6 +101,40 @@ module @flags {
   func.func @kf(%pa: !tile.ptr<f16> {tile.name = "A"}, %pf: !tile.ptr<i32> {tile.name = "ready"},
                 %len: index {tile.name = "len"}, %epoch: i32 {tile.name = "epoch"})
       attributes {tile.kernel, tile.grid_dependency = "flags", tile.num_warps = 4 : i64} {
+    %c1 = arith.constant 1 : index
+    %a = tile.view %pa[%len] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+    %f = tile.view %pf[%len] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+    %pid = tile.program_id x
+    tile.flag_wait %f[%pid], %epoch : !tile.buffer<?xi32, global>
+    %x = tile.load %a[%pid, %c1] : !tile.buffer<?x64xf16, global>
+    return
+  }
+}
+
+// -----
+
+// tile.grid_dependency = "wait_and_flags" (grid_dependency = 3): the kernel
+// waits for its stream predecessor's grid at entry, as the unit attribute
+// does, and for an earlier kernel's data (one that may still be running)
+// through ready flags.
+
+// CHECK-LABEL: module @both attributes {gdn.kernels = {kb = {block = [128, 1, 1], grid_dependency = "wait_and_flags", module = "both", params = ["A:ptr<f16>", "ready:ptr<i32>", "len:i64", "epoch:i32"], shared_bytes = 0 : i64}}, gpu.container_module}
+// LLVM-LABEL: llvm.func @kb(
+// LLVM-NOT:     llvm.load
+// LLVM:         llvm.inline_asm has_side_effects asm_dialect = att "griddepcontrol.wait;\0A\09griddepcontrol.launch_dependents;", "~{memory}" : () -> !llvm.void
+// LLVM:         ld.acquire.gpu.global.b32
+// LLVM:         llvm.load
+// LLVM:         llvm.return
+// BOTH: grid_dependency = 3
+// BOTHPTX:      .entry kb(
+// BOTHPTX-NOT:  {{ld.global|ld.acquire}}
+// BOTHPTX:      griddepcontrol.wait;
+// BOTHPTX-NEXT: griddepcontrol.launch_dependents;
+// BOTHPTX:      ld.acquire.gpu.global.b32
+module @both {
+  func.func @kb(%pa: !tile.ptr<f16> {tile.name = "A"}, %pf: !tile.ptr<i32> {tile.name = "ready"},
+                %len: index {tile.name = "len"}, %epoch: i32 {tile.name = "epoch"})
+      attributes {tile.kernel, tile.grid_dependency = "wait_and_flags", tile.num_warps = 4 : i64} {
     %c1 = arith.constant 1 : index
     %a = tile.view %pa[%len] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
     %f = tile.view %pf[%len] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>

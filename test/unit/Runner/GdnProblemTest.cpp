@@ -860,7 +860,7 @@ TEST(GdnDriverTest, PathWithoutMetaPath) {
                              "param = ready:ptr<i32>\nmeta.ws_ready = HV\n"
                              "meta.zero_ws = ready\ngrid_dependency = 2\n"}),
                   "--overlap-stages launches the kernels unordered, but stage "
-                  "'fwd' (gdn_fwd) waits for its predecessor's ready flags "
+                  "'fwd' (gdn_fwd) waits for an earlier stage's ready flags "
                   "(grid_dependency = 2)");
   {
     // The control: the same carveout on the sequential launches, checked.

@@ -521,6 +521,16 @@ TEST(GdnSequenceTest, ZeroedWorkspaces) {
                               fwdManifest("", "grid_dependency = 2\n")}),
                   "waits for ready flags (grid_dependency = 2) but takes no "
                   "workspace that the launcher zero-fills (meta.zero_ws)");
+  Fixture both;
+  s = both.build({cumsumManifest("meta.zero_ws = gamma\n"), solveManifest(),
+                  fwdManifest("", "grid_dependency = 3\n")});
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(both.seq.waitsForFlags());
+  EXPECT_TRUE(flags.seq.waitsForFlags());
+  EXPECT_CONTAINS(buildError({cumsumManifest(), solveManifest(),
+                              fwdManifest("", "grid_dependency = 3\n")}),
+                  "waits for ready flags (grid_dependency = 3) but takes no "
+                  "workspace that the launcher zero-fills (meta.zero_ws)");
 }
 
 TEST(GdnSequenceTest, NeedsOutputAndFinalState) {

@@ -353,10 +353,33 @@ TEST(HardeningTest, FlagDependencyNeedsAFlagWait) {
   EXPECT_CONTAINS(s.message(),
                   "d/k.ptx: error: the manifest says grid_dependency = 2, but "
                   "kernel 'waits' has no ld.acquire (a ready-flag wait): "
-                  "launched early it could read its predecessor's outputs "
+                  "launched early it could read an earlier kernel's outputs "
                   "before they are written (named by d/k.manifest)");
   m.gridDependency = 1;
   EXPECT_TRUE(validateKernelImage(m, ptx).ok());
+  // grid_dependency = 3 needs both waits in the entry.
+  const std::string both =
+      ".version 8.0\n.target sm_90a\n.address_size 64\n"
+      ".visible .entry both(\n)\n{\n\tgriddepcontrol.wait;\n"
+      "\tgriddepcontrol.launch_dependents;\n"
+      "\t{ .reg .b32 v; ld.acquire.gpu.global.b32 v, [%rd1]; }\n\tret;\n}\n";
+  m = manifestFor("both");
+  m.gridDependency = 3;
+  EXPECT_TRUE(validateKernelImage(m, both).ok());
+  m = manifestFor("waits");
+  m.gridDependency = 3;
+  s = validateKernelImage(m, ptx);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(), "the manifest says grid_dependency = 3, but "
+                               "kernel 'waits' has no ld.acquire");
+  m = manifestFor("flags");
+  m.gridDependency = 3;
+  s = validateKernelImage(m, ptx);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(),
+                  "the manifest says grid_dependency = 3, but kernel 'flags' "
+                  "has no griddepcontrol.wait: launched early it could read "
+                  "its predecessor's outputs");
   std::string note;
   m = manifestFor("k");
   m.gridDependency = 2;

@@ -166,12 +166,20 @@ TEST(ManifestTest, GridDependency) {
   ASSERT_TRUE(
       parseManifest(minimal("grid_dependency = 2\n"), "k.manifest", m).ok());
   EXPECT_EQ(m.gridDependency, 2);
+  EXPECT_TRUE(m.waitsForFlags());
+  EXPECT_FALSE(m.waitsForGrid());
+  ASSERT_TRUE(
+      parseManifest(minimal("grid_dependency = 3\n"), "k.manifest", m).ok());
+  EXPECT_EQ(m.gridDependency, 3);
+  EXPECT_TRUE(m.waitsForFlags());
+  EXPECT_TRUE(m.waitsForGrid());
   EXPECT_CONTAINS(parseError(minimal("grid_dependency = yes\n")),
                   "dir/test.manifest:7: error: grid_dependency: expected 0, "
-                  "1 or 2, got 'yes'");
-  EXPECT_CONTAINS(parseError(minimal("grid_dependency = 3\n")),
-                  "dir/test.manifest:7: error: grid_dependency: expected 0, "
-                  "1 or 2, got '3'");
+                  "1, 2 or 3, got 'yes'");
+  for (const char *bad : {"4", "12", "-1", "1x"})
+    EXPECT_CONTAINS(
+        parseError(minimal(std::string("grid_dependency = ") + bad + "\n")),
+        "dir/test.manifest:7: error: grid_dependency") << bad;
   EXPECT_CONTAINS(
       parseError(minimal("grid_dependency = 1\ngrid_dependency = 1\n")),
       "duplicate key 'grid_dependency'");

@@ -112,6 +112,17 @@ static std::optional<int64_t> getKernelInt(Attribute attr) {
   return getInt64(attr);
 }
 
+int TileDialect::getGridDependencyMode(Attribute value) {
+  if (isa_and_nonnull<UnitAttr>(value))
+    return 1;
+  auto mode = dyn_cast_or_null<StringAttr>(value);
+  if (!mode)
+    return 0;
+  if (mode.getValue() == "flags")
+    return 2;
+  return mode.getValue() == "wait_and_flags" ? 3 : 0;
+}
+
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
@@ -222,16 +233,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   // Unit attributes that request something of a kernel (the grid
-  // dependency also "flags": launch early, wait through ready flags).
+  // dependency also "flags": launch early, wait through ready flags, and
+  // "wait_and_flags": wait at entry and through ready flags).
   if (name == getGridDependencyAttrName() || name == getAsyncGemmAttrName()) {
-    auto mode = dyn_cast<StringAttr>(attr.getValue());
-    bool flags = name == getGridDependencyAttrName() && mode &&
-                 mode.getValue() == "flags";
-    if (!isa<UnitAttr>(attr.getValue()) && !flags)
+    bool grid = name == getGridDependencyAttrName();
+    if (grid ? getGridDependencyMode(attr.getValue()) == 0
+             : !isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' must be a unit attribute"
-                             << (name == getGridDependencyAttrName()
-                                     ? " or \"flags\""
-                                     : "");
+                             << (grid ? ", \"flags\" or \"wait_and_flags\""
+                                      : "");
     if (!op->hasAttr(getKernelAttrName()))
       return op->emitError() << "'" << name << "' is only valid on a "
                              << "tile.kernel function";

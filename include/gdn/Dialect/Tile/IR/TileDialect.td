@@ -36,7 +36,8 @@ def Tile_Dialect : Dialect {
     dependent launch: the kernel waits at entry for its stream predecessor
     and lets its successor launch early; `"flags"`: it lets its successor
     launch early but does not wait, synchronizing with its predecessor
-    through `tile.flag_wait`) and, set by passes,
+    through `tile.flag_wait`; `"wait_and_flags"`: it waits at entry and
+    also through `tile.flag_wait`, for an earlier kernel still running) and, set by passes,
     `tile.shared_memory_bytes` and `tile.producer_warps`. Arguments may carry
     `tile.name`, the parameter name in the manifest; `!tile.tensormap`
     arguments (created by `tile-pipeline`) carry `tile.tensor_map`, the
@@ -109,10 +110,16 @@ def Tile_Dialect : Dialect {
     /// `tile.grid_dependency = "flags"`: only the latter (the manifest's
     /// `grid_dependency = 2`): the kernel runs beside its predecessor and
     /// waits for what it reads through ready flags (tile.flag_wait), which
-    /// the predecessor releases.
+    /// an earlier kernel of the stream releases. `"wait_and_flags"` (the
+    /// manifest's `grid_dependency = 3`): both, for a kernel that reads its
+    /// predecessor's results after griddepcontrol.wait and, through ready
+    /// flags, those of an earlier kernel that may still be running.
     static constexpr ::llvm::StringLiteral getGridDependencyAttrName() {
       return ::llvm::StringLiteral("tile.grid_dependency");
     }
+    /// The manifest's code of a `tile.grid_dependency` value: 1 (unit), 2
+    /// ("flags"), 3 ("wait_and_flags"); 0 for anything else.
+    static int getGridDependencyMode(::mlir::Attribute value);
     /// An LLVM loop annotation (`#llvm.loop_annotation<...>`) on a
     /// tile.for or scf.for, which tile-pipeline and convert-tile-to-nvvm
     /// carry to the loop's latch branch (the name LLVM's branch ops use).
