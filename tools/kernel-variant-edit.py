@@ -20,8 +20,15 @@
 # which tile-pipeline issues with the chunk's TMA loads) for the flag of
 # (chunk, value head) and of (chunk, first value head of its q/k group: the
 # one that writes the normalized q / k rows), slot = floor(first token / 64)
-# + sequence as gdn_prep_flags.mlir.inc releases them; the summary and the
-# replay keep the plain loop.
+# + sequence as gdn_prep_flags.mlir.inc releases them. The CP kernels
+# wait too, at the same registers: @gdn_cp_summary_vm128_@DT@ is launched
+# before the prep completes (tile.grid_dependency = "flags"), calls the
+# flagged loop for B and M, and searches its guarded warm-up window with
+# @gdn_cp_window_flags, a copy of @gdn_cp_window whose walk first waits, per
+# round, for the flags of the chunks the round reads;
+# @gdn_cp_replay_vm128_@DT@ waits for the scan's grid and for each chunk's
+# flags (tile.grid_dependency = "wait_and_flags") and calls the flagged
+# loop.
 #
 # prep-flags (gdn_prefill): @gdn_chunk_prep_k_@DT@ replaced by the kernel of
 # INC (gdn_prep_flags.mlir.inc), with REGS registers per thread
@@ -33,8 +40,14 @@ import re
 import sys
 
 FWD = "  func.func @gdn_chunk_fwd_vm128_@DT@("
+SUMMARY = "  func.func @gdn_cp_summary_vm128_@DT@("
+REPLAY = "  func.func @gdn_cp_replay_vm128_@DT@("
 LOOP = "  func.func private @gdn_chunk_loop_vm_@DT@("
 FLAGS_LOOP = "@gdn_chunk_loop_vm_flags_@DT@"
+WINDOW = "  func.func private @gdn_cp_window("
+FLAGS_WINDOW = "@gdn_cp_window_flags"
+LOOP_TYPES = ("index, index, index, index, index, index, index, index, f32, f32, "
+              "i1) -> ()")
 
 
 def fail(what, why):
@@ -140,24 +153,127 @@ def flags_forward(s):
     return s[:k] + kern + s[end:]
 
 
-def forward_regs(path, cap, p, c, flags):
-    s = open(path).read()
-    what = "--forward-regs"
-    if flags:
-        s = flags_forward(s)
-    k, _ = function(s, FWD, what)
+def flags_window(s):
+    """A copy of @gdn_cp_window that waits, before each round of its walk,
+    for the flags of the (up to eight) chunks the round reads."""
+    what = "--flags"
+    k, end = function(s, WINDOW, what)
+    win = s[k:end]
+    win = replace_once(win, "@gdn_cp_window(", FLAGS_WINDOW + "(", what,
+                       "@gdn_cp_window")
+    win = replace_once(win, "%theta: f32) -> (index, i1, index) {",
+                       "%theta: f32, %pready: !tile.ptr<i32>,\n"
+                       "                                   %seq: index) -> (index, i1, index) {",
+                       what, "@gdn_cp_window's signature")
+    m = re.search(r"\n(      )%r:3 = scf\.for %k = %c0 to %c8 step %c1 iter_args", win)
+    if not m:
+        fail(what, "@gdn_cp_window's walk has no '%r:3 = scf.for %k = %c0 to "
+             "%c8 step %c1 iter_args' round")
+    pre = (
+        "\n    // Ready flags of the prep: slot = floor(first token / 64) + sequence.\n"
+        "    %fl_one = arith.constant 1 : i32\n"
+        "    %fl_s0 = arith.ceildivui %tt, %c64 : index\n"
+        "    %fl_s1 = arith.addi %fl_s0, %seq : index\n"
+        "    %fl_s2 = arith.addi %fl_s1, %c1 : index\n"
+        "    %fl_n = arith.muli %fl_s2, %hvs : index\n"
+        "    %fl_ready = tile.view %pready[%fl_n] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>")
+    wait = (
+        "\n      // The round's chunks j-1 .. j-8 that exist: their flags first.\n"
+        "      scf.for %fk = %c0 to %c8 step %c1 {\n"
+        "        %fl_jk = arith.subi %j, %fk : index\n"
+        "        %fl_has = arith.cmpi sgt, %fl_jk, %c0 : index\n"
+        "        scf.if %fl_has {\n"
+        "          %fl_c = arith.subi %fl_jk, %c1 : index\n"
+        "          %fl_off = arith.muli %fl_c, %c64 : index\n"
+        "          %fl_tok = arith.addi %bos, %fl_off : index\n"
+        "          %fl_ts = arith.divui %fl_tok, %c64 : index\n"
+        "          %fl_slot = arith.addi %fl_ts, %seq : index\n"
+        "          %fl_sh = arith.muli %fl_slot, %hvs : index\n"
+        "          %fl_i = arith.addi %fl_sh, %hv : index\n"
+        "          tile.flag_wait %fl_ready[%fl_i], %fl_one : !tile.buffer<?xi32, global>\n"
+        "        }\n"
+        "      }")
+    body = win.find("\n    %c0 = arith.constant 0 : index\n")
+    consts = win.find("\n    %full = arith.subi %eos, %bos : index\n")
+    if body < 0 or consts < 0:
+        fail(what, "@gdn_cp_window does not define %c0 first and %full later")
+    win = win[:consts] + pre + win[consts:]
+    m = re.search(r"\n(      )%r:3 = scf\.for %k = %c0 to %c8 step %c1 iter_args", win)
+    win = win[:m.start()] + wait + win[m.start():]
+    return s[:end] + "\n" + win + s[end:]
+
+
+def flags_cp(s):
+    """The CP summary and replay beside the prep: the summary launched
+    before the prep completes (tile.grid_dependency = "flags"), waiting for
+    each chunk's flags in its window search and its chunk loops; the replay
+    waiting for the scan's grid and for each chunk's flags
+    ("wait_and_flags")."""
+    what = "--flags"
+    s = flags_window(s)
+    for head, name, mode in ((SUMMARY, "@gdn_cp_summary_vm128_@DT@", "flags"),
+                             (REPLAY, "@gdn_cp_replay_vm128_@DT@", "wait_and_flags")):
+        k, end = function(s, head, what)
+        kern = s[k:end]
+        old = ("%theta: f32 {tile.name = \"cp_theta\"})" if head == SUMMARY
+               else "%svf: i32 {tile.name = \"state_v_first\"})")
+        kern = replace_once(kern, old, old[:-1] + ",\n"
+                            "      %pready: !tile.ptr<i32> {tile.name = \"ready\"})",
+                            what, name + "'s parameters")
+        kern = replace_once(kern, "tile.kernel, tile.grid_dependency,",
+                            "tile.kernel, tile.grid_dependency = \"%s\"," % mode,
+                            what, name + "'s attributes")
+        calls = kern.count("func.call @gdn_chunk_loop_vm_@DT@(")
+        if calls != (2 if head == SUMMARY else 1):
+            fail(what, "%s calls @gdn_chunk_loop_vm_@DT@ %d times" % (name, calls))
+        kern = kern.replace("func.call @gdn_chunk_loop_vm_@DT@(",
+                            "func.call " + FLAGS_LOOP + "(")
+        kern = re.sub(r"(func\.call " + re.escape(FLAGS_LOOP) + r"\([^\n]*)\)\n",
+                      r"\1, %pready, %seq)\n", kern)
+        n = kern.count(LOOP_TYPES)
+        if n != calls:
+            fail(what, "%s: expected %d calls of type (..., %s" % (name, calls, LOOP_TYPES))
+        kern = kern.replace(LOOP_TYPES, LOOP_TYPES[:-len(") -> ()")] +
+                            ", !tile.ptr<i32>, index) -> ()")
+        if head == SUMMARY:
+            kern = replace_once(
+                kern, "func.call @gdn_cp_window(%pgam, %pkb, %tt, %hvs, %hv, %bos, %eos, %is_last, %theta)",
+                "func.call " + FLAGS_WINDOW + "(%pgam, %pkb, %tt, %hvs, %hv, %bos, %eos, %is_last, %theta, %pready, %seq)",
+                what, name + "'s window search")
+            kern = replace_once(
+                kern, "index, index, index, index, index, i1, f32) -> (index, i1, index)",
+                "index, index, index, index, index, i1, f32, !tile.ptr<i32>, index) -> (index, i1, index)",
+                what, name + "'s window search")
+        s = s[:k] + kern + s[end:]
+    return s
+
+
+def cap_registers(s, head, cap, p, c, what):
+    """Kernel `head` capped at `cap` registers per thread with P / C for its
+    producer / consumer warpgroups."""
+    k, _ = function(s, head, what)
     body = s.find("\n    %", k)  # the attributes end before the body
     ws = re.compile(r"tile\.warp_specialize = \{producer_registers = \d+ : i64, "
                     r"consumer_registers = \d+ : i64\}")
     m = ws.search(s, k, body)
+    name = head.strip().split()[-1].rstrip("(")
     if not m:
         fail(what, "no tile.warp_specialize = {producer_registers = P : i64, "
-             "consumer_registers = C : i64} on @gdn_chunk_fwd_vm128_@DT@")
+             "consumer_registers = C : i64} on %s" % name)
     if "tile.max_registers" in s[k:body]:
-        fail(what, "@gdn_chunk_fwd_vm128_@DT@ already has a tile.max_registers")
-    s = (s[:m.start()] + "tile.max_registers = %s : i64, tile.warp_specialize = "
-         "{producer_registers = %s : i64, consumer_registers = %s : i64}" % (cap, p, c)
-         + s[m.end():])
+        fail(what, "%s already has a tile.max_registers" % name)
+    return (s[:m.start()] + "tile.max_registers = %s : i64, tile.warp_specialize = "
+            "{producer_registers = %s : i64, consumer_registers = %s : i64}" % (cap, p, c)
+            + s[m.end():])
+
+
+def forward_regs(path, cap, p, c, flags):
+    s = open(path).read()
+    what = "--forward-regs"
+    if flags:
+        s = flags_cp(flags_forward(s))
+    for kernel in (FWD, SUMMARY, REPLAY) if flags else (FWD,):
+        s = cap_registers(s, kernel, cap, p, c, what)
     head = ("  func.func private " + FLAGS_LOOP + "(") if flags else LOOP
     s = annotate_loop(s, head, what)
     open(path, "w").write(s)

@@ -51,12 +51,15 @@
 # (experimental; docs/gdn-prefill.md, "The prep beside the chunk loop"):
 # with TEMPLATE gdn_prefill.mlir.in, @gdn_chunk_prep_k becomes the
 # persistent prep of gdn_prep_flags.mlir.inc (INCLUDE_DIR), one block per
-# direct-forward block, releasing a flag per (chunk, value head); with
+# direct-forward (CP replay) block, plus blocks for the chunks the CP
+# summaries read first, releasing a flag per (chunk, value head); with
 # gdn_forward_vm.mlir.in, the direct forward waits for those flags before
 # each chunk's loads and is launched before the prep completes
-# (tile.grid_dependency = "flags"), at the registers of --forward-regs
-# (default 136/24/192: room for a prep block beside it). Build both into one
-# directory (the second call with -b on the first's output). gdn-run and
+# (tile.grid_dependency = "flags"), and so are the CP summary (its window
+# search waits too) and the CP replay (which also waits for the scan's
+# grid: "wait_and_flags"), all three at the registers of --forward-regs
+# (default 136/24/192: room for a prep block beside each). Build both into
+# one directory (the second call with -b on the first's output). gdn-run and
 # libgdn_runtime give such a sequence (grid_dependency = 2) the largest
 # shared-memory carveout on every kernel themselves. --prep-regs N (with
 # --flags and gdn_prefill.mlir.in): the prep's register cap (default 80, the

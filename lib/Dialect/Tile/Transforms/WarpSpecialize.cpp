@@ -84,7 +84,11 @@ void toNamedBarrier(BarrierOp barrier, int64_t id, int64_t threads) {
 /// the block backwards so that an op's users are gone before the op is
 /// looked at: an op whose result the kept control flow still uses (a loop
 /// bound loaded from global memory) stays when it only reads global memory,
-/// and is an error otherwise.
+/// and is an error otherwise. Ready-flag waits stay too: a global read the
+/// producer repeats may read what another block releases behind a flag
+/// (e.g. a CP summary's window, read before its loop), and the producer
+/// must read it after the same wait as the consumers, or the two roles
+/// could compute different loop bounds.
 LogicalResult stripToProducer(Block &block, int64_t producerThread) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
     if (auto task = dyn_cast<ProducerTaskOp>(op)) {
@@ -106,7 +110,7 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread) {
         prod.erase();
       continue;
     }
-    if (op.hasTrait<OpTrait::IsTerminator>())
+    if (op.hasTrait<OpTrait::IsTerminator>() || isa<FlagWaitOp>(op))
       continue;
     if (op.getNumRegions() != 0 && !isa<MapOp, ReduceOp>(op)) {
       for (Region &r : op.getRegions())

@@ -325,3 +325,64 @@ func.func @task(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<f16>, %n: index, %k: ind
   }
   return
 }
+
+// -----
+
+// A loop bound read from global memory behind a ready flag: the producer
+// repeats the read (it only reads global memory) and keeps the wait before
+// it, as the consumers do, so both roles read the released value and run
+// the same number of iterations. (Other ops with memory effects, such as
+// the copy to global memory after the loop, stay the consumers' alone.)
+
+// CHECK-LABEL: func.func @flag_guarded_bound
+// CHECK:         tile.warp_specialize {{.*}} producer {
+// CHECK:           tile.flag_wait %[[READY:.*]][%{{.*}}], %{{.*}} : !tile.buffer<?xi32, global>
+// CHECK-NEXT:      %[[N:.*]] = tile.load %{{.*}}[%{{.*}}] : !tile.buffer<?xi32, global>
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK:             tile.producer thread 128 {
+// CHECK-NOT:       tile.copy
+// CHECK:         } consumer {
+// CHECK:           tile.flag_wait %[[READY]][%{{.*}}], %{{.*}} : !tile.buffer<?xi32, global>
+// CHECK-NEXT:      tile.load
+// CHECK:           scf.for
+// CHECK:           tile.copy
+func.func @flag_guarded_bound(%map: !tile.tensormap<64x64xf16, swizzle = 128>,
+                              %pn: !tile.ptr<i32>, %pf: !tile.ptr<i32>, %po: !tile.ptr<i32>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 256 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c1_i32 = arith.constant 1 : i32
+  %full = tile.alloc {offset = 0 : i64} : !tile.buffer<2xi64, shared>
+  %empty = tile.alloc {offset = 16 : i64} : !tile.buffer<2xi64, shared>
+  tile.producer {
+    tile.mbarrier_init %full {count = 1} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %empty {count = 128} : !tile.buffer<2xi64, shared>
+  }
+  tile.barrier
+  %ready = tile.view %pf[%c1] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+  %nb = tile.view %pn[%c1] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+  %out = tile.view %po[%c1] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+  %pid = tile.program_id x
+  tile.flag_wait %ready[%pid], %c1_i32 : !tile.buffer<?xi32, global>
+  %n_i = tile.load %nb[%pid] : !tile.buffer<?xi32, global>
+  %k = arith.index_cast %n_i : i32 to index
+  %s = tile.alloc {offset = 1024 : i64} : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>>
+  scf.for %i = %c0 to %k step %c1 {
+    %st = arith.remsi %i, %c2 : index
+    %ph = arith.divsi %i, %c2 : index
+    tile.mbarrier_wait %full[%st], %ph : !tile.buffer<2xi64, shared>
+    tile.mbarrier_arrive %empty[%st] : !tile.buffer<2xi64, shared>
+    %next = tile.slice %s[%st] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.producer {
+      tile.mbarrier_wait %empty[%st], %ph : !tile.buffer<2xi64, shared>
+      tile.mbarrier_arrive %full[%st] {expect_tx = 8192} : !tile.buffer<2xi64, shared>
+      tile.tma_load %map[%c0, %i] to %next, %full[%st] : !tile.tensormap<64x64xf16, swizzle = 128>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<2xi64, shared>
+    }
+  }
+  %rec = tile.alloc : !tile.buffer<1xi32, fragment>
+  tile.fill %rec, %n_i : !tile.buffer<1xi32, fragment>, i32
+  tile.copy %rec to %out[%pid] : !tile.buffer<1xi32, fragment> to !tile.buffer<?xi32, global>
+  return
+}
