@@ -60,7 +60,7 @@
 # grid: "wait_and_flags"), all three at the registers of --forward-regs
 # (default 136/24/192: room for a prep block beside each). Build both into
 # one directory (the second call with -b on the first's output). gdn-run and
-# libgdn_runtime give such a sequence (grid_dependency = 2) the largest
+# libgdn_runtime give such a sequence (grid_dependency 2 or 3) the largest
 # shared-memory carveout on every kernel themselves. --prep-regs N (with
 # --flags and gdn_prefill.mlir.in): the prep's register cap (default 80, the
 # bundled prep's; at one block per SM beside a 136-register forward it may

@@ -255,7 +255,8 @@ Status validateKernelImage(const Manifest &manifest, const std::string &image,
                : manifest.gridDependency == 2
                    ? "ready-flag wait (grid_dependency = 2)"
                    : "griddepcontrol.wait (grid_dependency = 1)") +
-              " is not checked on the host";
+              (manifest.gridDependency == 3 ? " are" : " is") +
+              " not checked on the host";
     return s;
   }
   return validatePtx(manifest, image, bad);

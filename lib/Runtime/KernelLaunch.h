@@ -70,8 +70,8 @@ bool programmaticLaunchDisabled();
 
 /// Launches `kernel` on `stream`; `args` holds one pointer to each
 /// parameter's value, in manifest order. Does not synchronize. A kernel
-/// whose manifest says grid_dependency = 1 is launched with programmatic
-/// stream serialization (unless programmaticLaunchDisabled()).
+/// whose manifest says grid_dependency = 1, 2 or 3 is launched with
+/// programmatic stream serialization (unless programmaticLaunchDisabled()).
 Status launchKernel(const CudaDriver &driver, const Kernel &kernel, Dim3 grid,
                     void **args, CUstream stream);
 

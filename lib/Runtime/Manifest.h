@@ -21,11 +21,14 @@
 //                                 # every buffer it takes must hold at most
 //                                 # kMaxElements32 elements (the operator
 //                                 # driver checks before binding)
-//   grid_dependency = 1           # optional, 0 (default) or 1: the kernel
-//                                 # waits at entry for the kernel before it
-//                                 # in its stream (griddepcontrol.wait), so
-//                                 # the launcher may start it early
-//                                 # (programmatic stream serialization)
+//   grid_dependency = 1           # optional, 0 (default) to 3: 1, the
+//                                 # kernel waits at entry for the kernel
+//                                 # before it in its stream
+//                                 # (griddepcontrol.wait), so the launcher
+//                                 # may start it early (programmatic stream
+//                                 # serialization); 2, launched so, it
+//                                 # waits through ready flags instead; 3,
+//                                 # both (Manifest::gridDependency)
 //   param = A:ptr<f16>            # repeated, in kernel parameter order
 //   param = tmA:tensormap         # a TMA descriptor passed by value
 //   tensormap.tmA = base=A; dims=K, M; strides=K; box=64, 128; swizzle=128

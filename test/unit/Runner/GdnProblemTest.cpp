@@ -862,6 +862,13 @@ TEST(GdnDriverTest, PathWithoutMetaPath) {
                   "--overlap-stages launches the kernels unordered, but stage "
                   "'fwd' (gdn_fwd) waits for an earlier stage's ready flags "
                   "(grid_dependency = 2)");
+  EXPECT_CONTAINS(pathError({"--overlap-stages", "--check", "none"},
+                            {std::string(kFwdManifest) +
+                             "param = ready:ptr<i32>\nmeta.ws_ready = HV\n"
+                             "meta.zero_ws = ready\ngrid_dependency = 3\n"}),
+                  "--overlap-stages launches the kernels unordered, but stage "
+                  "'fwd' (gdn_fwd) waits for an earlier stage's ready flags "
+                  "(grid_dependency = 3)");
   {
     // The control: the same carveout on the sequential launches, checked.
     PathFixture ok;

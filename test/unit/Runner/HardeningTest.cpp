@@ -387,6 +387,12 @@ TEST(HardeningTest, FlagDependencyNeedsAFlagWait) {
       validateKernelImage(m, makeElf(190, "k", "k_data"), &note).ok());
   EXPECT_CONTAINS(note, "ready-flag wait (grid_dependency = 2) is not "
                         "checked on the host");
+  note.clear();
+  m.gridDependency = 3;
+  EXPECT_TRUE(
+      validateKernelImage(m, makeElf(190, "k", "k_data"), &note).ok());
+  EXPECT_CONTAINS(note, "griddepcontrol.wait and ready-flag wait "
+                        "(grid_dependency = 3) are not checked on the host");
 }
 
 namespace {

@@ -129,8 +129,8 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread) {
       if (onlyReadsGlobal(&op))
         continue;
       return op.emitOpError("computes a value the producer warpgroup "
-                            "needs (its control flow or a "
-                            "tile.producer_task), but only global-memory "
+                            "needs (its control flow, a ready-flag wait or "
+                            "a tile.producer_task), but only global-memory "
                             "reads can be repeated by the producer");
     }
     op.erase();

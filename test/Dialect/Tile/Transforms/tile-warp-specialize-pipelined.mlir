@@ -55,7 +55,7 @@ func.func @shared_bound(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {tile.nam
   %k = arith.index_cast %K : i32 to index
   %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
   %cnt = tile.alloc : !tile.buffer<1xi32, shared>
-  // expected-error @below {{computes a value the producer warpgroup needs (its control flow or a tile.producer_task), but only global-memory reads can be repeated by the producer}}
+  // expected-error @below {{computes a value the producer warpgroup needs (its control flow, a ready-flag wait or a tile.producer_task), but only global-memory reads can be repeated by the producer}}
   %len32 = tile.load %cnt[%c0] : !tile.buffer<1xi32, shared>
   %len = arith.index_cast %len32 : i32 to index
   %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
