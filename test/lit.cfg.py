@@ -80,6 +80,18 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
+# Upstream mlir-opt and mlir-cpu-runner (mlir-19-tools): tests that run a
+# piece of a kernel's index arithmetic on the CPU.
+_mlir_opt = os.path.join(config.llvm_tools_dir, "mlir-opt")
+_mlir_runner = os.path.join(config.llvm_tools_dir, "mlir-cpu-runner")
+_mlir_utils = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib",
+                           "libmlir_c_runner_utils.so")
+if all(os.path.exists(f) for f in (_mlir_opt, _mlir_runner, _mlir_utils)):
+    config.available_features.add("mlir-cpu-runner")
+    config.substitutions.append(("%mlir_opt", _mlir_opt))
+    config.substitutions.append(("%mlir_cpu_runner", _mlir_runner))
+    config.substitutions.append(("%mlir_c_runner_utils", _mlir_utils))
+
 # tools/sanitize-test.sh's ASan + UBSan build: an uninstrumented python3
 # cannot load its libgdn_runtime (the ASan runtime must come first).
 if os.environ.get("GDN_SANITIZED") == "1":
