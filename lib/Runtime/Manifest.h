@@ -179,7 +179,9 @@ struct Manifest {
   /// earlier kernel that may still run; 0, neither.
   int gridDependency = 0;
   /// grid_dependency 1 or 3: the kernel runs griddepcontrol.wait.
-  bool waitsForGrid() const { return gridDependency == 1 || gridDependency == 3; }
+  bool waitsForGrid() const {
+    return gridDependency == 1 || gridDependency == 3;
+  }
   /// grid_dependency 2 or 3: the kernel waits for ready flags.
   bool waitsForFlags() const { return gridDependency >= 2; }
   /// The most elements a buffer of a kernel with 32-bit indices may hold:
