@@ -92,6 +92,17 @@ if all(os.path.exists(f) for f in (_mlir_opt, _mlir_runner, _mlir_utils)):
     config.substitutions.append(("%mlir_cpu_runner", _mlir_runner))
     config.substitutions.append(("%mlir_c_runner_utils", _mlir_utils))
 
+# The CPU emulator (tools/gdn-emu, docs/gdn-run.md "Without a GPU"): gdn-run
+# with libgdn-cuemu.so in place of libcuda.so.1 runs the kernels as written,
+# lowered by convert-tile-to-loops, against the fp64 oracle.
+_cuemu = os.path.join(config.gdn_obj_root, "lib", "libgdn-cuemu.so")
+_kernels_cpu = os.path.join(config.gdn_obj_root, "kernels-cpu")
+if os.path.exists(_cuemu) and os.path.isdir(_kernels_cpu):
+    config.available_features.add("gdn-emu")
+    config.substitutions.append(("%gdn_emu_kernels", _kernels_cpu))
+    config.substitutions.append(("%gdn_emu_lib", _cuemu))
+    config.substitutions.append(("%gdn_emu", "env GDN_CUDA_LIBRARY=%s GDN_EMU_KERNELS=%s" % (_cuemu, _kernels_cpu)))
+
 # tools/sanitize-test.sh's ASan + UBSan build: an uninstrumented python3
 # cannot load its libgdn_runtime (the ASan runtime must come first).
 if os.environ.get("GDN_SANITIZED") == "1":

@@ -4,7 +4,7 @@
 # usage: tools/kernel-variant.sh [-b BASE_DIR] [-I INCLUDE_DIR] [-t DTYPES]
 #                                [--no-i64] [--fused P/C] [-O OPTIONS]
 #                                [--forward-regs MAX/P/C] [--flags]
-#                                [--prep-regs N] [--prep-prefetch]
+#                                [--prep-regs N] [--prep-prefetch] [--cpu]
 #                                OUT_DIR TEMPLATE
 #
 # Builds OUT_DIR, a complete kernel directory for gdn-run, tools/gpu-check.sh
@@ -74,6 +74,12 @@
 # feature measured off); chip, index-bitwidth, kernel-suffix and output-dir
 # are the script's own and refused here.
 #
+# --cpu: also lower the variant's modules for the CPU emulator
+# (convert-tile-to-loops) into OUT_DIR/kernels-cpu, which starts as a copy of
+# BASE_DIR/kernels-cpu (else build/kernels-cpu): gdn-run then runs and checks
+# the variant without a GPU, GDN_CUDA_LIBRARY=build/lib/libgdn-cuemu.so
+# GDN_EMU_KERNELS=OUT_DIR/kernels-cpu (docs/gdn-run.md, "Without a GPU").
+#
 # Templates instantiated per forward variant (@BV@) are refused. gdn-opt is
 # build/bin/gdn-opt (or $GDN_OPT). Experiments that edit a template (timing
 # variants, ablations) build their kernel directories with this instead of
@@ -82,7 +88,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage() { sed -n '4,8s/^# //p' "$0" >&2; exit 2; }
-base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" extra="" fwdregs="" flags="" prepregs="" prefetch=""
+base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" extra="" fwdregs="" flags="" prepregs="" prefetch="" cpu=""
 while [[ $# -gt 0 ]]; do
   case $1 in
   --fused) [[ $# -ge 2 ]] || usage; fused=$2; shift 2 ;;
@@ -90,6 +96,7 @@ while [[ $# -gt 0 ]]; do
   --flags) flags=1; shift ;;
   --prep-regs) [[ $# -ge 2 ]] || usage; prepregs=$2; shift 2 ;;
   --prep-prefetch) prefetch=1; shift ;;
+  --cpu) cpu=1; shift ;;
   -b) [[ $# -ge 2 ]] || usage; base=$2; shift 2 ;;
   -I) [[ $# -ge 2 ]] || usage; incdir=$2; shift 2 ;;
   -t) [[ $# -ge 2 ]] || usage; dtypes=$2; shift 2 ;;
@@ -221,6 +228,13 @@ mkdir -p "$out"
 if [[ $(cd "$base" && pwd) != $(cd "$out" && pwd) ]]; then
   cp "$base"/*.ptx "$base"/*.manifest "$out"/
 fi
+if [[ -n $cpu && ! -d $out/kernels-cpu ]]; then
+  seed=$base/kernels-cpu
+  [[ -d $seed ]] || seed=$root/build/kernels-cpu
+  [[ -d $seed ]] || { echo "kernel-variant.sh: --cpu: no $seed (build the default target first)" >&2; exit 1; }
+  mkdir -p "$out/kernels-cpu"
+  cp "$seed"/*.mlir "$out/kernels-cpu/"
+fi
 clean() { cmake -DDIR="$out" -DMODULE="$1" -P "$root/cmake/GdnCleanKernelModule.cmake"; }
 for dt in $dtypes; do
   sed "s/@DT@/$dt/g" "$work/$name.expanded" >"$work/${name}_$dt.mlir"
@@ -229,6 +243,10 @@ for dt in $dtypes; do
     exit 1
   fi
   clean "${name}_$dt"
+  if [[ -n $cpu ]]; then
+    "$opt" "$work/${name}_$dt.mlir" --symbol-dce --convert-tile-to-loops \
+      -o "$out/kernels-cpu/${name}_$dt.mlir"
+  fi
   if [[ $pair == 0 ]]; then
     "$opt" "$work/${name}_$dt.mlir" \
       "--gdn-lower-to-ptx=chip=$chip$extra output-dir=$out" -o /dev/null
@@ -242,4 +260,4 @@ for dt in $dtypes; do
       "--gdn-lower-to-ptx=chip=$chip kernel-suffix=_i64$extra output-dir=$out" -o /dev/null
   fi
 done
-echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", fused $fused")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $extra ]] || echo ",$extra"))"
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", fused $fused")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $extra ]] || echo ",$extra"))"

@@ -7,6 +7,7 @@
 
 #include "CudaDriver.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
 
 namespace gdn::run {
@@ -15,10 +16,14 @@ Status CudaDriver::load() {
   if (handle_)
     return Status::success();
   dlerror();
-  void *handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  // GDN_CUDA_LIBRARY: another implementation of the driver API, e.g. the
+  // CPU emulator libgdn-cuemu.so (tools/gdn-emu) for tests without a GPU.
+  const char *env = std::getenv("GDN_CUDA_LIBRARY");
+  const std::string library = env && *env ? env : "libcuda.so.1";
+  void *handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *why = dlerror();
-    return Status::noDevice(std::string("cannot load libcuda.so.1: ") +
+    return Status::noDevice("cannot load " + library + ": " +
                             (why ? why : "unknown dlopen error"));
   }
   std::string missing;

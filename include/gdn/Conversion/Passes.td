@@ -127,4 +127,68 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertTileToLoops : Pass<"convert-tile-to-loops", "::mlir::ModuleOp"> {
+  let summary = "lower tile kernels to sequential loops over memrefs, for a "
+                "CPU run (an emulator of the tile dialect's semantics)";
+  let description = [{
+    Rewrites kernels as written (before any of the GPU passes) into plain
+    `scf` / `memref` / `arith` code that upstream's CPU lowering turns into
+    LLVM and `mlir-cpu-runner` or an `ExecutionEngine` runs: one call of a
+    kernel function runs one thread block, in program order, with the
+    buffers' memory semantics of docs/design.md. The point is to check a
+    kernel's arithmetic (its math, masks, indexing and the ops' contracts)
+    without a GPU, as Triton's interpreter mode does; thread mappings,
+    layouts, barriers and asynchrony have no meaning here (one "thread"
+    does everything in order), so they are neither needed nor checked.
+
+    Types: `!tile.ptr<T>` becomes `memref<?xT>` (the caller passes each
+    tensor as a 1-D memref); every `!tile.buffer` becomes a memref of its
+    shape and element type with a fully dynamic strided layout (views,
+    `tile.take`, `tile.narrow` and `tile.slice` are `memref.reinterpret_cast`
+    and `memref.subview`s of it). Shared and fragment buffers are stack
+    allocations at the start of their function, filled with NaN (floats) or
+    0xAA bytes (integers): a kernel that reads an element it never wrote
+    shows NaN in its output instead of a plausible number.
+
+    The grid: `tile.program_id` and `tile.num_programs` read the private
+    global `@__tile_grid` (`memref<6xindex>`: ids x, y, z, then sizes),
+    which the caller sets before each block with the generated
+    `func.func @__tile_set_grid(id x, id y, id z, size x, size y, size z)`.
+
+    Ops: `tile.copy` / `tile.async_copy` (masks, conversions, `transpose`,
+    `block_diagonal`, `block_lower`), `tile.load`, `tile.fill`,
+    `tile.zero_tail`, `tile.gemm` (f32 accumulation in k order; `zero_init`,
+    transposes, `b_block_lower`), `tile.map`, `tile.reduce` (index order;
+    max / min as `maxnumf` / `minnumf`, PTX's `max.f32`), `tile.scan`,
+    `tile.tril_inverse` (forward substitution as specified, `packed`,
+    `lower_only`), `tile.for` (an `scf.for`), `tile.producer` (its body,
+    once), `tile.flag_release` (a store) and `tile.flag_wait` (blocks run
+    one after another, so the flag must already have been released: else
+    the run aborts with a message); `tile.barrier`, `tile.prefetch`,
+    `tile.async_commit` and `tile.async_wait` have nothing to do. An
+    unmasked access outside a global buffer's bounds (a `tile.copy`,
+    `tile.load`, `tile.take` or `tile.narrow` past the view's extent, a
+    flag index) aborts the run with a message (`cf.assert`) where the GPU
+    would read or write someone else's memory. (A view's size is not
+    checked against the memref it is made of: kernels view tensors they
+    do not read, such as a dummy `h0`.)
+
+    Ops that only the GPU passes create (TMA, mbarriers, warp
+    specialization, the blocked inverse's phases, `tile.gemm_wait`) and a
+    `tile.producer_task` (which runs concurrently with the rest of its
+    block) are errors. Functions nobody calls should be removed first
+    (`symbol-dce`), since every function is converted.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
+  let options = [
+    Option<"poison", "poison", "bool", /*default=*/"true",
+           "Fill shared and fragment buffers with NaN / 0xAA bytes at the "
+           "start of their function (false: leave them uninitialized)">
+  ];
+}
+
 #endif // GDN_CONVERSION_PASSES_TD

@@ -134,10 +134,14 @@ def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
     `packed`: then `source` and `dest` are one buffer, whose strict lower
     triangle keeps `L` and whose upper triangle (with the diagonal) receives
     the inverse transposed (`T[i][j]`, `i >= j`, at `[j][i]`): half the
-    shared memory. With `lower_only` (not packed) the part of `dest` above
-    the diagonal is unspecified afterwards: the blocked form below does not
-    write its 16 x 16 blocks above the diagonal. For readers that take only
-    the lower triangle (`tile.copy {block_lower = 16}`, a masked map).
+    shared memory. With `lower_only` (not packed) the 16 x 16 blocks of
+    `dest` above its block diagonal are unspecified afterwards (the blocked
+    form below does not write them); the diagonal blocks are whole, zeros
+    above the diagonal included, and so is all of `dest` for sizes that are
+    not multiples of 16. For readers that take only the blocks on and below
+    the diagonal (`tile.copy {block_lower = 16}`, which the GDN prep's
+    unmasked Ag map then multiplies without a select: it relies on those
+    zeros).
     The inverse is computed exactly in f32 by forward
     substitution, one column per thread, in a fixed order (bit-identical
     from run to run): no truncated series. `tile-expand-tril-inverse`
