@@ -193,22 +193,32 @@ struct ViewLowering : OpConversionPattern<ViewOp> {
   }
 };
 
-/// A subview of `src` (memref of `srcType`'s shape): `offsets[d]` and size
-/// `sizes[d]` (a static size where `staticSize[d]` >= 0), unit strides.
-Value subview(ConversionPatternRewriter &b, Location loc, Value src,
-              MemRefType resultType, ArrayRef<Value> offsets,
-              ArrayRef<OpFoldResult> sizes) {
-  SmallVector<OpFoldResult> offs(offsets.begin(), offsets.end());
-  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
-  return b.create<memref::SubViewOp>(loc, resultType, src, offs, sizes,
-                                     strides);
-}
-
 OpFoldResult sizeOf(OpBuilder &b, Location loc, Value m, int64_t d) {
   auto type = cast<MemRefType>(m.getType());
-  if (!ShapedType::isDynamic(type.getShape()[d]))
-    return b.getIndexAttr(type.getShape()[d]);
+  if (!type.isDynamicDim(d))
+    return b.getIndexAttr(type.getDimSize(d));
   return b.create<memref::DimOp>(loc, m, d).getResult();
+}
+
+/// The subview of `src` with dimension d restricted to [start, start +
+/// size) for each (d, {start, size}) of `ranges` and whole elsewhere, unit
+/// strides; `resultType` drops the dimensions of static size 1 it drops.
+Value restrict(ConversionPatternRewriter &b, Location loc, Value src,
+               MemRefType resultType,
+               const llvm::SmallDenseMap<int64_t, std::pair<Value, OpFoldResult>>
+                   &ranges) {
+  int64_t r = cast<MemRefType>(src.getType()).getRank();
+  SmallVector<OpFoldResult> offsets, sizes;
+  for (int64_t d = 0; d < r; ++d) {
+    auto it = ranges.find(d);
+    offsets.push_back(it != ranges.end() ? OpFoldResult(it->second.first)
+                                         : OpFoldResult(b.getIndexAttr(0)));
+    sizes.push_back(it != ranges.end() ? it->second.second
+                                       : sizeOf(b, loc, src, d));
+  }
+  SmallVector<OpFoldResult> strides(r, b.getIndexAttr(1));
+  return b.create<memref::SubViewOp>(loc, resultType, src, offsets, sizes,
+                                     strides);
 }
 
 struct TakeLowering : OpConversionPattern<TakeOp> {
@@ -218,35 +228,21 @@ struct TakeLowering : OpConversionPattern<TakeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value src = adaptor.getSource();
-    int64_t r = cast<MemRefType>(src.getType()).getRank();
-    SmallVector<Value> offsets(r);
-    SmallVector<OpFoldResult> sizes(r);
-    llvm::SmallDenseMap<int64_t, Value> taken;
-    for (auto [d, i] : llvm::zip(op.getDims(), adaptor.getIndices()))
-      taken[d] = i;
-    SmallVector<Value> idx;
-    for (int64_t d = 0; d < r; ++d) {
-      if (Value i = taken.lookup(d)) {
-        offsets[d] = i;
-        sizes[d] = rewriter.getIndexAttr(1);
-        idx.push_back(i);
-      } else {
-        offsets[d] = cIdx(rewriter, loc, 0);
-        sizes[d] = sizeOf(rewriter, loc, src, d);
-      }
-    }
+    llvm::SmallDenseMap<int64_t, std::pair<Value, OpFoldResult>> ranges;
     // The indices must lie inside the buffer (a take past its end would be
     // a view of someone else's memory).
     Value ok;
-    for (auto [d, i] : taken)
+    for (auto [d, i] : llvm::zip(op.getDims(), adaptor.getIndices())) {
+      ranges[d] = {i, rewriter.getIndexAttr(1)};
       ok = andI1(rewriter, loc, ok,
                  rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
                                                 i, dimOf(rewriter, loc, src, d)));
+    }
     if (ok)
       assertTrue(rewriter, loc, ok, where(op) + ": index out of bounds");
-    rewriter.replaceOp(op, subview(rewriter, loc, src,
-                                   bufferMemRef(cast<BufferType>(op.getType())),
-                                   offsets, sizes));
+    rewriter.replaceOp(
+        op, restrict(rewriter, loc, src,
+                     bufferMemRef(cast<BufferType>(op.getType())), ranges));
     return success();
   }
 };
@@ -258,18 +254,10 @@ struct NarrowLowering : OpConversionPattern<NarrowOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value src = adaptor.getSource();
-    int64_t r = cast<MemRefType>(src.getType()).getRank();
     int64_t dim = op.getDim();
-    SmallVector<Value> offsets(r);
-    SmallVector<OpFoldResult> sizes(r);
-    for (int64_t d = 0; d < r; ++d) {
-      offsets[d] = d == dim ? adaptor.getStart() : cIdx(rewriter, loc, 0);
-      sizes[d] = d == dim ? OpFoldResult(adaptor.getSize())
-                          : sizeOf(rewriter, loc, src, d);
-    }
     // [start, start + size) inside the buffer.
-    Value end =
-        rewriter.create<arith::AddIOp>(loc, adaptor.getStart(), adaptor.getSize());
+    Value end = rewriter.create<arith::AddIOp>(loc, adaptor.getStart(),
+                                               adaptor.getSize());
     Value ok = rewriter.create<arith::AndIOp>(
         loc,
         rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule,
@@ -277,9 +265,10 @@ struct NarrowLowering : OpConversionPattern<NarrowOp> {
         rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, end,
                                        dimOf(rewriter, loc, src, dim)));
     assertTrue(rewriter, loc, ok, where(op) + ": range out of bounds");
-    rewriter.replaceOp(op, subview(rewriter, loc, src,
-                                   bufferMemRef(cast<BufferType>(op.getType())),
-                                   offsets, sizes));
+    rewriter.replaceOp(
+        op, restrict(rewriter, loc, src,
+                     bufferMemRef(cast<BufferType>(op.getType())),
+                     {{dim, {adaptor.getStart(), adaptor.getSize()}}}));
     return success();
   }
 };
@@ -291,22 +280,15 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value src = adaptor.getSource();
-    int64_t r = cast<MemRefType>(src.getType()).getRank();
-    SmallVector<Value> offsets(r);
-    SmallVector<OpFoldResult> sizes(r);
-    for (int64_t d = 0; d < r; ++d) {
-      offsets[d] = d == 0 ? adaptor.getIndex() : cIdx(rewriter, loc, 0);
-      sizes[d] = d == 0 ? OpFoldResult(rewriter.getIndexAttr(1))
-                        : sizeOf(rewriter, loc, src, d);
-    }
     assertTrue(rewriter, loc,
                rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
                                               adaptor.getIndex(),
                                               dimOf(rewriter, loc, src, 0)),
                where(op) + ": index out of bounds");
-    rewriter.replaceOp(op, subview(rewriter, loc, src,
-                                   bufferMemRef(cast<BufferType>(op.getType())),
-                                   offsets, sizes));
+    rewriter.replaceOp(
+        op, restrict(rewriter, loc, src,
+                     bufferMemRef(cast<BufferType>(op.getType())),
+                     {{0, {adaptor.getIndex(), rewriter.getIndexAttr(1)}}}));
     return success();
   }
 };
