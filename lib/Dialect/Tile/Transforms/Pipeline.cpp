@@ -764,6 +764,8 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
 
 void PipelinePass::runOnOperation() {
   func::FuncOp kernel = getOperation();
+  if (kernel.isExternal())
+    return; // a declaration: nothing to pipeline
   auto engine =
       kernel->getAttrOfType<StringAttr>(TileDialect::getCopyEngineAttrName());
   useTma = engine && engine.getValue() == "tma";

@@ -324,7 +324,9 @@ static int64_t recipeL2Promotion(DictionaryAttr recipe) {
 
 TensorMaps::TensorMaps(func::FuncOp kernel) : kernel(kernel) {
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
-    auto type = dyn_cast<TensorMapType>(kernel.getArgument(i).getType());
+    // The function type, not the entry block's arguments: a declaration
+    // (no body) has none.
+    auto type = dyn_cast<TensorMapType>(kernel.getArgumentTypes()[i]);
     auto recipe = kernel.getArgAttrOfType<DictionaryAttr>(
         i, TileDialect::getTensorMapAttrName());
     if (!type || !recipe)

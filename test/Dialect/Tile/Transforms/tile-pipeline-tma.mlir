@@ -475,3 +475,11 @@ func.func @block_lower_whole(%pag: !tile.ptr<f16> {tile.name = "Ag"},
   }
   return
 }
+
+// -----
+
+// A function declaration (no body; e.g. a runtime helper a CPU test calls)
+// is left alone: its parameters are read from its type, not from an entry
+// block it does not have (this crashed, found by the fuzzer).
+// CHECK-LABEL: func.func private @declared(f32, !tile.ptr<f16>)
+func.func private @declared(f32, !tile.ptr<f16>)
