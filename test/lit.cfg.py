@@ -102,6 +102,9 @@ if os.path.exists(_cuemu) and os.path.isdir(_kernels_cpu):
     config.substitutions.append(("%gdn_emu_kernels", _kernels_cpu))
     config.substitutions.append(("%gdn_emu_lib", _cuemu))
     config.substitutions.append(("%gdn_emu", "env GDN_CUDA_LIBRARY=%s GDN_EMU_KERNELS=%s" % (_cuemu, _kernels_cpu)))
+# gdn-example links libcuda.so.1 (built where the toolkit has its stub).
+if os.path.exists(os.path.join(config.gdn_obj_root, "bin", "gdn-example")):
+    config.available_features.add("gdn-example")
 
 # tools/sanitize-test.sh's ASan + UBSan build: an uninstrumented python3
 # cannot load its libgdn_runtime (the ASan runtime must come first).

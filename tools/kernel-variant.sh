@@ -235,6 +235,15 @@ if [[ -n $cpu && ! -d $out/kernels-cpu ]]; then
   mkdir -p "$out/kernels-cpu"
   cp "$seed"/*.mlir "$out/kernels-cpu/"
 fi
+if [[ -z $cpu && -d $out/kernels-cpu ]]; then
+  # A CPU lowering of an earlier build of this module would be stale.
+  for dt in $dtypes; do
+    if [[ -f $out/kernels-cpu/${name}_$dt.mlir ]]; then
+      echo "kernel-variant.sh: removing $out/kernels-cpu/${name}_$dt.mlir (stale without --cpu)" >&2
+      rm -f "$out/kernels-cpu/${name}_$dt.mlir"
+    fi
+  done
+fi
 clean() { cmake -DDIR="$out" -DMODULE="$1" -P "$root/cmake/GdnCleanKernelModule.cmake"; }
 for dt in $dtypes; do
   sed "s/@DT@/$dt/g" "$work/$name.expanded" >"$work/${name}_$dt.mlir"

@@ -46,7 +46,7 @@ Status CudaDriver::load() {
   GDN_CUDA_DRIVER_FUNCTIONS(GDN_RUN_RESOLVE)
 #undef GDN_RUN_RESOLVE
   if (!missing.empty())
-    return Status::noDevice("libcuda.so.1 lacks " + missing +
+    return Status::noDevice(library + " lacks " + missing +
                             " (driver too old?)");
   handle_ = handle;
   return Status::success();

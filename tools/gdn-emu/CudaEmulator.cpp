@@ -10,7 +10,8 @@
 //
 // "Device" memory is host memory. A kernel is not its PTX: cuModuleGetFunction
 // finds the function of that name (a `_i64` suffix dropped: the 64-bit-index
-// build of one source) in the kernels as written, lowered by
+// build of one source; its parameters checked against the PTX entry's) in
+// the kernels as written, lowered by
 // convert-tile-to-loops (build/kernels-cpu/*.mlir, see tools/gdn-emu/
 // CMakeLists.txt), lowers that module to LLVM here and JIT-compiles it
 // (MLIR's ExecutionEngine). A launch runs the grid's blocks one after another
@@ -126,7 +127,8 @@ size_t bytesLeft(uintptr_t p) {
 /// One parameter of a kernel as the JIT'd function takes it.
 struct ParamKind {
   bool memref = false;
-  size_t elemBytes = 0; // memref<?xT>
+  bool isFloat = false; // the element (memref) or scalar type is a float
+  size_t bytes = 0;     // the element size of a memref<?xT>, else the scalar's
 };
 
 struct JitModule {
@@ -142,9 +144,41 @@ struct EmuFunction {
   const std::vector<ParamKind> *params = nullptr;
 };
 
+/// A loaded "module": its PTX text, used only to check that the CPU kernel
+/// of a name takes the parameters the GPU kernel of that name takes.
 struct EmuModule {
-  int unused = 0;
+  std::string ptx;
 };
+
+/// The parameter widths (bytes) of `.entry name(...)` in `ptx`, without the
+/// 128-byte tensor maps (appended after the kernel's own parameters, which
+/// the CPU kernels do not take); false when the PTX has no such entry.
+bool ptxParams(const std::string &ptx, const std::string &name,
+               std::vector<size_t> &widths) {
+  std::string key = ".entry " + name + "(";
+  size_t at = ptx.find(key);
+  if (at == std::string::npos)
+    return false;
+  size_t end = ptx.find(')', at);
+  std::string list = ptx.substr(at + key.size(), end - at - key.size());
+  std::istringstream in(list);
+  std::string line;
+  while (std::getline(in, line, ',')) {
+    if (line.find(".param") == std::string::npos)
+      continue;
+    if (line.find("[128]") != std::string::npos)
+      continue; // a tensor map
+    size_t w = 0;
+    for (const char *t : {".u64", ".s64", ".b64", ".f64"})
+      if (line.find(t) != std::string::npos)
+        w = 8;
+    for (const char *t : {".u32", ".s32", ".b32", ".f32"})
+      if (line.find(t) != std::string::npos)
+        w = 4;
+    widths.push_back(w);
+  }
+  return true;
+}
 
 /// By file. Never destroyed: an ExecutionEngine torn down by the exit
 /// handlers would run after LLVM's own globals are gone.
@@ -241,10 +275,13 @@ JitModule *loadModule(const std::string &file) {
     std::vector<ParamKind> params;
     for (mlir::Type t : func.getArgumentTypes()) {
       ParamKind k;
+      mlir::Type scalar = t;
       if (auto m = llvm::dyn_cast<mlir::MemRefType>(t)) {
         k.memref = true;
-        k.elemBytes = (m.getElementTypeBitWidth() + 7) / 8;
+        scalar = m.getElementType();
       }
+      k.isFloat = llvm::isa<mlir::FloatType>(scalar);
+      k.bytes = scalar.isIndex() ? 8 : (scalar.getIntOrFloatBitWidth() + 7) / 8;
       params.push_back(k);
     }
     jm->kernels[func.getName().str()] = params;
@@ -305,14 +342,15 @@ struct Desc {
 };
 
 /// The NaN a convert-tile-to-loops buffer is filled with (f32 0x7FC00000,
-/// positive; x86's own NaNs are negative) and its f16 / bf16 roundings.
+/// positive; x86's own NaNs are negative) and its f16 (0x7E00) / bf16
+/// (0x7FC0) forms; only float parameters are scanned, each as its type.
 bool isPoison(const unsigned char *p, size_t elemBytes) {
   if (elemBytes == 4) {
     uint32_t v;
     std::memcpy(&v, p, 4);
     return v == 0x7FC00000u;
   }
-  if (elemBytes == 2) {
+  if (elemBytes == 2) { // f16 or bf16: either NaN (each is one in its type)
     uint16_t v;
     std::memcpy(&v, p, 2);
     return v == 0x7E00u || v == 0x7FC0u;
@@ -322,19 +360,20 @@ bool isPoison(const unsigned char *p, size_t elemBytes) {
 
 /// GDN_EMU_TRACE: after each block, the first element of each float
 /// parameter that holds the poison of an unwritten shared or fragment
-/// buffer (which the kernel then stored to global memory), once per
-/// parameter and kernel.
+/// buffer, once per parameter and kernel. The poison may have been stored
+/// by this block or by an earlier kernel (inputs are scanned too): the
+/// first report in launch order names the kernel that stored it.
 template <typename Desc>
 void reportPoison(const EmuFunction &fn, const std::vector<Desc> &descs,
                   unsigned x, unsigned y, unsigned z) {
   static std::map<std::pair<std::string, size_t>, bool> seen;
   for (size_t i = 0; i < descs.size(); ++i) {
     const ParamKind &k = (*fn.params)[i];
-    if (!k.memref || seen[{fn.name, i}])
+    if (!k.memref || !k.isFloat || seen[{fn.name, i}])
       continue;
     auto *base = static_cast<const unsigned char *>(descs[i].aligned);
     for (int64_t e = 0; e < descs[i].size; ++e)
-      if (isPoison(base + e * k.elemBytes, k.elemBytes)) {
+      if (isPoison(base + e * k.bytes, k.bytes)) {
         std::fprintf(stderr,
                      "gdn-cuemu: %s: after block (%u, %u, %u), parameter %zu "
                      "element %lld holds an unwritten buffer's poison\n",
@@ -368,7 +407,7 @@ CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
     Desc &d = descs[i];
     d.allocated = d.aligned = reinterpret_cast<void *>(p);
     d.offset = 0;
-    d.size = static_cast<int64_t>(left / k.elemBytes);
+    d.size = static_cast<int64_t>(left / k.bytes);
     d.stride = 1;
     for (void **slot : {&d.allocated, &d.aligned})
       args.push_back(slot);
@@ -394,6 +433,7 @@ CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
 
 struct EmuEvent {
   std::chrono::steady_clock::time_point t;
+  bool recorded = false;
 };
 
 int dummyContext, dummyStream;
@@ -425,6 +465,9 @@ CUresult cuGetErrorName(CUresult error, const char **str) {
     break;
   case CUDA_ERROR_INVALID_HANDLE:
     *str = "CUDA_ERROR_INVALID_HANDLE";
+    break;
+  case CUDA_ERROR_INVALID_DEVICE:
+    *str = "CUDA_ERROR_INVALID_DEVICE";
     break;
   default:
     *str = "CUDA_ERROR_UNKNOWN";
@@ -459,7 +502,10 @@ CUresult cuDeviceGet(CUdevice *d, int ordinal) {
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetName(char *name, int len, CUdevice) {
-  std::snprintf(name, len, "gdn CPU emulator (convert-tile-to-loops)");
+  if (!name || len <= 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::snprintf(name, static_cast<size_t>(len),
+                "gdn CPU emulator (convert-tile-to-loops)");
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice) {
@@ -513,24 +559,52 @@ CUresult cuCtxPopCurrent(CUcontext *c) {
     *c = reinterpret_cast<CUcontext>(&dummyContext);
   return CUDA_SUCCESS;
 }
-CUresult cuPointerGetAttributes(unsigned, CUpointer_attribute *, void **,
-                                CUdeviceptr) {
-  return CUDA_ERROR_NOT_SUPPORTED;
+CUresult cuPointerGetAttributes(unsigned n, CUpointer_attribute *attrs,
+                                void **data, CUdeviceptr p) {
+  // Device memory is what cuMemAlloc handed out; anything else is the
+  // caller's host memory.
+  bool device = bytesLeft(static_cast<uintptr_t>(p)) > 0;
+  for (unsigned i = 0; i < n; ++i) {
+    switch (attrs[i]) {
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+      *static_cast<unsigned *>(data[i]) =
+          device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+      break;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+      *static_cast<int *>(data[i]) = device ? 0 : -1;
+      break;
+    default:
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
+  }
+  return CUDA_SUCCESS;
 }
 CUresult cuMemAllocAsync(CUdeviceptr *p, size_t bytes, CUstream) {
   return allocate(p, bytes);
 }
 CUresult cuMemFreeAsync(CUdeviceptr p, CUstream) { return release(p); }
-CUresult cuModuleLoadDataEx(CUmodule *m, const void *, unsigned, CUjit_option *,
-                            void **) {
-  *m = reinterpret_cast<CUmodule>(new EmuModule());
+CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned,
+                            CUjit_option *, void **) {
+  auto *mod = new EmuModule();
+  if (image)
+    mod->ptx = static_cast<const char *>(image);
+  *m = reinterpret_cast<CUmodule>(mod);
   return CUDA_SUCCESS;
 }
 CUresult cuModuleUnload(CUmodule m) {
   delete reinterpret_cast<EmuModule *>(m);
   return CUDA_SUCCESS;
 }
-CUresult cuModuleGetFunction(CUfunction *f, CUmodule, const char *name) {
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
+  // The GPU kernel of this name: its parameters (a CPU kernel found under
+  // the same name in another build must take the same ones, else its
+  // arguments would be misread).
+  std::vector<size_t> gpuParams;
+  auto *mod = reinterpret_cast<EmuModule *>(m);
+  if (!mod || !ptxParams(mod->ptx, name, gpuParams)) {
+    fail(std::string("the module has no kernel ") + name);
+    return CUDA_ERROR_NOT_FOUND;
+  }
   std::string kernel = name;
   if (kernel.size() > 4 && kernel.substr(kernel.size() - 4) == "_i64")
     kernel.resize(kernel.size() - 4); // the 64-bit-index build, same source
@@ -543,6 +617,18 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule, const char *name) {
   auto params = jm->kernels.find(kernel);
   if (params == jm->kernels.end()) {
     fail("@" + kernel + " in " + file + " is not a kernel");
+    return CUDA_ERROR_NOT_FOUND;
+  }
+  bool same = gpuParams.size() == params->second.size();
+  for (size_t i = 0; same && i < gpuParams.size(); ++i) {
+    const ParamKind &k = params->second[i];
+    same = gpuParams[i] == (k.memref ? 8 : k.bytes);
+  }
+  if (!same) {
+    fail("@" + kernel + " in " + file + " takes other parameters than the " +
+         "GPU kernel " + name + " (" + std::to_string(params->second.size()) +
+         " vs " + std::to_string(gpuParams.size()) +
+         "): GDN_EMU_KERNELS holds another build of it");
     return CUDA_ERROR_NOT_FOUND;
   }
   auto entry = jm->engine->lookupPacked(kernel);
@@ -653,12 +739,18 @@ CUresult cuEventDestroy(CUevent e) {
   return CUDA_SUCCESS;
 }
 CUresult cuEventRecord(CUevent e, CUstream) {
-  reinterpret_cast<EmuEvent *>(e)->t = std::chrono::steady_clock::now();
+  auto *ev = reinterpret_cast<EmuEvent *>(e);
+  ev->t = std::chrono::steady_clock::now();
+  ev->recorded = true;
   return CUDA_SUCCESS;
 }
 CUresult cuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
 CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
-  auto d = reinterpret_cast<EmuEvent *>(b)->t - reinterpret_cast<EmuEvent *>(a)->t;
+  auto *ea = reinterpret_cast<EmuEvent *>(a);
+  auto *eb = reinterpret_cast<EmuEvent *>(b);
+  if (!ea || !eb || !ea->recorded || !eb->recorded)
+    return CUDA_ERROR_INVALID_HANDLE;
+  auto d = eb->t - ea->t;
   *ms = std::chrono::duration<float, std::milli>(d).count();
   return CUDA_SUCCESS;
 }

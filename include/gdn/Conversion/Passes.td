@@ -148,7 +148,9 @@ def ConvertTileToLoops : Pass<"convert-tile-to-loops", "::mlir::ModuleOp"> {
     and `memref.subview`s of it). Shared and fragment buffers are stack
     allocations at the start of their function, filled with NaN (floats) or
     0xAA bytes (integers): a kernel that reads an element it never wrote
-    shows NaN in its output instead of a plausible number.
+    shows NaN in its output instead of a plausible number (unless only a
+    max / min reduction or scan reads it: those drop NaN operands, as the
+    GPU's `max.f32` does).
 
     The grid: `tile.program_id` and `tile.num_programs` read the private
     global `@__tile_grid` (`memref<6xindex>`: ids x, y, z, then sizes),

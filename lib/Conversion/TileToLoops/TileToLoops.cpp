@@ -938,8 +938,8 @@ void ConvertTileToLoopsPass::runOnOperation() {
   auto gridType = MemRefType::get({6}, b.getIndexType());
   if (!module.lookupSymbol(kGridGlobal)) {
     b.create<memref::GlobalOp>(loc, kGridGlobal, b.getStringAttr("private"),
-                               gridType, Attribute(), /*constant=*/false,
-                               IntegerAttr());
+                               gridType, b.getUnitAttr() /*uninitialized*/,
+                               /*constant=*/false, IntegerAttr());
   }
   if (!module.lookupSymbol(kSetGrid)) {
     SmallVector<Type> six(6, b.getIndexType());
