@@ -45,7 +45,7 @@
 # spill. E.g. 136/24/192 leaves room for one prep block per SM beside each
 # forward block (gdn-run --overlap-stages; docs/perf-notes.md v41). With
 # KERNEL_VARIANT_KEEP=FILE set, the edited template is copied to FILE (for
-# the lit test).
+# the lit tests; also with --fused and --flags).
 #
 # --flags: the prep beside the forward, synchronized by ready flags
 # (experimental; docs/gdn-prefill.md, "The prep beside the chunk loop"):
@@ -182,6 +182,7 @@ if [[ -n $fused ]]; then
     "$incdir/gdn_chunk_fused.mlir.inc" >>"$work/$name.fused"
   echo "}" >>"$work/$name.fused"
   mv "$work/$name.fused" "$work/$name.expanded"
+  [[ -z ${KERNEL_VARIANT_KEEP:-} ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
 fi
 if [[ -n $prefetch ]]; then
   [[ -n $flags && $name == gdn_prefill ]] ||

@@ -163,10 +163,16 @@ def ConvertTileToLoops : Pass<"convert-tile-to-loops", "::mlir::ModuleOp"> {
     transposes, `b_block_lower`), `tile.map`, `tile.reduce` (index order;
     max / min as `maxnumf` / `minnumf`, PTX's `max.f32`), `tile.scan`,
     `tile.tril_inverse` (forward substitution as specified, `packed`,
-    `lower_only`), `tile.for` (an `scf.for`), `tile.producer` (its body,
-    once), `tile.flag_release` (a store) and `tile.flag_wait` (blocks run
-    one after another, so the flag must already have been released: else
-    the run aborts with a message); `tile.barrier`, `tile.prefetch`,
+    `lower_only`), `tile.for` (an `scf.for`), `tile.producer` and
+    `tile.producer_task` (their bodies, once, where they stand: a task
+    hands the consumers the chunk they take next, so program order is an
+    order its hand-off allows), the mbarriers (an element counts completed
+    phases; one arrive stands for all the threads of the role that executes
+    it and completes a phase; a wait for parity p must find the current
+    phase's parity different from p, else the run aborts),
+    `tile.flag_release` (a store) and `tile.flag_wait` (blocks run one after
+    another, so the flag must already have been released: else the run
+    aborts with a message); `tile.barrier`, `tile.prefetch`,
     `tile.async_commit` and `tile.async_wait` have nothing to do. An
     unmasked access outside a global buffer's bounds (a `tile.copy`,
     `tile.load`, `tile.take` or `tile.narrow` past the view's extent, a
@@ -175,11 +181,10 @@ def ConvertTileToLoops : Pass<"convert-tile-to-loops", "::mlir::ModuleOp"> {
     checked against the memref it is made of: kernels view tensors they
     do not read, such as a dummy `h0`.)
 
-    Ops that only the GPU passes create (TMA, mbarriers, warp
-    specialization, the blocked inverse's phases, `tile.gemm_wait`) and a
-    `tile.producer_task` (which runs concurrently with the rest of its
-    block) are errors. Functions nobody calls should be removed first
-    (`symbol-dce`), since every function is converted.
+    Ops that only the GPU passes create (TMA, `tile.warp_specialize`, the
+    blocked inverse's phases, `tile.gemm_wait`) are errors. Functions
+    nobody calls should be removed first (`symbol-dce`), since every
+    function is converted.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",

@@ -830,6 +830,87 @@ struct ProducerLowering : OpConversionPattern<ProducerOp> {
   }
 };
 
+/// A producer task's body runs where the task stands, once: the kernels
+/// hand its results to the consumers through mbarrier-guarded slots that
+/// the task fills for the chunk the consumers take next, so program order
+/// is an order the hand-off allows (the mbarrier checks below confirm it).
+struct ProducerTaskLowering : OpConversionPattern<ProducerTaskOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ProducerTaskOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Block &body = op.getBody().front();
+    Operation *end = body.getTerminator();
+    rewriter.inlineBlockBefore(&body, op);
+    rewriter.eraseOp(end);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// mbarriers: each i64 element counts its completed phases. One execution
+/// of an arrive stands for all the threads of the role that executes it
+/// (the kernels give each barrier the count of the role that arrives on
+/// it), so it completes the current phase; a wait for parity p must find
+/// the current phase's parity different from p (that phase p completed),
+/// else it would wait forever in this order: the run aborts.
+struct MBarrierInitLowering : OpConversionPattern<MBarrierInitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierInitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<BufferType>(op.getBarriers().getType());
+    Value zero = zeroOf(rewriter, op.getLoc(), type.getElementType());
+    forEach(rewriter, op.getLoc(), type.getShape(),
+            [&](OpBuilder &b, Location l, ValueRange iv) {
+              b.create<memref::StoreOp>(l, zero, adaptor.getBarriers(), iv);
+            });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierArriveLowering : OpConversionPattern<MBarrierArriveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value n = rewriter.create<memref::LoadOp>(loc, adaptor.getBarriers(),
+                                              adaptor.getIndex());
+    Value one = rewriter.create<arith::ConstantIntOp>(
+        loc, 1, cast<IntegerType>(n.getType()));
+    rewriter.create<memref::StoreOp>(
+        loc, rewriter.create<arith::AddIOp>(loc, n, one),
+        adaptor.getBarriers(), adaptor.getIndex());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierWaitLowering : OpConversionPattern<MBarrierWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value n = rewriter.create<memref::LoadOp>(loc, adaptor.getBarriers(),
+                                              adaptor.getIndex());
+    Value nIdx = rewriter.create<arith::IndexCastOp>(
+        loc, rewriter.getIndexType(), n);
+    Value two = cIdx(rewriter, loc, 2);
+    Value cur = rewriter.create<arith::RemUIOp>(loc, nIdx, two);
+    Value want = rewriter.create<arith::RemUIOp>(loc, adaptor.getParity(), two);
+    Value done = rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne,
+                                                cur, want);
+    assertTrue(rewriter, loc, done,
+               where(op) + ": the phase is not complete (blocks and roles "
+                           "run in program order on the CPU)");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct FlagReleaseLowering : OpConversionPattern<FlagReleaseOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -881,13 +962,11 @@ struct ConvertTileToLoopsPass
   void runOnOperation() override;
 };
 
-/// Ops the CPU lowering does not take: those only GPU passes create, and
-/// work that runs concurrently with the rest of its block.
+/// Ops the CPU lowering does not take: those only GPU passes create.
 bool isUnsupported(Operation *op) {
-  return isa<TmaLoadOp, TmaStoreOp, TmaStoreWaitOp, MBarrierInitOp,
-             MBarrierArriveOp, MBarrierWaitOp, WarpSpecializeOp,
-             ProducerTaskOp, ProducerTaskEndOp, GemmWaitOp, TrilInverseDiagOp,
-             TrilInverseLevelOp, TrilInverseMergeOp>(op);
+  return isa<TmaLoadOp, TmaStoreOp, TmaStoreWaitOp, WarpSpecializeOp,
+             GemmWaitOp, TrilInverseDiagOp, TrilInverseLevelOp,
+             TrilInverseMergeOp>(op);
 }
 
 void ConvertTileToLoopsPass::runOnOperation() {
@@ -897,11 +976,8 @@ void ConvertTileToLoopsPass::runOnOperation() {
   bool bad = false;
   module.walk<WalkOrder::PreOrder>([&](Operation *op) -> WalkResult {
     if (isUnsupported(op)) {
-      op->emitOpError("is not supported by convert-tile-to-loops (")
-          << (isa<ProducerTaskOp, ProducerTaskEndOp>(op)
-                  ? "it runs concurrently with the rest of its block"
-                  : "only the GPU passes create it; convert kernels as written")
-          << ")";
+      op->emitOpError("is not supported by convert-tile-to-loops (only the "
+                      "GPU passes create it; convert kernels as written)");
       bad = true;
       return WalkResult::skip(); // one error per unsupported region
     }
@@ -987,8 +1063,9 @@ void ConvertTileToLoopsPass::runOnOperation() {
                EraseLowering<AsyncWaitOp>, EraseLowering<PrefetchOp>,
                FillLowering, ZeroTailLowering, GemmLowering, MapLowering,
                ReduceLowering, ScanLowering, TrilInverseLowering, ForLowering,
-               ProducerLowering, FlagReleaseLowering, FlagWaitLowering>(tc,
-                                                                        ctx);
+               ProducerLowering, ProducerTaskLowering, MBarrierInitLowering,
+               MBarrierArriveLowering, MBarrierWaitLowering,
+               FlagReleaseLowering, FlagWaitLowering>(tc, ctx);
   patterns.add<AllocLowering>(tc, ctx, poison);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, tc);
   populateCallOpTypeConversionPattern(patterns, tc);

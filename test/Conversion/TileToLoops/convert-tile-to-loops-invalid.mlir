@@ -1,21 +1,9 @@
 // RUN: gdn-opt %s -split-input-file -verify-diagnostics --convert-tile-to-loops
 
 // Ops that only the GPU passes create have no CPU lowering.
-func.func @mbarrier(%b: !tile.buffer<2xi64, shared>) {
-  // expected-error @below {{'tile.mbarrier_init' op is not supported by convert-tile-to-loops (only the GPU passes create it; convert kernels as written)}}
-  tile.mbarrier_init %b {count = 1} : !tile.buffer<2xi64, shared>
-  return
-}
-
-// -----
-
-// A producer task runs beside the rest of its block: no sequential meaning.
-func.func @task() attributes {tile.kernel, tile.num_warps = 8 : i64,
-    tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
-  // expected-error @below {{'tile.producer_task' op is not supported by convert-tile-to-loops (it runs concurrently with the rest of its block)}}
-  tile.producer_task warps 4 {
-    tile.barrier
-  }
+func.func @gemm_wait() {
+  // expected-error @below {{'tile.gemm_wait' op is not supported by convert-tile-to-loops (only the GPU passes create it; convert kernels as written)}}
+  tile.gemm_wait {pending = 0}
   return
 }
 

@@ -178,3 +178,41 @@ func.func @flags(%p: !tile.ptr<i32>, %n: index, %epoch: i32) {
   }
   return
 }
+
+// -----
+
+// A producer task runs in place; an mbarrier element counts completed
+// phases (init: 0; an arrive completes one); a wait for parity p checks
+// that the current phase's parity differs from p.
+
+// CHECK-LABEL: func.func @handoff
+// CHECK: %[[BAR:.*]] = memref.cast %{{.*}} : memref<2xi64> to memref<2xi64, strided<[?], offset: ?>>
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %[[BAR]]
+// CHECK: %[[N:.*]] = memref.load %[[BAR]][%{{.*}}]
+// CHECK: %[[N1:.*]] = arith.addi %[[N]], %{{.*}} : i64
+// CHECK: memref.store %[[N1]], %[[BAR]]
+// CHECK: %[[M:.*]] = memref.load %[[BAR]][%{{.*}}]
+// CHECK: %[[MI:.*]] = arith.index_cast %[[M]] : i64 to index
+// CHECK: %[[CUR:.*]] = arith.remui %[[MI]], %c2
+// CHECK: %[[WANT:.*]] = arith.remui %{{.*}}, %c2
+// CHECK: %[[DONE:.*]] = arith.cmpi ne, %[[CUR]], %[[WANT]] : index
+// CHECK: cf.assert %[[DONE]], "tile.mbarrier_wait at {{.*}}: the phase is not complete (blocks and roles run in program order on the CPU)"
+// CHECK-NOT: tile.
+func.func @handoff(%p: index) attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 104 : i64, consumer_registers = 200 : i64}} {
+  %c0 = arith.constant 0 : index
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  tile.producer {
+    tile.mbarrier_init %full {count = 1} : !tile.buffer<2xi64, shared>
+  }
+  tile.barrier
+  tile.producer_task warps 4 {
+    tile.barrier
+    tile.producer {
+      tile.mbarrier_arrive %full[%c0] : !tile.buffer<2xi64, shared>
+    }
+  }
+  tile.mbarrier_wait %full[%c0], %p : !tile.buffer<2xi64, shared>
+  return
+}
