@@ -61,6 +61,7 @@
 
 #include "llvm/Support/TargetSelect.h"
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -166,15 +167,23 @@ bool ptxParams(const std::string &ptx, const std::string &name,
   while (std::getline(in, line, ',')) {
     if (line.find(".param") == std::string::npos)
       continue;
-    if (line.find("[128]") != std::string::npos)
+    if (line.find(".align 64") != std::string::npos &&
+        line.find("[128]") != std::string::npos)
       continue; // a tensor map
+    // The width: N of a byte array `.b8 x[N]`, else the type suffix's bits
+    // (`.u64`, `.f32`, `.b16`, ...); 0 where neither is found.
     size_t w = 0;
-    for (const char *t : {".u64", ".s64", ".b64", ".f64"})
-      if (line.find(t) != std::string::npos)
-        w = 8;
-    for (const char *t : {".u32", ".s32", ".b32", ".f32"})
-      if (line.find(t) != std::string::npos)
-        w = 4;
+    size_t lb = line.find('['), b8 = line.find(".b8 ");
+    if (b8 != std::string::npos && lb != std::string::npos) {
+      w = std::strtoul(line.c_str() + lb + 1, nullptr, 10);
+    } else {
+      for (size_t i = line.find(".param") + 6; i + 2 < line.size(); ++i)
+        if (line[i] == '.' && std::strchr("usbf", line[i + 1]) &&
+            std::isdigit(static_cast<unsigned char>(line[i + 2]))) {
+          w = std::strtoul(line.c_str() + i + 2, nullptr, 10) / 8;
+          break;
+        }
+    }
     widths.push_back(w);
   }
   return true;
@@ -281,6 +290,11 @@ JitModule *loadModule(const std::string &file) {
         scalar = m.getElementType();
       }
       k.isFloat = llvm::isa<mlir::FloatType>(scalar);
+      if (!scalar.isIndex() && !scalar.isIntOrFloat()) {
+        fail("@" + func.getName().str() + " in " + file +
+             " takes a parameter of a type the emulator cannot pass");
+        return nullptr;
+      }
       k.bytes = scalar.isIndex() ? 8 : (scalar.getIntOrFloatBitWidth() + 7) / 8;
       params.push_back(k);
     }
@@ -469,6 +483,9 @@ CUresult cuGetErrorName(CUresult error, const char **str) {
   case CUDA_ERROR_INVALID_DEVICE:
     *str = "CUDA_ERROR_INVALID_DEVICE";
     break;
+  case CUDA_ERROR_INVALID_IMAGE:
+    *str = "CUDA_ERROR_INVALID_IMAGE";
+    break;
   default:
     *str = "CUDA_ERROR_UNKNOWN";
   }
@@ -585,9 +602,15 @@ CUresult cuMemAllocAsync(CUdeviceptr *p, size_t bytes, CUstream) {
 CUresult cuMemFreeAsync(CUdeviceptr p, CUstream) { return release(p); }
 CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned,
                             CUjit_option *, void **) {
+  if (!m || !image)
+    return CUDA_ERROR_INVALID_VALUE;
+  // A cubin (ELF) is machine code for a GPU: refused, so that a loader
+  // with a PTX fallback (libgdn_runtime's embedded images) takes the PTX,
+  // whose entries the parameter check below reads.
+  if (std::memcmp(image, "\x7f" "ELF", 4) == 0)
+    return CUDA_ERROR_INVALID_IMAGE;
   auto *mod = new EmuModule();
-  if (image)
-    mod->ptx = static_cast<const char *>(image);
+  mod->ptx = static_cast<const char *>(image);
   *m = reinterpret_cast<CUmodule>(mod);
   return CUDA_SUCCESS;
 }
@@ -625,10 +648,18 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
     same = gpuParams[i] == (k.memref ? 8 : k.bytes);
   }
   if (!same) {
+    auto list = [](const std::vector<size_t> &w) {
+      std::string t;
+      for (size_t x : w)
+        t += (t.empty() ? "" : ",") + std::to_string(x);
+      return t;
+    };
+    std::vector<size_t> cpu;
+    for (const ParamKind &k : params->second)
+      cpu.push_back(k.memref ? 8 : k.bytes);
     fail("@" + kernel + " in " + file + " takes other parameters than the " +
-         "GPU kernel " + name + " (" + std::to_string(params->second.size()) +
-         " vs " + std::to_string(gpuParams.size()) +
-         "): GDN_EMU_KERNELS holds another build of it");
+         "GPU kernel " + name + " (bytes " + list(cpu) + " vs " +
+         list(gpuParams) + "): GDN_EMU_KERNELS holds another build of it");
     return CUDA_ERROR_NOT_FOUND;
   }
   auto entry = jm->engine->lookupPacked(kernel);

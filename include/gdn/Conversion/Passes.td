@@ -169,7 +169,10 @@ def ConvertTileToLoops : Pass<"convert-tile-to-loops", "::mlir::ModuleOp"> {
     order its hand-off allows), the mbarriers (an element counts completed
     phases; one arrive stands for all the threads of the role that executes
     it and completes a phase; a wait for parity p must find the current
-    phase's parity different from p, else the run aborts),
+    phase's parity different from p, else the run aborts: program order is
+    checked to be free of blocking waits, not the hand-off to be free of
+    races in other orders, nor a barrier's count against the threads that
+    arrive; an arrive with `expect_tx` (TMA) is an error),
     `tile.flag_release` (a store) and `tile.flag_wait` (blocks run one after
     another, so the flag must already have been released: else the run
     aborts with a message); `tile.barrier`, `tile.prefetch`,

@@ -833,7 +833,9 @@ struct ProducerLowering : OpConversionPattern<ProducerOp> {
 /// A producer task's body runs where the task stands, once: the kernels
 /// hand its results to the consumers through mbarrier-guarded slots that
 /// the task fills for the chunk the consumers take next, so program order
-/// is an order the hand-off allows (the mbarrier checks below confirm it).
+/// is an order the hand-off allows (the mbarrier checks below confirm that
+/// no wait in it blocks; not that the hand-off is free of races in other
+/// orders, nor that a barrier's count matches the threads that arrive).
 struct ProducerTaskLowering : OpConversionPattern<ProducerTaskOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -980,6 +982,12 @@ void ConvertTileToLoopsPass::runOnOperation() {
                       "GPU passes create it; convert kernels as written)");
       bad = true;
       return WalkResult::skip(); // one error per unsupported region
+    }
+    if (auto arrive = dyn_cast<MBarrierArriveOp>(op);
+        arrive && arrive.getExpectTx()) {
+      op->emitOpError("with expect_tx waits for TMA bytes, which "
+                      "convert-tile-to-loops does not lower");
+      bad = true;
     }
     auto func = dyn_cast<func::FuncOp>(op);
     for (Type t : func ? TypeRange(func.getArgumentTypes())

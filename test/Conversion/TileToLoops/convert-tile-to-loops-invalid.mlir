@@ -22,3 +22,14 @@ func.func @inverse_phase(%l: !tile.buffer<32x32xf32, shared>, %t: !tile.buffer<3
 func.func @tma(%m: !tile.tensormap<64x64xf16, swizzle = 128>) {
   return
 }
+
+// -----
+
+// An arrive that announces TMA bytes waits for a TMA load, which does not
+// exist before the GPU passes.
+func.func @expect_tx(%b: !tile.buffer<2xi64, shared>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'tile.mbarrier_arrive' op with expect_tx waits for TMA bytes, which convert-tile-to-loops does not lower}}
+  tile.mbarrier_arrive %b[%c0] {expect_tx = 1024} : !tile.buffer<2xi64, shared>
+  return
+}

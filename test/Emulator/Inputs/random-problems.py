@@ -81,15 +81,18 @@ def main():
                                                   "gdn_*_%s.manifest" % dtype)))
         cmd = [args.gdn_run, "--op", "gdn_prefill", "--iters", "0",
                "--determinism", "0"] + opts + manifests
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=600)
-        out = proc.stdout.decode("utf-8", "replace")
-        ok = proc.returncode == 0 and "1 passed, 0 failed" in out
+        try:
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, timeout=600)
+            rc, out = proc.returncode, proc.stdout.decode("utf-8", "replace")
+        except subprocess.TimeoutExpired:
+            rc, out = -1, "timeout: no exit after 600 s"
+        ok = rc == 0 and "1 passed, 0 failed" in out
         passed += ok
         failed += not ok
         print("%s %s" % ("PASS" if ok else "FAIL", " ".join(opts)))
         if not ok:
-            print("  exit %d; output tail:" % proc.returncode)
+            print("  exit %d; output tail:" % rc)
             for line in out.splitlines()[-6:]:
                 print("    " + line)
         sys.stdout.flush()
