@@ -420,11 +420,10 @@ LogicalResult emitCopy(ConversionPatternRewriter &rewriter, Operation *op,
       else
         doWrite = andI1(b, l, doWrite, on);
     }
-    Value srcIn, dstIn;
     if (c.srcType.isGlobal() && c.masked)
-      readOk = andI1(b, l, readOk, srcIn = inBounds(b, l, c.src, si));
+      readOk = andI1(b, l, readOk, inBounds(b, l, c.src, si));
     if (c.dstType.isGlobal() && c.masked)
-      doWrite = andI1(b, l, doWrite, dstIn = inBounds(b, l, c.dst, di));
+      doWrite = andI1(b, l, doWrite, inBounds(b, l, c.dst, di));
     ifThen(b, l, doWrite, [&](OpBuilder &wb, Location wl) {
       if (c.dstType.isGlobal() && !c.masked)
         assertTrue(wb, wl, inBounds(wb, wl, c.dst, di),
