@@ -254,7 +254,7 @@ for dt in $dtypes; do
   fi
   clean "${name}_$dt"
   if [[ -n $cpu ]]; then
-    "$opt" "$work/${name}_$dt.mlir" --symbol-dce --convert-tile-to-loops \
+    "$opt" "$work/${name}_$dt.mlir" --gdn-lower-to-cpu \
       -o "$out/kernels-cpu/${name}_$dt.mlir"
   fi
   if [[ $pair == 0 ]]; then

@@ -185,6 +185,16 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   }
 }
 
+void buildLowerToCPUPipeline(OpPassManager &pm,
+                             const LowerToCPUOptions &options) {
+  // Every function is converted: the ones no kernel calls go first (the
+  // fused chunk loop, which only its variant's kernel calls, among them).
+  pm.addPass(createSymbolDCEPass());
+  ConvertTileToLoopsOptions loops;
+  loops.poison = options.poison;
+  pm.addPass(createConvertTileToLoops(loops));
+}
+
 void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
@@ -195,6 +205,11 @@ void registerGdnPipelines() {
       "convert-tile-to-nvvm, convert-nvvm-to-llvm, reconcile-unrealized-casts, canonicalize and cse (gpu.module), "
       "nvvm-attach-target, gpu-module-to-binary{format=isa} and, with output-dir, gdn-export-ptx",
       buildLowerToPTXPipeline);
+  PassPipelineRegistration<LowerToCPUOptions>(
+      "gdn-lower-to-cpu",
+      "Lower tile kernels as written to sequential loops for the CPU "
+      "emulator: symbol-dce, convert-tile-to-loops (poison=0: no NaN fill)",
+      buildLowerToCPUPipeline);
 }
 
 } // namespace mlir::gdn

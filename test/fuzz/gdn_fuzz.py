@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Mutation fuzzer of gdn-opt: parse -> verify -> gdn-lower-to-ptx -> export
-(every fourth iteration: -> symbol-dce -> convert-tile-to-loops instead).
+(every fourth iteration: gdn-lower-to-cpu instead).
 
 Seeds are the .mlir files of kernels/ and test/ (split at `// -----`; the
 `.mlir.in` templates instantiated with f16 and the first forward variant).
@@ -298,10 +298,10 @@ def check_outputs(workdir, outdir):
 
 def pipeline(it, outdir):
     """gdn-opt's options for iteration `it`: every fourth iteration the CPU
-    lowering (symbol-dce, convert-tile-to-loops), which must refuse what it
+    lowering (gdn-lower-to-cpu), which must refuse what it
     cannot lower with a diagnostic, never crash; else gdn-lower-to-ptx."""
     if it % 4 == 3:
-        return ["--symbol-dce", "--convert-tile-to-loops"]
+        return ["--gdn-lower-to-cpu"]
     return ["--gdn-lower-to-ptx=output-dir=" + outdir]
 
 

@@ -9,6 +9,20 @@
 namespace mlir::gdn {
 
 /// Options of gdn-lower-to-ptx.
+/// Options of gdn-lower-to-cpu: the kernels as written, for the CPU
+/// emulator (docs/gdn-run.md, "Without a GPU").
+struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
+  PassOptions::Option<bool> poison{
+      *this, "poison",
+      llvm::cl::desc("Fill shared and fragment buffers with NaN / 0xAA "
+                     "bytes (convert-tile-to-loops' poison)"),
+      llvm::cl::init(true)};
+};
+
+/// symbol-dce, convert-tile-to-loops.
+void buildLowerToCPUPipeline(OpPassManager &pm,
+                             const LowerToCPUOptions &options);
+
 struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
   PassOptions::Option<std::string> chip{*this, "chip",
                                         llvm::cl::desc("GPU architecture"),

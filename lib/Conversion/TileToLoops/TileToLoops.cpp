@@ -107,17 +107,24 @@ FailureOr<Value> convertScalar(OpBuilder &b, Location loc, Value v, Type to) {
   return b.create<arith::TruncFOp>(loc, to, w).getResult();
 }
 
-/// Loops over `shape` (constant extents); `body` gets the induction
-/// variables with the insertion point inside the innermost loop.
-void forEach(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-             function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+/// Loops over `shape` (constant extents, unit steps); `body`, if given, gets
+/// the induction variables with the insertion point inside the innermost
+/// loop.
+scf::LoopNest
+loopNest(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+         function_ref<void(OpBuilder &, Location, ValueRange)> body = nullptr) {
   SmallVector<Value> lbs, ubs, steps;
   for (int64_t n : shape) {
     lbs.push_back(cIdx(b, loc, 0));
     ubs.push_back(cIdx(b, loc, n));
     steps.push_back(cIdx(b, loc, 1));
   }
-  scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
+  return scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
+}
+
+void forEach(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+             function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  loopNest(b, loc, shape, body);
 }
 
 void assertTrue(OpBuilder &b, Location loc, Value cond, const Twine &msg) {
@@ -631,14 +638,8 @@ struct MapLowering : OpConversionPattern<MapOp> {
   matchAndRewrite(MapOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto shape = cast<BufferType>(op.getOutputs()[0].getType()).getShape();
-    SmallVector<Value> lbs, ubs, steps;
-    for (int64_t n : shape) {
-      lbs.push_back(cIdx(rewriter, loc, 0));
-      ubs.push_back(cIdx(rewriter, loc, n));
-      steps.push_back(cIdx(rewriter, loc, 1));
-    }
-    scf::LoopNest nest = scf::buildLoopNest(rewriter, loc, lbs, ubs, steps);
+    scf::LoopNest nest = loopNest(
+        rewriter, loc, cast<BufferType>(op.getOutputs()[0].getType()).getShape());
     SmallVector<Value> ivs;
     for (scf::ForOp f : nest.loops)
       ivs.push_back(f.getInductionVar());
