@@ -192,6 +192,7 @@ void buildLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createSymbolDCEPass());
   ConvertTileToLoopsOptions loops;
   loops.poison = options.poison;
+  loops.flagHooks = options.flagHooks;
   pm.addPass(createConvertTileToLoops(loops));
 }
 
@@ -208,7 +209,8 @@ void registerGdnPipelines() {
   PassPipelineRegistration<LowerToCPUOptions>(
       "gdn-lower-to-cpu",
       "Lower tile kernels as written to sequential loops for the CPU "
-      "emulator: symbol-dce, convert-tile-to-loops (poison=0: no NaN fill)",
+      "emulator: symbol-dce, convert-tile-to-loops with flag-hooks (poison=0: no "
+      "NaN fill; flag-hooks=0: flag waits without the emulator's hooks)",
       buildLowerToCPUPipeline);
 }
 

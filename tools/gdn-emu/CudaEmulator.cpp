@@ -20,6 +20,20 @@
 // kernel's own, Manifest.h) are ignored. Timing calls work and measure the
 // host; graphs are not supported.
 //
+// Ready flags (tile.flag_release / tile.flag_wait) run lazily, so that a
+// consumer that reads a producer's output before waiting for its flag
+// reads unwritten memory (0xFF bytes: NaN) instead of finished results: a
+// kernel that releases flags (and waits for none) is deferred at its
+// launch; a later kernel's flag wait that finds its flag unreleased runs
+// the deferred blocks round-robin, each up to its next release (each block
+// on its own thread, one thread running at a time), until the flag is
+// released; the run aborts when every deferred block has finished without
+// releasing it. Stream order still holds where the GPU's does: a launch
+// without programmatic dependent launch (PDL), any copy, fill, free,
+// event or synchronization first runs every deferred block to its end,
+// and a PDL kernel whose PTX waits for its predecessor grid
+// (griddepcontrol.wait) first finishes the predecessor if it was deferred.
+//
 // What this checks is each kernel's arithmetic, masks and indexing as
 // written, not the GPU code generation (layouts, barriers, asynchrony),
 // which only the GPU suite checks (docs/gdn-run.md, "Without a GPU").
@@ -63,6 +77,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -71,8 +86,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -135,6 +152,8 @@ struct ParamKind {
 struct JitModule {
   std::unique_ptr<mlir::ExecutionEngine> engine;
   std::map<std::string, std::vector<ParamKind>> kernels;
+  /// Kernels that (through their callees) release flags / wait for flags.
+  std::set<std::string> releasesFlags, waitsForFlags;
   void (*setGrid)(void **) = nullptr;
 };
 
@@ -143,6 +162,9 @@ struct EmuFunction {
   JitModule *module = nullptr;
   void (*entry)(void **) = nullptr;
   const std::vector<ParamKind> *params = nullptr;
+  bool releasesFlags = false, waitsForFlags = false;
+  /// The GPU kernel's PTX waits for its predecessor grid.
+  bool gridWait = false;
 };
 
 /// A loaded "module": its PTX text, used only to check that the CPU kernel
@@ -189,6 +211,16 @@ bool ptxParams(const std::string &ptx, const std::string &name,
   return true;
 }
 
+/// Whether the body of `.entry name` in `ptx` has a griddepcontrol.wait.
+bool ptxGridWait(const std::string &ptx, const std::string &name) {
+  size_t at = ptx.find(".entry " + name + "(");
+  if (at == std::string::npos)
+    return false;
+  size_t end = ptx.find(".entry ", at + 7);
+  size_t w = ptx.find("griddepcontrol.wait", at);
+  return w != std::string::npos && (end == std::string::npos || w < end);
+}
+
 /// By file. Never destroyed: an ExecutionEngine torn down by the exit
 /// handlers would run after LLVM's own globals are gone.
 auto &gJit = *new std::map<std::string, std::unique_ptr<JitModule>>();
@@ -206,6 +238,11 @@ int emuPuts(const char *s) {
   std::fflush(stderr);
   return 0;
 }
+
+// The flag hooks the JIT-compiled kernels call (defined with the scheduler
+// below).
+void flagReleased();
+bool flagStalled();
 
 std::string readFile(const std::string &path) {
   std::ifstream in(path);
@@ -300,6 +337,34 @@ JitModule *loadModule(const std::string &file) {
     }
     jm->kernels[func.getName().str()] = params;
   }
+  // Which functions release or wait for flags (the hooks of
+  // convert-tile-to-loops' flag-hooks), through their callees.
+  {
+    std::map<std::string, std::set<std::string>> callees;
+    std::set<std::string> &rel = jm->releasesFlags, &wait = jm->waitsForFlags;
+    for (auto func : module->getOps<mlir::func::FuncOp>()) {
+      std::string f = func.getName().str();
+      func.walk([&](mlir::func::CallOp call) {
+        llvm::StringRef callee = call.getCallee();
+        if (callee == "__tile_flag_released")
+          rel.insert(f);
+        else if (callee == "__tile_flag_stalled")
+          wait.insert(f);
+        else
+          callees[f].insert(callee.str());
+      });
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto &[f, cs] : callees)
+        for (const std::string &c : cs) {
+          if (rel.count(c) && rel.insert(f).second)
+            changed = true;
+          if (wait.count(c) && wait.insert(f).second)
+            changed = true;
+        }
+    }
+  }
   mlir::PassManager pm(&ctx);
   pm.addPass(mlir::createConvertSCFToCFPass());
   mlir::arith::ArithExpandOpsPassOptions expand;
@@ -334,6 +399,12 @@ JitModule *loadModule(const std::string &file) {
     llvm::orc::SymbolMap map;
     map[interner("puts")] = {llvm::orc::ExecutorAddr::fromPtr(&emuPuts),
                              llvm::JITSymbolFlags::Exported};
+    map[interner("__tile_flag_released")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&flagReleased),
+        llvm::JITSymbolFlags::Exported};
+    map[interner("__tile_flag_stalled")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&flagStalled),
+        llvm::JITSymbolFlags::Exported};
     return map;
   });
   auto set = jm->engine->lookupPacked("__tile_set_grid");
@@ -398,50 +469,233 @@ void reportPoison(const EmuFunction &fn, const std::vector<Desc> &descs,
   }
 }
 
+/// A launch's arguments in the packed calling convention: a memref<?xT> is
+/// (allocated, aligned, offset, size, stride); a scalar is a pointer to its
+/// value, copied here (a deferred launch outlives the caller's storage).
+struct Launch {
+  EmuFunction *fn = nullptr;
+  unsigned gx = 1, gy = 1, gz = 1;
+  std::vector<Desc> descs;
+  std::vector<std::vector<unsigned char>> scalars;
+  std::vector<void *> args;
+
+  Launch(EmuFunction *fn, unsigned gx, unsigned gy, unsigned gz,
+         void **params)
+      : fn(fn), gx(gx), gy(gy), gz(gz) {
+    const size_t n = fn->params->size();
+    descs.resize(n);
+    scalars.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const ParamKind &k = (*fn->params)[i];
+      if (!k.memref) {
+        auto *v = static_cast<unsigned char *>(params[i]);
+        scalars[i].assign(v, v + k.bytes);
+        continue;
+      }
+      uintptr_t p = *static_cast<CUdeviceptr *>(params[i]);
+      Desc &d = descs[i];
+      d.allocated = d.aligned = reinterpret_cast<void *>(p);
+      d.offset = 0;
+      d.size = static_cast<int64_t>(bytesLeft(p) / k.bytes);
+      d.stride = 1;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (!(*fn->params)[i].memref) {
+        args.push_back(scalars[i].data());
+        continue;
+      }
+      Desc &d = descs[i];
+      for (void **slot : {&d.allocated, &d.aligned})
+        args.push_back(slot);
+      args.push_back(&d.offset);
+      args.push_back(&d.size);
+      args.push_back(&d.stride);
+    }
+  }
+
+  /// Runs block (x, y, z) on this thread.
+  void run(unsigned x, unsigned y, unsigned z) {
+    setGrid(x, y, z);
+    fn->entry(args.data());
+    static const bool trace = std::getenv("GDN_EMU_TRACE") != nullptr;
+    if (trace)
+      reportPoison(*fn, descs, x, y, z);
+  }
+  void setGrid(unsigned x, unsigned y, unsigned z) const {
+    int64_t grid[6] = {x, y, z, gx, gy, gz};
+    void *gridArgs[6];
+    for (int i = 0; i < 6; ++i)
+      gridArgs[i] = &grid[i];
+    fn->module->setGrid(gridArgs);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Deferred launches: the blocks of flag-releasing kernels, run on demand
+//===----------------------------------------------------------------------===//
+
+/// A block of a deferred launch: its own thread, which runs only while it
+/// holds the turn (one thread at a time runs kernel code).
+struct DeferredBlock {
+  Launch *launch = nullptr;
+  unsigned x = 0, y = 0, z = 0;
+  std::thread thread;
+  bool started = false, finished = false;
+};
+
+struct Deferred {
+  std::unique_ptr<Launch> launch;
+  std::vector<std::unique_ptr<DeferredBlock>> blocks;
+};
+
+std::mutex gTurnMutex;
+std::condition_variable gTurnCv;
+DeferredBlock *gTurn = nullptr; // the block holding the turn (null: the caller)
+thread_local DeferredBlock *tBlock = nullptr; // the block this thread runs
+// In launch order; never destroyed (threads of unfinished blocks may be
+// waiting for the turn when the process exits).
+auto &gDeferred = *new std::vector<std::unique_ptr<Deferred>>();
+size_t gNextBlock = 0; // round-robin position over gDeferred's blocks
+Deferred *gLastLaunch = nullptr; // the previous launch, if it was deferred
+const Launch *gRunning = nullptr; // the eager launch running now
+unsigned gRunningBlock[3] = {0, 0, 0};
+
+void blockMain(DeferredBlock *b) {
+  tBlock = b;
+  {
+    std::unique_lock<std::mutex> lock(gTurnMutex);
+    gTurnCv.wait(lock, [&] { return gTurn == b; });
+  }
+  b->launch->run(b->x, b->y, b->z);
+  std::lock_guard<std::mutex> lock(gTurnMutex);
+  b->finished = true;
+  gTurn = nullptr;
+  gTurnCv.notify_all();
+}
+
+/// Gives `b` the turn until it releases a flag or finishes; then restores
+/// the grid of the eager block that asked (the kernels' grid is a global of
+/// their module).
+void resume(DeferredBlock *b) {
+  if (!b->started) {
+    b->started = true;
+    b->thread = std::thread(blockMain, b);
+  }
+  {
+    std::unique_lock<std::mutex> lock(gTurnMutex);
+    gTurn = b;
+    gTurnCv.notify_all();
+    gTurnCv.wait(lock, [] { return gTurn == nullptr; });
+  }
+  if (gRunning)
+    gRunning->setGrid(gRunningBlock[0], gRunningBlock[1], gRunningBlock[2]);
+}
+
+/// Runs the blocks of `only` (or of every deferred launch) to their end.
+void drain(Deferred *only = nullptr) {
+  for (auto &d : gDeferred)
+    if (!only || d.get() == only)
+      for (auto &b : d->blocks) {
+        while (!b->finished)
+          resume(b.get());
+        if (b->thread.joinable())
+          b->thread.join();
+      }
+  if (only) {
+    for (size_t i = 0; i < gDeferred.size(); ++i)
+      if (gDeferred[i].get() == only) {
+        gDeferred.erase(gDeferred.begin() + i);
+        break;
+      }
+  } else {
+    gDeferred.clear();
+  }
+  gNextBlock = 0;
+  if (!only || gLastLaunch == only)
+    gLastLaunch = nullptr;
+}
+
+/// A flag release: a deferred block gives the turn back here and goes on
+/// when it gets it again (a block run eagerly goes straight on).
+void flagReleased() {
+  DeferredBlock *b = tBlock;
+  if (!b)
+    return;
+  {
+    std::unique_lock<std::mutex> lock(gTurnMutex);
+    gTurn = nullptr;
+    gTurnCv.notify_all();
+    gTurnCv.wait(lock, [&] { return gTurn == b; });
+  }
+  b->launch->setGrid(b->x, b->y, b->z);
+}
+
+/// A flag wait that found its flag unreleased: runs the next unfinished
+/// deferred block (round-robin) up to its next release; false when none is
+/// left (or when a deferred block waits: those run only eagerly).
+bool flagStalled() {
+  if (tBlock)
+    return false;
+  size_t total = 0;
+  for (auto &d : gDeferred)
+    total += d->blocks.size();
+  for (size_t k = 0; k < total; ++k) {
+    size_t i = (gNextBlock + k) % total;
+    DeferredBlock *b = nullptr;
+    for (auto &d : gDeferred) {
+      if (i < d->blocks.size()) {
+        b = d->blocks[i].get();
+        break;
+      }
+      i -= d->blocks.size();
+    }
+    if (b->finished)
+      continue;
+    gNextBlock = (gNextBlock + k + 1) % total;
+    resume(b);
+    return true;
+  }
+  return false;
+}
+
 CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
-                void **params) {
+                void **params, bool pdl) {
   auto *fn = reinterpret_cast<EmuFunction *>(f);
   if (!fn || !fn->entry)
     return CUDA_ERROR_INVALID_HANDLE;
   if (!params && !fn->params->empty())
     return CUDA_ERROR_INVALID_VALUE;
-  // Packed arguments: a memref<?xT> is (allocated, aligned, offset, size,
-  // stride); a scalar is the value the caller's pointer points to.
-  const size_t n = fn->params->size();
-  std::vector<Desc> descs(n);
-  std::vector<void *> args;
-  for (size_t i = 0; i < n; ++i) {
-    const ParamKind &k = (*fn->params)[i];
-    if (!k.memref) {
-      args.push_back(params[i]);
-      continue;
-    }
-    uintptr_t p = *static_cast<CUdeviceptr *>(params[i]);
-    size_t left = bytesLeft(p);
-    Desc &d = descs[i];
-    d.allocated = d.aligned = reinterpret_cast<void *>(p);
-    d.offset = 0;
-    d.size = static_cast<int64_t>(left / k.bytes);
-    d.stride = 1;
-    for (void **slot : {&d.allocated, &d.aligned})
-      args.push_back(slot);
-    args.push_back(&d.offset);
-    args.push_back(&d.size);
-    args.push_back(&d.stride);
+  // Stream order: without PDL every earlier launch has finished; with it,
+  // griddepcontrol.wait waits for the predecessor grid only.
+  if (!pdl)
+    drain();
+  else if (fn->gridWait && gLastLaunch)
+    drain(gLastLaunch);
+  auto l = std::make_unique<Launch>(fn, gx, gy, gz, params);
+  if (fn->releasesFlags && !fn->waitsForFlags) {
+    auto d = std::make_unique<Deferred>();
+    for (unsigned z = 0; z < gz; ++z)
+      for (unsigned y = 0; y < gy; ++y)
+        for (unsigned x = 0; x < gx; ++x) {
+          auto b = std::make_unique<DeferredBlock>();
+          b->launch = l.get();
+          b->x = x, b->y = y, b->z = z;
+          d->blocks.push_back(std::move(b));
+        }
+    d->launch = std::move(l);
+    gLastLaunch = d.get();
+    gDeferred.push_back(std::move(d));
+    return CUDA_SUCCESS;
   }
-  static const bool trace = std::getenv("GDN_EMU_TRACE") != nullptr;
+  gLastLaunch = nullptr;
+  gRunning = l.get();
   for (unsigned z = 0; z < gz; ++z)
     for (unsigned y = 0; y < gy; ++y)
       for (unsigned x = 0; x < gx; ++x) {
-        int64_t grid[6] = {x, y, z, gx, gy, gz};
-        void *gridArgs[6];
-        for (int i = 0; i < 6; ++i)
-          gridArgs[i] = &grid[i];
-        fn->module->setGrid(gridArgs);
-        fn->entry(args.data());
-        if (trace)
-          reportPoison(*fn, descs, x, y, z);
+        gRunningBlock[0] = x, gRunningBlock[1] = y, gRunningBlock[2] = z;
+        l->run(x, y, z);
       }
+  gRunning = nullptr;
   return CUDA_SUCCESS;
 }
 
@@ -565,7 +819,10 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice) {
 }
 CUresult cuDevicePrimaryCtxRelease(CUdevice) { return CUDA_SUCCESS; }
 CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
-CUresult cuCtxSynchronize() { return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize() {
+  drain();
+  return CUDA_SUCCESS;
+}
 CUresult cuCtxGetCurrent(CUcontext *c) {
   *c = reinterpret_cast<CUcontext>(&dummyContext);
   return CUDA_SUCCESS;
@@ -599,7 +856,10 @@ CUresult cuPointerGetAttributes(unsigned n, CUpointer_attribute *attrs,
 CUresult cuMemAllocAsync(CUdeviceptr *p, size_t bytes, CUstream) {
   return allocate(p, bytes);
 }
-CUresult cuMemFreeAsync(CUdeviceptr p, CUstream) { return release(p); }
+CUresult cuMemFreeAsync(CUdeviceptr p, CUstream) {
+  drain();
+  return release(p);
+}
 CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned,
                             CUjit_option *, void **) {
   if (!m || !image)
@@ -673,6 +933,9 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
   fn->module = jm;
   fn->entry = *entry;
   fn->params = &params->second;
+  fn->releasesFlags = jm->releasesFlags.count(kernel) != 0;
+  fn->waitsForFlags = jm->waitsForFlags.count(kernel) != 0;
+  fn->gridWait = ptxGridWait(mod->ptx, name);
   *f = reinterpret_cast<CUfunction>(fn.get());
   gFunctions.push_back(std::move(fn));
   return CUDA_SUCCESS;
@@ -694,20 +957,26 @@ CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction) {
   return CUDA_SUCCESS;
 }
 CUresult cuMemAlloc(CUdeviceptr *p, size_t bytes) { return allocate(p, bytes); }
-CUresult cuMemFree(CUdeviceptr p) { return release(p); }
+CUresult cuMemFree(CUdeviceptr p) {
+  drain();
+  return release(p);
+}
 CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
+  drain();
   if (bytesLeft(dst) < bytes)
     return CUDA_ERROR_INVALID_VALUE;
   std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
   return CUDA_SUCCESS;
 }
 CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes) {
+  drain();
   if (bytesLeft(src) < bytes)
     return CUDA_ERROR_INVALID_VALUE;
   std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
   return CUDA_SUCCESS;
 }
 CUresult cuMemsetD8(CUdeviceptr dst, unsigned char v, size_t n) {
+  drain();
   if (bytesLeft(dst) < n)
     return CUDA_ERROR_INVALID_VALUE;
   std::memset(reinterpret_cast<void *>(dst), v, n);
@@ -719,12 +988,18 @@ CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream) {
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                         unsigned, unsigned, unsigned, unsigned, CUstream,
                         void **params, void **) {
-  return launch(f, gx, gy, gz, params);
+  return launch(f, gx, gy, gz, params, /*pdl=*/false);
 }
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f,
                           void **params, void **) {
+  bool pdl = false;
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    if (config->attrs[i].id ==
+            CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION &&
+        config->attrs[i].value.programmaticStreamSerializationAllowed)
+      pdl = true;
   return launch(f, config->gridDimX, config->gridDimY, config->gridDimZ,
-                params);
+                params, pdl);
 }
 CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType,
                                 cuuint32_t, void *, const cuuint64_t *,
@@ -740,8 +1015,14 @@ CUresult cuStreamCreate(CUstream *s, unsigned) {
   return CUDA_SUCCESS;
 }
 CUresult cuStreamDestroy(CUstream) { return CUDA_SUCCESS; }
-CUresult cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
-CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned) { return CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream) {
+  drain();
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned) {
+  drain();
+  return CUDA_SUCCESS;
+}
 CUresult cuStreamIsCapturing(CUstream, CUstreamCaptureStatus *s) {
   *s = CU_STREAM_CAPTURE_STATUS_NONE;
   return CUDA_SUCCESS;
@@ -770,6 +1051,7 @@ CUresult cuEventDestroy(CUevent e) {
   return CUDA_SUCCESS;
 }
 CUresult cuEventRecord(CUevent e, CUstream) {
+  drain();
   auto *ev = reinterpret_cast<EmuEvent *>(e);
   ev->t = std::chrono::steady_clock::now();
   ev->recorded = true;

@@ -175,7 +175,12 @@ def ConvertTileToLoops : Pass<"convert-tile-to-loops", "::mlir::ModuleOp"> {
     arrive; an arrive with `expect_tx` (TMA) is an error),
     `tile.flag_release` (a store) and `tile.flag_wait` (blocks run one after
     another, so the flag must already have been released: else the run
-    aborts with a message); `tile.barrier`, `tile.prefetch`,
+    aborts with a message; with `flag-hooks`, the program that runs the
+    kernels may run other blocks in between: a release then calls
+    `@__tile_flag_released()` after its store, where the runner may
+    suspend the block, and a wait calls `@__tile_flag_stalled() -> i1`
+    until its flag is reached, aborting when that returns false: nothing
+    left that could release it); `tile.barrier`, `tile.prefetch`,
     `tile.async_commit` and `tile.async_wait` have nothing to do. An
     unmasked access outside a global buffer's bounds (a `tile.copy`,
     `tile.load`, `tile.take` or `tile.narrow` past the view's extent, a
@@ -197,7 +202,13 @@ def ConvertTileToLoops : Pass<"convert-tile-to-loops", "::mlir::ModuleOp"> {
   let options = [
     Option<"poison", "poison", "bool", /*default=*/"true",
            "Fill shared and fragment buffers with NaN / 0xAA bytes at the "
-           "start of their function (false: leave them uninitialized)">
+           "start of their function (false: leave them uninitialized)">,
+    Option<"flagHooks", "flag-hooks", "bool", /*default=*/"false",
+           "Flag releases call `@__tile_flag_released()` after their store "
+           "and a wait that finds its flag not yet released calls "
+           "`@__tile_flag_stalled() -> i1` until it is (false from the "
+           "hook: abort); the program that runs the kernels defines them "
+           "(the CUDA emulator, which runs flag-releasing blocks lazily)">
   ];
 }
 

@@ -17,6 +17,12 @@ struct LowerToCPUOptions : public PassPipelineOptions<LowerToCPUOptions> {
       llvm::cl::desc("Fill shared and fragment buffers with NaN / 0xAA "
                      "bytes (convert-tile-to-loops' poison)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> flagHooks{
+      *this, "flag-hooks",
+      llvm::cl::desc("Flag waits and releases call the runner's hooks "
+                     "(convert-tile-to-loops' flag-hooks; the CUDA emulator "
+                     "defines them)"),
+      llvm::cl::init(true)};
 };
 
 /// symbol-dce, convert-tile-to-loops.

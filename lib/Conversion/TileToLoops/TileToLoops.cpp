@@ -913,8 +913,22 @@ struct MBarrierWaitLowering : OpConversionPattern<MBarrierWaitOp> {
   }
 };
 
+/// The hooks of flag-hooks: functions the program that runs the kernels
+/// defines (the CUDA emulator runs flag-releasing blocks lazily through
+/// them).
+constexpr StringLiteral kFlagReleased = "__tile_flag_released";
+constexpr StringLiteral kFlagStalled = "__tile_flag_stalled";
+
+/// The declaration of hook `name` (runOnOperation declares the hooks).
+func::FuncOp hookDecl(Operation *op, StringRef name) {
+  return op->getParentOfType<ModuleOp>().lookupSymbol<func::FuncOp>(name);
+}
+
+/// A store of the flag; with hooks, then a call of @__tile_flag_released
+/// (where the block may be suspended for others to run).
 struct FlagReleaseLowering : OpConversionPattern<FlagReleaseOp> {
-  using OpConversionPattern::OpConversionPattern;
+  FlagReleaseLowering(TypeConverter &tc, MLIRContext *ctx, bool hooks)
+      : OpConversionPattern(tc, ctx), hooks(hooks) {}
   LogicalResult
   matchAndRewrite(FlagReleaseOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -924,15 +938,31 @@ struct FlagReleaseLowering : OpConversionPattern<FlagReleaseOp> {
                where(op) + ": flag index out of bounds");
     rewriter.create<memref::StoreOp>(loc, adaptor.getValue(), adaptor.getFlags(),
                                      adaptor.getIndex());
+    if (hooks)
+      rewriter.create<func::CallOp>(
+          loc, hookDecl(op, kFlagReleased), ValueRange{});
     rewriter.eraseOp(op);
     return success();
   }
+  bool hooks;
 };
 
-/// Blocks run one after another: a wait must find its flag released
-/// already ("reached" in 32-bit wrap-around order), or it would never be.
+/// Whether `flags[index]` has reached `value` (32-bit wrap-around order).
+Value flagReached(OpBuilder &b, Location loc, Value flags, Value index,
+                  Value value) {
+  Value f = b.create<memref::LoadOp>(loc, flags, index);
+  Value diff = b.create<arith::SubIOp>(loc, f, value);
+  return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, diff,
+                                 b.create<arith::ConstantIntOp>(loc, 0, 32));
+}
+
+/// Without hooks blocks run one after another: a wait must find its flag
+/// released already, or it would never be. With hooks, while the flag has
+/// not been reached the wait calls @__tile_flag_stalled, which runs other
+/// blocks (true) or has none left to run (false: the run aborts).
 struct FlagWaitLowering : OpConversionPattern<FlagWaitOp> {
-  using OpConversionPattern::OpConversionPattern;
+  FlagWaitLowering(TypeConverter &tc, MLIRContext *ctx, bool hooks)
+      : OpConversionPattern(tc, ctx), hooks(hooks) {}
   LogicalResult
   matchAndRewrite(FlagWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -940,18 +970,36 @@ struct FlagWaitLowering : OpConversionPattern<FlagWaitOp> {
     assertTrue(rewriter, loc,
                inBounds(rewriter, loc, adaptor.getFlags(), adaptor.getIndex()),
                where(op) + ": flag index out of bounds");
-    Value f = rewriter.create<memref::LoadOp>(loc, adaptor.getFlags(),
-                                              adaptor.getIndex());
-    Value diff = rewriter.create<arith::SubIOp>(loc, f, adaptor.getValue());
-    Value reached = rewriter.create<arith::CmpIOp>(
-        loc, arith::CmpIPredicate::sge, diff,
-        rewriter.create<arith::ConstantIntOp>(loc, 0, 32));
-    assertTrue(rewriter, loc, reached,
-               where(op) + ": flag not released by an earlier block (blocks "
-                           "run in order on the CPU)");
+    if (!hooks) {
+      assertTrue(rewriter, loc,
+                 flagReached(rewriter, loc, adaptor.getFlags(),
+                             adaptor.getIndex(), adaptor.getValue()),
+                 where(op) + ": flag not released by an earlier block "
+                             "(blocks run in order on the CPU)");
+      rewriter.eraseOp(op);
+      return success();
+    }
+    func::FuncOp stalled = hookDecl(op, kFlagStalled);
+    std::string msg = where(op) + ": flag never released (no block that "
+                                  "could release it is left to run)";
+    rewriter.create<scf::WhileOp>(
+        loc, TypeRange{}, ValueRange{},
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Value reached = flagReached(b, l, adaptor.getFlags(),
+                                      adaptor.getIndex(), adaptor.getValue());
+          Value waiting = b.create<arith::XOrIOp>(l, reached, cBool(b, l, true));
+          b.create<scf::ConditionOp>(l, waiting, ValueRange{});
+        },
+        [&](OpBuilder &b, Location l, ValueRange) {
+          Value ran = b.create<func::CallOp>(l, stalled, ValueRange{})
+                          .getResult(0);
+          assertTrue(b, l, ran, msg);
+          b.create<scf::YieldOp>(l);
+        });
     rewriter.eraseOp(op);
     return success();
   }
+  bool hooks;
 };
 
 //===----------------------------------------------------------------------===//
@@ -1038,6 +1086,23 @@ void ConvertTileToLoopsPass::runOnOperation() {
     sb.create<func::ReturnOp>(loc);
   }
 
+  // The flag hooks, declared where a kernel releases or waits for a flag.
+  if (flagHooks) {
+    auto declare = [&](StringRef name, TypeRange results) {
+      if (module.lookupSymbol(name))
+        return;
+      auto f = b.create<func::FuncOp>(loc, name,
+                                      b.getFunctionType({}, results));
+      f.setPrivate();
+    };
+    if (module.walk([](FlagReleaseOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      declare(kFlagReleased, {});
+    if (module.walk([](FlagWaitOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      declare(kFlagStalled, {b.getI1Type()});
+  }
+
   TypeConverter tc;
   tc.addConversion([](Type t) { return t; });
   tc.addConversion([](PtrType p) -> Type {
@@ -1072,9 +1137,9 @@ void ConvertTileToLoopsPass::runOnOperation() {
                FillLowering, ZeroTailLowering, GemmLowering, MapLowering,
                ReduceLowering, ScanLowering, TrilInverseLowering, ForLowering,
                ProducerLowering, ProducerTaskLowering, MBarrierInitLowering,
-               MBarrierArriveLowering, MBarrierWaitLowering,
-               FlagReleaseLowering, FlagWaitLowering>(tc, ctx);
+               MBarrierArriveLowering, MBarrierWaitLowering>(tc, ctx);
   patterns.add<AllocLowering>(tc, ctx, poison);
+  patterns.add<FlagReleaseLowering, FlagWaitLowering>(tc, ctx, flagHooks);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, tc);
   populateCallOpTypeConversionPattern(patterns, tc);
   populateReturnOpTypeConversionPattern(patterns, tc);

@@ -1,5 +1,6 @@
 // RUN: gdn-opt %s -split-input-file --convert-tile-to-loops | FileCheck %s
 // RUN: gdn-opt %s -split-input-file --convert-tile-to-loops=poison=false | FileCheck %s --check-prefix=NOPOISON
+// RUN: gdn-opt %s -split-input-file --convert-tile-to-loops=flag-hooks=true | FileCheck %s --check-prefix=HOOKS
 
 // A kernel: tile types become memrefs, the grid comes from @__tile_grid, a
 // view is a reinterpret_cast with row-major strides, a masked copy loads
@@ -167,6 +168,30 @@ func.func @inverse(%l: !tile.buffer<32x32xf32, shared>, %t: !tile.buffer<32x32xf
 // CHECK: cf.assert %[[OK]], "tile.flag_wait at {{.*}}: flag not released by an earlier block (blocks run in order on the CPU)"
 // CHECK: memref.store %{{.*}}, %[[FL]][%[[I]]]
 // CHECK: }
+// With flag-hooks a wait loops on the runner's @__tile_flag_stalled while
+// the flag is not reached (aborting when it says nothing is left to run),
+// and a release calls @__tile_flag_released after its store; the hooks are
+// declared once, private, at the top of the module. Without flag-hooks
+// neither is declared.
+// HOOKS: func.func private @__tile_flag_released()
+// HOOKS-NEXT: func.func private @__tile_flag_stalled() -> i1
+// HOOKS-LABEL: func.func @flags
+// HOOKS: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// HOOKS: scf.while : () -> () {
+// HOOKS: %[[F:.*]] = memref.load %[[FL:.*]][%[[I]]] : memref<?xi32, strided<[?], offset: ?>>
+// HOOKS: %[[D:.*]] = arith.subi %[[F]], %{{.*}} : i32
+// HOOKS: %[[OK:.*]] = arith.cmpi sge, %[[D]], %{{.*}} : i32
+// HOOKS: %[[NOT:.*]] = arith.xori %[[OK]], %{{.*}} : i1
+// HOOKS: scf.condition(%[[NOT]])
+// HOOKS: } do {
+// HOOKS: %[[RAN:.*]] = func.call @__tile_flag_stalled() : () -> i1
+// HOOKS: cf.assert %[[RAN]], "tile.flag_wait at {{.*}}: flag never released (no block that could release it is left to run)"
+// HOOKS: scf.yield
+// HOOKS: }
+// HOOKS: memref.store %{{.*}}, %[[FL]][%[[I]]]
+// HOOKS-NEXT: func.call @__tile_flag_released() : () -> ()
+// HOOKS: }
+// CHECK-NOT: @__tile_flag_
 func.func @flags(%p: !tile.ptr<i32>, %n: index, %epoch: i32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
