@@ -33,6 +33,9 @@
 // event or synchronization first runs every deferred block to its end,
 // and a PDL kernel whose PTX waits for its predecessor grid
 // (griddepcontrol.wait) first finishes the predecessor if it was deferred.
+// (Stricter than a GPU in one way: a deferred kernel's dependents run
+// before it whether or not it triggers them early. A kernel that both
+// releases and waits for flags runs eagerly, as a consumer.)
 //
 // What this checks is each kernel's arithmetic, masks and indexing as
 // written, not the GPU code generation (layouts, barriers, asynchrony),
@@ -211,12 +214,13 @@ bool ptxParams(const std::string &ptx, const std::string &name,
   return true;
 }
 
-/// Whether the body of `.entry name` in `ptx` has a griddepcontrol.wait.
+/// Whether the body of `.entry name` in `ptx` (up to the `}` that closes
+/// it at the start of a line) has a griddepcontrol.wait.
 bool ptxGridWait(const std::string &ptx, const std::string &name) {
   size_t at = ptx.find(".entry " + name + "(");
   if (at == std::string::npos)
     return false;
-  size_t end = ptx.find(".entry ", at + 7);
+  size_t end = ptx.find("\n}", at);
   size_t w = ptx.find("griddepcontrol.wait", at);
   return w != std::string::npos && (end == std::string::npos || w < end);
 }
@@ -548,8 +552,10 @@ struct Deferred {
   std::vector<std::unique_ptr<DeferredBlock>> blocks;
 };
 
-std::mutex gTurnMutex;
-std::condition_variable gTurnCv;
+// Never destroyed, like gDeferred below: threads of blocks paused at a
+// release may still wait on them when the process exits.
+std::mutex &gTurnMutex = *new std::mutex();
+std::condition_variable &gTurnCv = *new std::condition_variable();
 DeferredBlock *gTurn = nullptr; // the block holding the turn (null: the caller)
 thread_local DeferredBlock *tBlock = nullptr; // the block this thread runs
 // In launch order; never destroyed (threads of unfinished blocks may be

@@ -938,9 +938,12 @@ struct FlagReleaseLowering : OpConversionPattern<FlagReleaseOp> {
                where(op) + ": flag index out of bounds");
     rewriter.create<memref::StoreOp>(loc, adaptor.getValue(), adaptor.getFlags(),
                                      adaptor.getIndex());
-    if (hooks)
-      rewriter.create<func::CallOp>(
-          loc, hookDecl(op, kFlagReleased), ValueRange{});
+    if (hooks) {
+      func::FuncOp released = hookDecl(op, kFlagReleased);
+      if (!released)
+        return rewriter.notifyMatchFailure(op, "no hook declaration");
+      rewriter.create<func::CallOp>(loc, released, ValueRange{});
+    }
     rewriter.eraseOp(op);
     return success();
   }
@@ -980,6 +983,8 @@ struct FlagWaitLowering : OpConversionPattern<FlagWaitOp> {
       return success();
     }
     func::FuncOp stalled = hookDecl(op, kFlagStalled);
+    if (!stalled)
+      return rewriter.notifyMatchFailure(op, "no hook declaration");
     std::string msg = where(op) + ": flag never released (no block that "
                                   "could release it is left to run)";
     rewriter.create<scf::WhileOp>(
@@ -1089,8 +1094,15 @@ void ConvertTileToLoopsPass::runOnOperation() {
   // The flag hooks, declared where a kernel releases or waits for a flag.
   if (flagHooks) {
     auto declare = [&](StringRef name, TypeRange results) {
-      if (module.lookupSymbol(name))
+      if (Operation *old = module.lookupSymbol(name)) {
+        auto f = dyn_cast<func::FuncOp>(old);
+        if (!f || f.getFunctionType() != b.getFunctionType({}, results)) {
+          old->emitOpError("is named like a flag hook of "
+                           "convert-tile-to-loops but is not its declaration");
+          bad = true;
+        }
         return;
+      }
       auto f = b.create<func::FuncOp>(loc, name,
                                       b.getFunctionType({}, results));
       f.setPrivate();
@@ -1101,6 +1113,8 @@ void ConvertTileToLoopsPass::runOnOperation() {
     if (module.walk([](FlagWaitOp) { return WalkResult::interrupt(); })
             .wasInterrupted())
       declare(kFlagStalled, {b.getI1Type()});
+    if (bad)
+      return signalPassFailure();
   }
 
   TypeConverter tc;

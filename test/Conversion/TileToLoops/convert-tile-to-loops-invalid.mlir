@@ -1,4 +1,4 @@
-// RUN: gdn-opt %s -split-input-file -verify-diagnostics --convert-tile-to-loops
+// RUN: gdn-opt %s -split-input-file -verify-diagnostics --convert-tile-to-loops=flag-hooks=true
 
 // Ops that only the GPU passes create have no CPU lowering.
 func.func @gemm_wait() {
@@ -31,5 +31,19 @@ func.func @expect_tx(%b: !tile.buffer<2xi64, shared>) {
   %c0 = arith.constant 0 : index
   // expected-error @below {{'tile.mbarrier_arrive' op with expect_tx waits for TMA bytes, which convert-tile-to-loops does not lower}}
   tile.mbarrier_arrive %b[%c0] {expect_tx = 1024} : !tile.buffer<2xi64, shared>
+  return
+}
+
+// -----
+
+// A symbol named like a flag hook that is not its declaration.
+// expected-error @+1 {{is named like a flag hook of convert-tile-to-loops but is not its declaration}}
+func.func private @__tile_flag_stalled() -> i32
+
+func.func @k(%p: !tile.ptr<i32>, %n: index) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1 : i32
+  %F = tile.view %p[%n] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+  tile.flag_wait %F[%c0], %one : !tile.buffer<?xi32, global>
   return
 }
