@@ -171,7 +171,8 @@ void createAsyncProxyFence(OpBuilder &b, Location loc) {
 
 void createComputeBarrier(OpBuilder &b, Location loc, Operation *op) {
   if (auto task = op->getParentOfType<tile::ProducerTaskOp>()) {
-    createNamedBarrier(b, loc, kProducerBarrierId, 32 * task.getNumWarps());
+    createNamedBarrier(b, loc, producerBarrierId(task.getGroupIndex()),
+                       32 * task.getNumWarps());
     return;
   }
   bool specialized = false;

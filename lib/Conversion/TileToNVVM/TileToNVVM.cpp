@@ -107,10 +107,19 @@ LogicalResult annotateLatches(
 
 /// Replaces each (converted) producer task by its blocks: the block around
 /// it branches into the body, whose end branches to the rest of that block.
+/// Where the kernel has more producer warps than the task (task groups:
+/// tile-warp-specialize), only the task's warpgroup enters the body
+/// (`tid.x - thread_base < threads`, unsigned: uniform per warpgroup).
 void inlineProducerTasks(gpu::GPUModuleOp gpuModule) {
   SmallVector<ProducerTaskOp> tasks;
   gpuModule.walk([&](ProducerTaskOp task) { tasks.push_back(task); });
   for (ProducerTaskOp task : tasks) {
+    int64_t threads = 32 * task.getNumWarps();
+    int64_t producerThreads = 0;
+    if (auto kernel = task->getParentOfType<LLVM::LLVMFuncOp>())
+      if (auto warps = kernel->getAttrOfType<IntegerAttr>(
+              TileDialect::getProducerWarpsAttrName()))
+        producerThreads = 32 * warps.getInt();
     Block *before = task->getBlock();
     Block *after = before->splitBlock(std::next(task->getIterator()));
     Region &body = task.getBody();
@@ -122,7 +131,22 @@ void inlineProducerTasks(gpu::GPUModuleOp gpuModule) {
       }
     after->getParent()->getBlocks().splice(after->getIterator(),
                                            body.getBlocks());
-    OpBuilder(task).create<LLVM::BrOp>(task.getLoc(), ValueRange{}, entry);
+    OpBuilder b(task);
+    Location loc = task.getLoc();
+    if (producerThreads > threads) {
+      Type i32 = b.getI32Type();
+      Value tid = b.create<NVVM::ThreadIdXOp>(loc, i32);
+      Value base = b.create<LLVM::ConstantOp>(
+          loc, i32, b.getI32IntegerAttr(*task.getThreadBase()));
+      Value rel = b.create<LLVM::SubOp>(loc, tid, base);
+      Value count =
+          b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(threads));
+      Value mine =
+          b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult, rel, count);
+      b.create<LLVM::CondBrOp>(loc, mine, entry, after);
+    } else {
+      b.create<LLVM::BrOp>(loc, ValueRange{}, entry);
+    }
     task.erase();
   }
 }

@@ -254,8 +254,13 @@ func.func @engine() attributes {tile.copy_engine = "dma"} { return }
 
 // -----
 
-// expected-error @below {{'tile.warp_specialize' takes 'producer_registers' and 'consumer_registers', not 'producers'}}
+// expected-error @below {{'tile.warp_specialize' takes 'producer_registers', 'consumer_registers' and 'tma_issue', not 'producers'}}
 func.func @ws_key() attributes {tile.warp_specialize = {producers = 1 : i64}} { return }
+
+// -----
+
+// expected-error @below {{'tile.warp_specialize' tma_issue must be "first" or "round_robin"}}
+func.func @ws_issue() attributes {tile.warp_specialize = {tma_issue = "last"}} { return }
 
 // -----
 
@@ -473,6 +478,42 @@ func.func @task_thread(%i: index) attributes {tile.kernel, tile.num_warps = 8 : 
     tile.producer thread 128 {
       tile.mbarrier_arrive %full[%i] : !tile.buffer<2xi64, shared>
     }
+  }
+  return
+}
+
+// -----
+
+func.func @task_group() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  // expected-error @below {{group 7 is out of range: a block holds at most 7 producer warpgroups beside the consumers (groups 0 .. 6)}}
+  tile.producer_task warps 4 group 7 {
+  }
+  return
+}
+
+// -----
+
+func.func @task_group_warps() attributes {tile.kernel, tile.num_warps = 8 : i64} {
+  tile.warp_specialize {producer_warps = 4, producer_registers = 72, consumer_registers = 216} producer {
+    // expected-error @below {{group 1 needs 2 producer warpgroups; tile.warp_specialize has 4 producer warps}}
+    tile.producer_task warps 4 group 1 {
+    } {thread_base = 384 : i64}
+  } consumer {
+    tile.barrier {id = 1, threads = 256}
+  }
+  return
+}
+
+// -----
+
+func.func @task_group_base() attributes {tile.kernel, tile.num_warps = 8 : i64} {
+  tile.warp_specialize {producer_warps = 8, producer_registers = 64, consumer_registers = 192} producer {
+    // expected-error @below {{thread base 256 is not the first thread of producer warpgroup 1 (384, after the 256 consumer threads)}}
+    tile.producer_task warps 4 group 1 {
+    } {thread_base = 256 : i64}
+  } consumer {
+    tile.barrier {id = 1, threads = 256}
   }
   return
 }

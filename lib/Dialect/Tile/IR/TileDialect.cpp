@@ -253,11 +253,20 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' must be a dictionary";
     for (NamedAttribute e : d) {
       StringRef key = e.getName().getValue();
+      if (key == "tma_issue") {
+        auto s = dyn_cast<StringAttr>(e.getValue());
+        if (!s || (s.getValue() != "first" && s.getValue() != "round_robin"))
+          return op->emitError() << "'" << name
+                                 << "' tma_issue must be \"first\" or "
+                                    "\"round_robin\"";
+        continue;
+      }
       std::optional<int64_t> v = getKernelInt(e.getValue());
       if (key != "producer_registers" && key != "consumer_registers")
         return op->emitError()
-               << "'" << name << "' takes 'producer_registers' and "
-               << "'consumer_registers', not '" << key << "'";
+               << "'" << name << "' takes 'producer_registers', "
+               << "'consumer_registers' and 'tma_issue', not '" << key
+               << "'";
       if (!v || *v < 24 || *v > 256 || *v % 8 != 0)
         return op->emitError() << "'" << name << "' " << key
                                << " must be a multiple of 8 in [24, 256]";

@@ -241,7 +241,7 @@ LogicalResult ProducerOp::verify() {
   // The thread must exist among those that run the region: a producer
   // task's (numbered from its first thread), else the kernel's block.
   if (auto task = (*this)->getParentOfType<ProducerTaskOp>()) {
-    if (static_cast<int64_t>(getThread()) >= 32 * task.getNumWarps())
+    if (static_cast<int64_t>(getThread()) >= static_cast<int64_t>(32 * task.getNumWarps()))
       return emitOpError("thread ")
              << getThread() << " is not a thread of the enclosing "
              << "tile.producer_task's " << 32 * task.getNumWarps()
@@ -310,6 +310,12 @@ LogicalResult ProducerTaskOp::verify() {
     return emitOpError("runs on the producer warpgroup: num_warps must be "
                        "4, got ")
            << getNumWarps();
+  if (getGroupIndex() >= kMaxProducerGroups)
+    return emitOpError("group ")
+           << getGroupIndex() << " is out of range: a block holds at most "
+           << kMaxProducerGroups
+           << " producer warpgroups beside the consumers (groups 0 .. "
+           << kMaxProducerGroups - 1 << ")";
   if (auto engine = getMmaEngine();
       engine && *engine != "mma.sync" && *engine != "wgmma")
     return emitOpError("mma_engine must be \"mma.sync\" or \"wgmma\", got \"")
@@ -328,6 +334,27 @@ LogicalResult ProducerTaskOp::verify() {
     return emitOpError("has a thread base outside tile.warp_specialize (the "
                        "pass sets it when it moves the task into the "
                        "producer region)");
+  // In the producer region, group g runs on producer warpgroup g: it must
+  // exist, and the thread base is its first thread.
+  if (ws) {
+    int64_t group = getGroupIndex();
+    if (static_cast<int64_t>(ws.getProducerWarps()) < 4 * (group + 1))
+      return emitOpError("group ")
+             << group << " needs " << group + 1
+             << " producer warpgroups; tile.warp_specialize has "
+             << ws.getProducerWarps() << " producer warps";
+    auto func = (*this)->getParentOfType<FunctionOpInterface>();
+    auto warps = func ? func->getAttrOfType<IntegerAttr>(
+                            TileDialect::getNumWarpsAttrName())
+                      : IntegerAttr();
+    if (warps && getThreadBase() &&
+        static_cast<int64_t>(*getThreadBase()) !=
+            32 * warps.getInt() + 128 * group)
+      return emitOpError("thread base ")
+             << *getThreadBase() << " is not the first thread of producer "
+             << "warpgroup " << group << " (" << 32 * warps.getInt() + 128 * group
+             << ", after the " << 32 * warps.getInt() << " consumer threads)";
+  }
   auto func = (*this)->getParentOfType<FunctionOpInterface>();
   if (func && func->hasAttr(TileDialect::getKernelAttrName()) &&
       !func->hasAttr(TileDialect::getWarpSpecializeAttrName()) &&

@@ -10,6 +10,7 @@
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -92,14 +93,15 @@ void toNamedBarrier(BarrierOp barrier, int64_t id, int64_t threads) {
 LogicalResult stripToProducer(Block &block, int64_t producerThread) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
     if (auto task = dyn_cast<ProducerTaskOp>(op)) {
-      // The producer warpgroup runs the task whole; its threads are
-      // numbered from the warpgroup's first one, and its block barriers
-      // become the warpgroup's named barrier.
-      task.setThreadBase(producerThread);
+      // The task's producer warpgroup (its group) runs it whole; its
+      // threads are numbered from that warpgroup's first one, and its
+      // block barriers become the warpgroup's named barrier.
+      int64_t group = task.getGroupIndex();
+      task.setThreadBase(producerThread + 32 * kWarpgroupWarps * group);
       int64_t threads = 32 * task.getNumWarps();
       task.getBody().walk([&](BarrierOp barrier) {
         if (!barrier.getId())
-          toNamedBarrier(barrier, kProducerBarrierId, threads);
+          toNamedBarrier(barrier, producerBarrierId(group), threads);
       });
       continue;
     }
@@ -134,6 +136,55 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread) {
                             "reads can be repeated by the producer");
     }
     op.erase();
+  }
+  return success();
+}
+
+/// Round-robin TMA issue over `groups` producer warpgroups: each ring
+/// producer step (a tile.producer that issues TMA loads) in the producer
+/// region is replaced by one copy per warpgroup, on that warpgroup's first
+/// thread, under `stage mod groups == g` (stage: the ring barrier index of
+/// its loads). A stage is thus always issued by the same warpgroup, in the
+/// order of today's single issuer, and with `groups` dividing the stage
+/// count, warpgroup g issues the stages of the iterations whose tasks it
+/// runs (group g), right after them.
+LogicalResult issueRoundRobin(Region &producer, int64_t producerThread,
+                              int64_t groups) {
+  SmallVector<ProducerOp> steps;
+  producer.walk([&](ProducerOp prod) {
+    if (issuesTma(prod))
+      steps.push_back(prod);
+  });
+  for (ProducerOp prod : steps) {
+    Value stage;
+    WalkResult mixed = prod.getBody().walk([&](TmaLoadOp load) {
+      if (stage && stage != load.getIndex())
+        return WalkResult::interrupt();
+      stage = load.getIndex();
+      return WalkResult::advance();
+    });
+    if (mixed.wasInterrupted())
+      return prod.emitOpError("loads into different ring stages; the "
+                              "round-robin TMA issue assigns a producer "
+                              "warpgroup per stage");
+    if (!prod->getParentRegion()->isAncestor(stage.getParentRegion()) &&
+        prod.getBody().isAncestor(stage.getParentRegion()))
+      return prod.emitOpError("computes its ring stage inside itself; the "
+                              "round-robin TMA issue needs it outside");
+    OpBuilder b(prod);
+    Location loc = prod.getLoc();
+    Value n = b.create<arith::ConstantIndexOp>(loc, groups);
+    Value which = b.create<arith::RemUIOp>(loc, stage, n);
+    for (int64_t g = 0; g < groups; ++g) {
+      Value gv = b.create<arith::ConstantIndexOp>(loc, g);
+      Value mine =
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, which, gv);
+      auto branch = b.create<scf::IfOp>(loc, mine, /*withElseRegion=*/false);
+      OpBuilder inner = branch.getThenBodyBuilder();
+      auto copy = cast<ProducerOp>(inner.clone(*prod));
+      copy.setThread(producerThread + 32 * kWarpgroupWarps * g);
+    }
+    prod.erase();
   }
   return success();
 }
@@ -197,11 +248,27 @@ void WarpSpecializePass::runOnOperation() {
         << numWarps << " is not a multiple of 4";
     return signalPassFailure();
   }
-  if (numWarps + kWarpgroupWarps > 32) {
-    kernel.emitError("warp specialization adds a warpgroup to the ")
-        << numWarps << " warps; a block has at most 32";
+  // One producer warpgroup per task group (0 .. groups - 1), at least one
+  // (the rings' TMA issue).
+  int64_t groups = 1;
+  kernel.walk([&](ProducerTaskOp task) {
+    groups = std::max(groups, task.getGroupIndex() + 1);
+  });
+  int64_t producerWarps = kWarpgroupWarps * groups;
+  if (numWarps + producerWarps > 32) {
+    InFlightDiagnostic d = kernel.emitError("warp specialization adds ");
+    if (groups == 1)
+      d << "a warpgroup";
+    else
+      d << groups << " producer warpgroups (tile.producer_task groups 0 .. "
+        << groups - 1 << ")";
+    d << " to the " << numWarps << " warps; a block has at most 32";
     return signalPassFailure();
   }
+  // (The dialect verifies the value: "first" or "round_robin".)
+  StringRef issue = "first";
+  if (auto s = request.getAs<StringAttr>("tma_issue"))
+    issue = s.getValue();
   // setmaxnreg moves registers between the warpgroups of a block: every
   // thread starts with what ptxas allocates for the whole block (at most
   // 65536 / threads, rounded down to 8, and at most the kernel's
@@ -211,7 +278,7 @@ void WarpSpecializePass::runOnOperation() {
   // blocks until the registers are there. So P <= entry <= C and P x 128 +
   // C x consumers must fit in entry x threads, or the consumers wait
   // forever.
-  int64_t threads = 32 * (numWarps + kWarpgroupWarps);
+  int64_t threads = 32 * (numWarps + producerWarps);
   int64_t entryRegs = std::min<int64_t>(256, 65536 / threads / 8 * 8);
   if (auto cap = kernel->getAttrOfType<IntegerAttr>(
           TileDialect::getMaxRegistersAttrName())) {
@@ -227,12 +294,13 @@ void WarpSpecializePass::runOnOperation() {
     }
     entryRegs = std::min<int64_t>(entryRegs, cap.getInt());
   }
-  int64_t needed = producerRegs * 32 * kWarpgroupWarps +
+  int64_t needed = producerRegs * 32 * producerWarps +
                    consumerRegs * consumerThreads;
   if (producerRegs > entryRegs || consumerRegs < entryRegs ||
       needed > entryRegs * threads) {
-    kernel.emitError("register budget of the warpgroups: producer ")
-        << producerRegs << " x 128 + consumers " << consumerRegs << " x "
+    kernel.emitError("register budget of the warpgroups: producer")
+        << (groups > 1 ? "s " : " ") << producerRegs << " x "
+        << 32 * producerWarps << " + consumers " << consumerRegs << " x "
         << consumerThreads << " = " << needed
         << " registers must fit the block's " << entryRegs << " x "
         << threads << " = " << entryRegs * threads
@@ -266,7 +334,7 @@ void WarpSpecializePass::runOnOperation() {
   OpBuilder b(kernel.getContext());
   b.setInsertionPointAfter(split);
   auto ws = b.create<WarpSpecializeOp>(
-      kernel.getLoc(), b.getI64IntegerAttr(kWarpgroupWarps),
+      kernel.getLoc(), b.getI64IntegerAttr(producerWarps),
       b.getI64IntegerAttr(producerRegs), b.getI64IntegerAttr(consumerRegs));
   Block *consumer = b.createBlock(&ws.getConsumer());
   Block *producer = b.createBlock(&ws.getProducer());
@@ -280,6 +348,9 @@ void WarpSpecializePass::runOnOperation() {
     pb.clone(op, mapping);
 
   if (failed(stripToProducer(*producer, consumerThreads)))
+    return signalPassFailure();
+  if (issue == "round_robin" && groups > 1 &&
+      failed(issueRoundRobin(ws.getProducer(), consumerThreads, groups)))
     return signalPassFailure();
   eraseDeadOps(ws.getProducer());
 
@@ -303,7 +374,7 @@ void WarpSpecializePass::runOnOperation() {
   eraseDeadOps(ws.getConsumer());
 
   kernel->setAttr(TileDialect::getProducerWarpsAttrName(),
-                  b.getI64IntegerAttr(kWarpgroupWarps));
+                  b.getI64IntegerAttr(producerWarps));
   ++numSpecialized;
 }
 

@@ -103,3 +103,62 @@ func.func @budget() attributes {tile.kernel, tile.num_warps = 8 : i64,
     tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 240 : i64}} {
   return
 }
+
+// -----
+
+// Three task groups need three producer warpgroups: 24 + 12 warps.
+// expected-error @below {{warp specialization adds 3 producer warpgroups (tile.producer_task groups 0 .. 2) to the 24 warps; a block has at most 32}}
+func.func @too_many_groups() attributes {tile.kernel, tile.num_warps = 24 : i64,
+    tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 64 : i64}} {
+  tile.producer_task warps 4 group 2 {
+  }
+  return
+}
+
+// -----
+
+// Two task groups: 512 threads start with 128 registers, and 72 x 256 +
+// 192 x 256 = 67584 exceed the 65536 (64 / 192 fit exactly).
+// expected-error @below {{register budget of the warpgroups: producers 72 x 256 + consumers 192 x 256 = 67584 registers must fit the block's 128 x 512 = 65536, with producer_registers <= 128 <= consumer_registers}}
+func.func @budget_groups() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 192 : i64}} {
+  tile.producer_task warps 4 group 1 {
+  }
+  return
+}
+
+// -----
+
+// Round-robin issue assigns each ring stage a warpgroup: one producer step
+// loading into two stages has no single owner.
+func.func @mixed_stages(%map: !tile.tensormap<64x64xf16, swizzle = 128>, %k: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.warp_specialize = {producer_registers = 64 : i64, consumer_registers = 232 : i64,
+                                        tma_issue = "round_robin"}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %full = tile.alloc {offset = 0 : i64} : !tile.buffer<2xi64, shared>
+  %empty = tile.alloc {offset = 16 : i64} : !tile.buffer<2xi64, shared>
+  tile.producer {
+    tile.mbarrier_init %full {count = 1} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %empty {count = 128} : !tile.buffer<2xi64, shared>
+  }
+  tile.barrier
+  %s = tile.alloc {offset = 1024 : i64} : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>>
+  %s0 = tile.slice %s[%c0] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %s1 = tile.slice %s[%c1] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  scf.for %i = %c0 to %k step %c1 {
+    tile.producer_task warps 4 group 1 {
+    }
+    tile.mbarrier_wait %full[%c0], %i : !tile.buffer<2xi64, shared>
+    tile.mbarrier_arrive %empty[%c0] : !tile.buffer<2xi64, shared>
+    // expected-error @below {{loads into different ring stages; the round-robin TMA issue assigns a producer warpgroup per stage}}
+    tile.producer {
+      tile.mbarrier_wait %empty[%c0], %i : !tile.buffer<2xi64, shared>
+      tile.mbarrier_arrive %full[%c0] {expect_tx = 16384} : !tile.buffer<2xi64, shared>
+      tile.tma_load %map[%c0, %i] to %s0, %full[%c0] : !tile.tensormap<64x64xf16, swizzle = 128>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<2xi64, shared>
+      tile.tma_load %map[%c1, %i] to %s1, %full[%c1] : !tile.tensormap<64x64xf16, swizzle = 128>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<2xi64, shared>
+    }
+  }
+  return
+}

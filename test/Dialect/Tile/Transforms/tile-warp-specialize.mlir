@@ -386,3 +386,194 @@ func.func @flag_guarded_bound(%map: !tile.tensormap<64x64xf16, swizzle = 128>,
   tile.copy %rec to %out[%pid] : !tile.buffer<1xi32, fragment> to !tile.buffer<?xi32, global>
   return
 }
+
+// -----
+
+// Two task groups, round-robin TMA issue: the tasks of even and odd
+// iterations (groups 0 and 1, each under its scf.if) get producer
+// warpgroups of their own (tile.producer_warps = 8, thread bases 256 and
+// 384, named barriers 2 and 3), and the ring's producer step is cloned per
+// warpgroup, guarded by its stage mod 2: stage s is issued by thread 256 +
+// 128 s, the first thread of the warpgroup that runs the tasks of the
+// iterations on stage s. 512 threads start with 128 registers: 64 x 256 +
+// 192 x 256 = 65536 fit exactly.
+
+// CHECK-LABEL: func.func @task_groups
+// CHECK-SAME:    tile.producer_warps = 8 : i64
+// CHECK:         tile.warp_specialize {consumer_registers = 192 : i64, producer_registers = 64 : i64, producer_warps = 8 : i64} producer {
+// CHECK:           scf.for
+// CHECK:             scf.if
+// CHECK-NEXT:          tile.producer_task warps 4 group 0 engine "mma.sync" {
+// CHECK:                 tile.barrier {id = 2 : i64, threads = 128 : i64}
+// CHECK:                 tile.producer {
+// CHECK:               } {thread_base = 256 : i64}
+// CHECK-NEXT:        } else {
+// CHECK-NEXT:          tile.producer_task warps 4 group 1 engine "mma.sync" {
+// CHECK:                 tile.barrier {id = 3 : i64, threads = 128 : i64}
+// CHECK:                 tile.producer {
+// CHECK:               } {thread_base = 384 : i64}
+// CHECK:             scf.if
+// CHECK:               %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:          %[[WHICH:.*]] = arith.remui %[[ST:.*]], %[[TWO]] : index
+// CHECK-NEXT:          %[[G0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:          %[[IS0:.*]] = arith.cmpi eq, %[[WHICH]], %[[G0]] : index
+// CHECK-NEXT:          scf.if %[[IS0]] {
+// CHECK-NEXT:            tile.producer thread 256 {
+// CHECK-NEXT:              tile.mbarrier_wait %{{.*}}[%[[ST]]]
+// CHECK-NEXT:              tile.mbarrier_arrive %{{.*}}[%[[ST]]] {expect_tx = 16384 : i64}
+// CHECK-NEXT:              tile.tma_load %{{.*}}, %{{.*}}[%[[ST]]]
+// CHECK-NEXT:            }
+// CHECK-NEXT:          }
+// CHECK-NEXT:          %[[G1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:          %[[IS1:.*]] = arith.cmpi eq, %[[WHICH]], %[[G1]] : index
+// CHECK-NEXT:          scf.if %[[IS1]] {
+// CHECK-NEXT:            tile.producer thread 384 {
+// CHECK-NEXT:              tile.mbarrier_wait %{{.*}}[%[[ST]]]
+// CHECK-NEXT:              tile.mbarrier_arrive %{{.*}}[%[[ST]]] {expect_tx = 16384 : i64}
+// CHECK-NEXT:              tile.tma_load %{{.*}}, %{{.*}}[%[[ST]]]
+// CHECK-NEXT:            }
+// CHECK-NEXT:          }
+// CHECK-NOT:         tile.producer thread
+// CHECK:         } consumer {
+// CHECK-NOT:       tile.producer_task
+// CHECK-NOT:       tile.producer thread
+// CHECK:           scf.for
+// CHECK:             tile.mbarrier_wait
+// CHECK:             tile.gemm
+// CHECK:             tile.mbarrier_arrive
+// CHECK:         return
+func.func @task_groups(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<f16>, %n: index, %k: index,
+                       %arg5: !tile.tensormap<128x64xf16, swizzle = 128>)
+    attributes {tile.kernel, tile.mma_engine = "wgmma", tile.num_warps = 8 : i64,
+                tile.warp_specialize = {consumer_registers = 192 : i64, producer_registers = 64 : i64,
+                                        tma_issue = "round_robin"}} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %c64 = arith.constant 64 : index
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %0 = tile.alloc {offset = 57344 : i64} : !tile.buffer<2xi64, shared>
+  %1 = tile.alloc {offset = 57472 : i64} : !tile.buffer<2xi64, shared>
+  %7 = tile.alloc {offset = 57600 : i64} : !tile.buffer<2xi64, shared>
+  %8 = tile.alloc {offset = 57728 : i64} : !tile.buffer<2xi64, shared>
+  tile.producer {
+    tile.mbarrier_init %0 {count = 1 : i64} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %1 {count = 256 : i64} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %7 {count = 1 : i64} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %8 {count = 256 : i64} : !tile.buffer<2xi64, shared>
+  }
+  tile.barrier
+  %4 = tile.view %arg1[%n, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %6 = tile.alloc {offset = 32768 : i64} : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>>
+  %9 = tile.alloc {offset = 0 : i64} : !tile.buffer<2x128x64xf16, shared, #tile.swizzle<128>>
+  %10 = tile.alloc : !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+  tile.fill %10, %cst : !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>, f32
+  scf.for %arg6 = %c0 to %n step %c1 {
+    %13 = arith.remsi %arg6, %c2 : index
+    %14 = arith.divsi %arg6, %c2 : index
+    tile.mbarrier_wait %0[%13], %14 : !tile.buffer<2xi64, shared>
+    %16 = tile.slice %9[%13] : !tile.buffer<2x128x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+    %17 = arith.muli %arg6, %c64 : index
+    %20 = arith.addi %14, %c1 : index
+    %even = arith.cmpi eq, %13, %c0 : index
+    scf.if %even {
+      tile.producer_task warps 4 group 0 engine "mma.sync" {
+        %25 = tile.alloc {offset = 49152 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+        %26 = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+        tile.copy %4[%c0, %17] to %25 {layout = #tile.blocked<vector = 8>} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+        tile.fill %26, %cst : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>, f32
+        tile.barrier
+        tile.gemm %25, %25, %26 {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+        tile.mbarrier_wait %8[%13], %20 : !tile.buffer<2xi64, shared>
+        %27 = tile.slice %6[%13] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+        tile.copy %26 to %27 : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+        tile.barrier
+        tile.producer {
+          tile.mbarrier_arrive %7[%13] : !tile.buffer<2xi64, shared>
+        }
+      }
+    } else {
+      tile.producer_task warps 4 group 1 engine "mma.sync" {
+        %25 = tile.alloc {offset = 53248 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+        %26 = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+        tile.copy %4[%c0, %17] to %25 {layout = #tile.blocked<vector = 8>} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+        tile.fill %26, %cst : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>, f32
+        tile.barrier
+        tile.gemm %25, %25, %26 {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+        tile.mbarrier_wait %8[%13], %20 : !tile.buffer<2xi64, shared>
+        %27 = tile.slice %6[%13] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+        tile.copy %26 to %27 : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+        tile.barrier
+        tile.producer {
+          tile.mbarrier_arrive %7[%13] : !tile.buffer<2xi64, shared>
+        }
+      }
+    }
+    tile.mbarrier_wait %7[%13], %14 : !tile.buffer<2xi64, shared>
+    %21 = tile.slice %6[%13] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.gemm %16, %21, %10 : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+    tile.mbarrier_arrive %8[%13] : !tile.buffer<2xi64, shared>
+    tile.mbarrier_arrive %1[%13] : !tile.buffer<2xi64, shared>
+    %23 = arith.addi %arg6, %c1 : index
+    %24 = arith.cmpi slt, %23, %n : index
+    scf.if %24 {
+      %25 = arith.remsi %23, %c2 : index
+      %29 = arith.muli %23, %c64 : index
+      %30 = tile.slice %9[%25] : !tile.buffer<2x128x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+      tile.producer {
+        tile.mbarrier_wait %1[%25], %c1 : !tile.buffer<2xi64, shared>
+        tile.mbarrier_arrive %0[%25] {expect_tx = 16384 : i64} : !tile.buffer<2xi64, shared>
+        tile.tma_load %arg5[%c0, %29] to %30, %0[%25] : !tile.tensormap<128x64xf16, swizzle = 128>, !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<2xi64, shared>
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+// Task groups without round-robin issue: both producer warpgroups run the
+// producer program (a group-1 task alone still makes two: warpgroup 0
+// issues the loads), the ring's loads stay on the first producer thread
+// (128, after four consumer warps); the task's warpgroup starts at 256.
+
+// CHECK-LABEL: func.func @task_groups_first
+// CHECK:         tile.warp_specialize {{.*}}producer_warps = 8 : i64} producer {
+// CHECK:           tile.producer_task warps 4 group 1 {
+// CHECK-NEXT:        tile.barrier {id = 3 : i64, threads = 128 : i64}
+// CHECK-NEXT:      } {thread_base = 256 : i64}
+// CHECK-NOT:       arith.remui
+// CHECK:           tile.producer thread 128 {
+// CHECK-NOT:       tile.producer thread
+// CHECK:         } consumer {
+func.func @task_groups_first(%map: !tile.tensormap<64x64xf16, swizzle = 128>, %k: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.warp_specialize = {producer_registers = 64 : i64, consumer_registers = 232 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %full = tile.alloc {offset = 0 : i64} : !tile.buffer<2xi64, shared>
+  %empty = tile.alloc {offset = 16 : i64} : !tile.buffer<2xi64, shared>
+  tile.producer {
+    tile.mbarrier_init %full {count = 1} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %empty {count = 128} : !tile.buffer<2xi64, shared>
+  }
+  tile.barrier
+  %s = tile.alloc {offset = 1024 : i64} : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>>
+  scf.for %i = %c0 to %k step %c1 {
+    %st = arith.remsi %i, %c2 : index
+    %ph = arith.divsi %i, %c2 : index
+    tile.producer_task warps 4 group 1 {
+      tile.barrier
+    }
+    tile.mbarrier_wait %full[%st], %ph : !tile.buffer<2xi64, shared>
+    tile.mbarrier_arrive %empty[%st] : !tile.buffer<2xi64, shared>
+    %next = tile.slice %s[%st] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.producer {
+      tile.mbarrier_wait %empty[%st], %ph : !tile.buffer<2xi64, shared>
+      tile.mbarrier_arrive %full[%st] {expect_tx = 8192} : !tile.buffer<2xi64, shared>
+      tile.tma_load %map[%c0, %i] to %next, %full[%st] : !tile.tensormap<64x64xf16, swizzle = 128>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<2xi64, shared>
+    }
+  }
+  return
+}

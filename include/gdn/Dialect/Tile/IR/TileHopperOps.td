@@ -304,9 +304,17 @@ def Tile_ProducerTaskOp : Tile_Op<"producer_task", [
     and removes it from the consumers'. A task must sit in a kernel with
     `tile.warp_specialize`.
 
+    `group` (default 0) names the producer warpgroup that runs the task:
+    a kernel whose tasks name groups `0 .. G-1` gets `G` producer
+    warpgroups, which run the producer program side by side, each only
+    its own group's tasks (thread base = consumer threads + 128 x group,
+    named barrier 2 + group). Two tasks of different groups run
+    concurrently, e.g. the tasks of chunks c and c + 1 of a two-slot
+    hand-off, each group taking every other chunk under an `scf.if`.
+
     Example:
     ```mlir
-    tile.producer_task warps 4 engine "mma.sync" {
+    tile.producer_task warps 4 group 0 engine "mma.sync" {
       tile.mbarrier_wait %empty[%s], %p : !tile.buffer<2xi64, shared>
       ...
       tile.barrier
@@ -317,11 +325,17 @@ def Tile_ProducerTaskOp : Tile_Op<"producer_task", [
     ```
   }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$num_warps,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$group,
                        OptionalAttr<StrAttr>:$mma_engine,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$thread_base);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    `warps` $num_warps (`engine` $mma_engine^)? $body attr-dict
+    `warps` $num_warps (`group` $group^)? (`engine` $mma_engine^)? $body
+    attr-dict
+  }];
+  let extraClassDeclaration = [{
+    /// The producer warpgroup that runs the task (0 without `group`).
+    int64_t getGroupIndex() { return getGroup().value_or(0); }
   }];
   let hasVerifier = 1;
 }

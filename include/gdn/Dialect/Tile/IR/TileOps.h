@@ -31,6 +31,14 @@ bool hasContiguousInnermost(Value v);
 /// tile.producer_task). tile-warp-specialize and the lowering agree on them.
 constexpr int64_t kConsumerBarrierId = 1;
 constexpr int64_t kProducerBarrierId = 2;
+/// The named barrier of producer warpgroup `group` (its tasks' barriers):
+/// 2, 3, ... (a block has 16 named barriers; at most 7 producer
+/// warpgroups fit beside one consumer warpgroup in 32 warps).
+constexpr int64_t producerBarrierId(int64_t group) {
+  return kProducerBarrierId + group;
+}
+/// At most this many producer warpgroups (tile.producer_task groups).
+constexpr int64_t kMaxProducerGroups = 7;
 
 /// The warps that run `op`: the `num_warps` of the nearest enclosing
 /// tile.producer_task (`op` itself included), else the `tile.num_warps`

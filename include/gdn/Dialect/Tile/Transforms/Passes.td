@@ -600,8 +600,9 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
   let description = [{
     For kernels that ask for it (`tile.warp_specialize = {producer_registers
     = P, consumer_registers = C}`), after `tile-pipeline` built their mbarrier
-    rings: adds one producer warpgroup (`tile.producer_warps = 4`) to the
-    kernel's `tile.num_warps` compute warps and splits the kernel body,
+    rings: adds one producer warpgroup (`tile.producer_warps = 4`; one per
+    task group, below) to the kernel's `tile.num_warps` compute warps and
+    splits the kernel body,
     after the barrier that follows the rings' initialization, into a
     `tile.warp_specialize` op:
 
@@ -617,6 +618,18 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
       `thread_base = 32 * num_warps` (the lowering numbers its threads from
       there) and its block barriers become the producer warpgroup's named
       barrier (`bar.sync 2, 128`); a task must have 4 warps;
+    * **task groups**: a kernel whose `tile.producer_task`s name groups
+      `0 .. G-1` gets `G` producer warpgroups (`tile.producer_warps = 4G`),
+      which all run the producer program; a task of group g runs on
+      warpgroup g only (`thread_base = 32 * num_warps + 128 g`, named
+      barrier `2 + g`; the lowering guards its body by the warpgroup), so
+      tasks of different groups run concurrently. The rings' TMA issue
+      stays on the first producer thread unless the request says
+      `tma_issue = "round_robin"`: then each producer step is cloned per
+      warpgroup and guarded by `stage mod G == g` (its loads' ring stage),
+      on warpgroup g's first thread: a stage always has one issuer, and
+      with `G` dividing the ring's stages warpgroup g issues the loads of
+      the iterations whose tasks it runs;
     * the **consumer** region is the body without the rings' producer
       steps and without the producer tasks; its block barriers become named
       barriers over the consumer threads only (`bar.sync 1, 32 *
@@ -627,8 +640,9 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     the block, `E = min(256, 65536 / threads rounded down to 8)`, or the
     kernel's `tile.max_registers` (its `.maxnreg`; then a multiple of 8)
     where that is less; `.inc` blocks until the registers are free, so the
-    pass requires `P <= E <= C` and `P * 128 + C * 32 * num_warps <= E *
-    threads` (8 consumer warps: E = 168, and 40/232 uses all 64512; capped
+    pass requires `P <= E <= C` and `P * 128 G + C * 32 * num_warps <= E *
+    threads` (8 consumer warps: E = 168, and 40/232 uses all 64512; two
+    task groups: E = 128, and 64/192 uses all 65536; capped
     at 136, 24/192 uses all 52224 and leaves room for another kernel's
     block on the SM).
     A loop bound the producer needs may come from a global-memory load (it
@@ -664,6 +678,7 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::gdn::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
   let statistics = [
     Statistic<"numSpecialized", "specialized-kernels", "Kernels split into producer and consumers">,
