@@ -2,7 +2,8 @@
 #===- kernel-variant.sh - a kernel directory with one template replaced ---===#
 #
 # usage: tools/kernel-variant.sh [-b BASE_DIR] [-I INCLUDE_DIR] [-t DTYPES]
-#                                [--no-i64] [--fused P/C] [-O OPTIONS]
+#                                [--no-i64] [--fused P/C] [--fused2 P/C]
+#                                [-O OPTIONS]
 #                                [--forward-regs MAX/P/C] [--flags]
 #                                [--prep-regs N] [--prep-prefetch] [--cpu]
 #                                OUT_DIR TEMPLATE
@@ -34,6 +35,9 @@
 # (consumers), so that gdn-run times it as the forward stage (the prep
 # kernel still runs first; its workspaces go unread). It reads plain g and
 # beta: problems with gate or beta transforms give wrong results with it.
+# --fused2 P/C: the same with the two-task fused kernel
+# (gdn_chunk_fused2.mlir.inc: two producer warpgroups, P x 256 + C x 256
+# <= 65536 registers, e.g. 64/192).
 #
 # --forward-regs MAX/P/C (TEMPLATE a gdn_forward_vm.mlir.in): the direct
 # path's forward kernel (@gdn_chunk_fwd_vm128) capped at MAX registers per
@@ -87,11 +91,12 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage() { sed -n '4,8s/^# //p' "$0" >&2; exit 2; }
-base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" extra="" fwdregs="" flags="" prepregs="" prefetch="" cpu=""
+usage() { sed -n '4,9s/^# //p' "$0" >&2; exit 2; }
+base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" fusedopt=--fused fusedk=fused extra="" fwdregs="" flags="" prepregs="" prefetch="" cpu=""
 while [[ $# -gt 0 ]]; do
   case $1 in
   --fused) [[ $# -ge 2 ]] || usage; fused=$2; shift 2 ;;
+  --fused2) [[ $# -ge 2 ]] || usage; fused=$2 fusedopt=--fused2 fusedk=fused2; shift 2 ;;
   --forward-regs) [[ $# -ge 2 ]] || usage; fwdregs=$2; shift 2 ;;
   --flags) flags=1; shift ;;
   --prep-regs) [[ $# -ge 2 ]] || usage; prepregs=$2; shift 2 ;;
@@ -164,22 +169,22 @@ cp "$tmpl" "$work/$name.mlir.in"
 cmake -P "$root/cmake/GdnExpandIncludes.cmake" "$work/$name.mlir.in" "$work/$name.expanded"
 if [[ -n $fused ]]; then
   [[ $name == gdn_forward_vm ]] ||
-    { echo "kernel-variant.sh: --fused needs gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1; }
+    { echo "kernel-variant.sh: $fusedopt needs gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1; }
   [[ $fused =~ ^([0-9]+)/([0-9]+)$ ]] ||
-    { echo "kernel-variant.sh: --fused $fused: expected PRODUCER/CONSUMER registers, e.g. 104/200" >&2; exit 1; }
+    { echo "kernel-variant.sh: $fusedopt $fused: expected PRODUCER/CONSUMER registers, e.g. 104/200" >&2; exit 1; }
   preg=${BASH_REMATCH[1]} creg=${BASH_REMATCH[2]}
-  [[ -f $incdir/gdn_chunk_fused.mlir.inc ]] ||
-    { echo "kernel-variant.sh: no $incdir/gdn_chunk_fused.mlir.inc" >&2; exit 1; }
+  [[ -f $incdir/gdn_chunk_$fusedk.mlir.inc ]] ||
+    { echo "kernel-variant.sh: no $incdir/gdn_chunk_$fusedk.mlir.inc" >&2; exit 1; }
   grep -q '^  func.func @gdn_chunk_fwd_vm128_@DT@(' "$work/$name.expanded" ||
     { echo "kernel-variant.sh: $tmpl has no @gdn_chunk_fwd_vm128_@DT@ to replace" >&2; exit 1; }
   # The module without its direct kernel and closing brace, then the fused
   # kernel under the direct kernel's name and stage, then the brace.
   sed '/^  func.func @gdn_chunk_fwd_vm128_@DT@(/,/^  }$/d' "$work/$name.expanded" |
     sed '$d' >"$work/$name.fused"
-  sed -e 's/@gdn_chunk_fused_vm128_@DT@/@gdn_chunk_fwd_vm128_@DT@/' \
-    -e 's/stage = "chunk_fused"/stage = "chunk_fwd"/' \
+  sed -e "s/@gdn_chunk_${fusedk}_vm128_@DT@/@gdn_chunk_fwd_vm128_@DT@/" \
+    -e "s/stage = \"chunk_$fusedk\"/stage = \"chunk_fwd\"/" \
     -e "s/producer_registers = [0-9]* : i64, consumer_registers = [0-9]* : i64/producer_registers = $preg : i64, consumer_registers = $creg : i64/" \
-    "$incdir/gdn_chunk_fused.mlir.inc" >>"$work/$name.fused"
+    "$incdir/gdn_chunk_$fusedk.mlir.inc" >>"$work/$name.fused"
   echo "}" >>"$work/$name.fused"
   mv "$work/$name.fused" "$work/$name.expanded"
   [[ -z ${KERNEL_VARIANT_KEEP:-} ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
@@ -270,4 +275,4 @@ for dt in $dtypes; do
       "--gdn-lower-to-ptx=chip=$chip kernel-suffix=_i64$extra output-dir=$out" -o /dev/null
   fi
 done
-echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", fused $fused")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $extra ]] || echo ",$extra"))"
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", $fusedk $fused")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $extra ]] || echo ",$extra"))"
