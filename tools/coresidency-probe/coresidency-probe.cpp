@@ -13,7 +13,9 @@
 // kernel uses ~80 registers, as the production kernel does).
 // Kernel "guest" (B): the same code with ~KB live values (~136 registers),
 // never executes griddepcontrol.launch_dependents nor griddepcontrol.wait.
-// "guest_lowreg": the guest with no extra live values.
+// "guest_lowreg": the guest with no extra live values. "guest_ws": the
+// guest as a warp-specialized kernel like the GDN forward (.maxnreg 136,
+// setmaxnreg 24 / 192 for its warpgroups).
 //
 // Usage: coresidency-probe [--dump-ptx DIR] [--reps N] [--spin-us US]
 //                          [--guest-spin-us US]
@@ -117,8 +119,8 @@ void loadDriver() {
   }
   std::string missing;
 #define PROBE_RESOLVE(name)                                                    \
-  drv.name = reinterpret_cast<decltype(drv.name)>(                             \
-      dlsym(h, PROBE_SYMBOL(name)));                                           \
+  drv.name =                                                                   \
+      reinterpret_cast<decltype(drv.name)>(dlsym(h, PROBE_SYMBOL(name)));      \
   if (!drv.name)                                                               \
     missing += std::string(missing.empty() ? "" : ", ") + PROBE_SYMBOL(name);
   PROBE_DRIVER_FUNCTIONS(PROBE_RESOLVE)
@@ -196,12 +198,82 @@ std::string kernelPtx(const std::string &name, int live) {
   return s;
 }
 
+// The guest as a warp-specialized kernel, as the GDN forward is (384
+// threads, .maxnreg 136, one block per SM): warpgroup 2 gives registers
+// back (setmaxnreg.dec 24) and only spins, warpgroups 0-1 take them
+// (setmaxnreg.inc 192: 136 x 384 = 24 x 128 + 192 x 256) and spin with
+// the guest's live values. Same parameters and record as kernelPtx.
+std::string warpSpecializedPtx(const std::string &name, int live) {
+  std::string s;
+  auto line = [&](const std::string &l) { s += l + "\n"; };
+  line(".visible .entry " + name + "(");
+  line("  .param .u64 p_rec,");
+  line("  .param .u64 p_spin,");
+  line("  .param .u32 p_flags)");
+  line("  .maxntid 384, 1, 1");
+  line("  .maxnreg 136");
+  line("  .minnctapersm 1");
+  line("{");
+  line("  .reg .pred %p<4>;");
+  line("  .reg .b32 %r<12>;");
+  line("  .reg .b64 %rd<12>;");
+  line("  .reg .b32 %a<" + std::to_string(live) + ">;");
+  line("  mov.u64 %rd1, %globaltimer;");
+  line("  mov.u32 %r1, %smid;");
+  line("  ld.param.u64 %rd2, [p_rec];");
+  line("  ld.param.u64 %rd3, [p_spin];");
+  line("  mov.u32 %r4, %tid.x;");
+  line("  add.u64 %rd4, %rd1, %rd3;");
+  line("  mov.u32 %r6, 0;");
+  line("  setp.ge.u32 %p1, %r4, 256;");
+  line("  @%p1 bra $L_producer;");
+  line("  setmaxnreg.inc.sync.aligned.u32 192;");
+  line("  mov.u32 %r5, %clock;");
+  for (int i = 0; i < live; ++i)
+    line("  mad.lo.u32 %a" + std::to_string(i) + ", %r5, " +
+         std::to_string(2 * i + 3) + ", %r4;");
+  line("$L_spin:");
+  for (int i = 0; i < live; ++i)
+    line("  mad.lo.u32 %a" + std::to_string(i) + ", %a" + std::to_string(i) +
+         ", 1664525, %a" + std::to_string((i + 1) % live) + ";");
+  line("  mov.u64 %rd5, %globaltimer;");
+  line("  setp.lt.u64 %p2, %rd5, %rd4;");
+  line("  @%p2 bra $L_spin;");
+  for (int i = 0; i < live; ++i)
+    line("  add.u32 %r6, %r6, %a" + std::to_string(i) + ";");
+  line("  bra.uni $L_join;");
+  line("$L_producer:");
+  line("  setmaxnreg.dec.sync.aligned.u32 24;");
+  line("$L_pspin:");
+  line("  mov.u64 %rd5, %globaltimer;");
+  line("  setp.lt.u64 %p2, %rd5, %rd4;");
+  line("  @%p2 bra $L_pspin;");
+  line("$L_join:");
+  line("  bar.sync 0;");
+  line("  mov.u64 %rd6, %globaltimer;");
+  line("  setp.ne.u32 %p3, %r4, 0;");
+  line("  @%p3 bra $L_done;");
+  line("  mov.u32 %r7, %ctaid.x;");
+  line("  mul.wide.u32 %rd7, %r7, 32;");
+  line("  add.u64 %rd8, %rd2, %rd7;");
+  line("  cvt.u64.u32 %rd9, %r1;");
+  line("  st.global.u64 [%rd8], %rd9;");
+  line("  st.global.u64 [%rd8+8], %rd1;");
+  line("  st.global.u64 [%rd8+16], %rd6;");
+  line("  st.global.u32 [%rd8+24], %r6;");
+  line("$L_done:");
+  line("  ret;");
+  line("}");
+  return s;
+}
+
 std::string modulePtx() {
   std::string s = "//\n// coresidency-probe kernels\n//\n"
                   ".version 8.0\n.target sm_90a\n.address_size 64\n\n";
   s += kernelPtx("holder", kHolderLive) + "\n";
   s += kernelPtx("guest", kGuestLive) + "\n";
-  s += kernelPtx("guest_lowreg", 0);
+  s += kernelPtx("guest_lowreg", 0) + "\n";
+  s += warpSpecializedPtx("guest_ws", kGuestLive);
   return s;
 }
 
@@ -215,7 +287,7 @@ struct Scenario {
   const char *name;
   int aBlocks, aThreads, aSmem;
   int bBlocks, bThreads, bSmem;
-  bool bLowReg;
+  const char *bKernel; // "guest", "guest_lowreg" or "guest_ws"
   bool pdl;     // B on A's stream with PROGRAMMATIC_STREAM_SERIALIZATION = 1
   bool trigger; // A executes griddepcontrol.launch_dependents at its start
   int carveout; // both kernels, or kNoCarveout
@@ -223,32 +295,38 @@ struct Scenario {
 
 constexpr int KB = 1024;
 const Scenario kScenarios[] = {
-    {"1  pdl  A37K B140K/384t", 132, 128, 37 * KB, 132, 384, 140 * KB, false,
+    {"1 pdl A37K B140K/384t", 132, 128, 37 * KB, 132, 384, 140 * KB, "guest",
      true, true, kNoCarveout},
-    {"2  2str A37K B140K/384t", 132, 128, 37 * KB, 132, 384, 140 * KB, false,
+    {"2 2str A37K B140K/384t", 132, 128, 37 * KB, 132, 384, 140 * KB, "guest",
      false, true, kNoCarveout},
-    {"2c 2str ... carve100", 132, 128, 37 * KB, 132, 384, 140 * KB, false,
+    {"2c 2str ... carve100", 132, 128, 37 * KB, 132, 384, 140 * KB, "guest",
      false, true, 100},
-    {"3  pdl  A0K  B0K/384t", 132, 128, 0, 132, 384, 0, false, true, true,
+    {"3 pdl A0K B0K/384t", 132, 128, 0, 132, 384, 0, "guest", true, true,
      kNoCarveout},
-    {"4  pdl  ... carve100", 132, 128, 37 * KB, 132, 384, 140 * KB, false,
-     true, true, 100},
-    {"5  pdl  A66 B140K", 66, 128, 37 * KB, 132, 384, 140 * KB, false, true,
+    {"4 pdl ... carve100", 132, 128, 37 * KB, 132, 384, 140 * KB, "guest", true,
+     true, 100},
+    {"5 pdl A66 B140K", 66, 128, 37 * KB, 132, 384, 140 * KB, "guest", true,
      true, kNoCarveout},
-    {"5c pdl  A66 ... carve100", 66, 128, 37 * KB, 132, 384, 140 * KB, false,
+    {"5c pdl A66 ... carve100", 66, 128, 37 * KB, 132, 384, 140 * KB, "guest",
      true, true, 100},
-    {"6  pdl  B64K/256t", 132, 128, 37 * KB, 132, 256, 64 * KB, false, true,
+    {"6 pdl B64K/256t", 132, 128, 37 * KB, 132, 256, 64 * KB, "guest", true,
      true, kNoCarveout},
-    {"6c pdl  B64K/256t carve100", 132, 128, 37 * KB, 132, 256, 64 * KB, false,
+    {"6c pdl B64K/256t carve100", 132, 128, 37 * KB, 132, 256, 64 * KB, "guest",
      true, true, 100},
-    {"7  2str A0K B0K/384t", 132, 128, 0, 132, 384, 0, false, false, true,
+    {"7 2str A0K B0K/384t", 132, 128, 0, 132, 384, 0, "guest", false, true,
      kNoCarveout},
-    {"8  pdl  A128 ... carve100", 128, 128, 37 * KB, 132, 384, 140 * KB, false,
+    {"8 pdl A128 ... carve100", 128, 128, 37 * KB, 132, 384, 140 * KB, "guest",
      true, true, 100},
-    {"9  pdl  B lowreg carve100", 132, 128, 37 * KB, 132, 384, 140 * KB, true,
-     true, true, 100},
-    {"10 pdl  no trigger carve100", 132, 128, 37 * KB, 132, 384, 140 * KB,
-     false, true, false, 100},
+    {"9 pdl B lowreg carve100", 132, 128, 37 * KB, 132, 384, 140 * KB,
+     "guest_lowreg", true, true, 100},
+    {"10 pdl no trigger carve100", 132, 128, 37 * KB, 132, 384, 140 * KB,
+     "guest", true, false, 100},
+    {"11 pdl  A128 B ws carve100", 128, 128, 37 * KB, 132, 384, 140 * KB,
+     "guest_ws", true, true, 100},
+    {"12 pdl  A128 B ws", 128, 128, 37 * KB, 132, 384, 140 * KB, "guest_ws",
+     true, true, kNoCarveout},
+    {"13 2str A128 B ws carve100", 128, 128, 37 * KB, 132, 384, 140 * KB,
+     "guest_ws", false, true, 100},
 };
 
 struct Record {
@@ -291,10 +369,9 @@ void printResources(const char *label, CUfunction f, int threads, int smem) {
 
 CUmodule loadModule(const std::string &ptx) {
   static char log[16384], errLog[16384];
-  CUjit_option opts[] = {CU_JIT_INFO_LOG_BUFFER,
-                         CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-                         CU_JIT_ERROR_LOG_BUFFER,
-                         CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  CUjit_option opts[] = {
+      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+      CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *vals[] = {log, reinterpret_cast<void *>(sizeof(log)), errLog,
                   reinterpret_cast<void *>(sizeof(errLog))};
   CUmodule m = nullptr;
@@ -326,16 +403,16 @@ void launch(CUfunction f, int blocks, int threads, int smem, CUstream s,
   CU(cuLaunchKernelEx, &cfg, f, args, nullptr);
 }
 
-Result runOnce(const Scenario &sc, CUfunction fa, CUfunction fb,
-               CUstream s1, CUstream s2, CUdeviceptr recA, CUdeviceptr recB,
-               uint64_t spinA, uint64_t spinB) {
+Result runOnce(const Scenario &sc, CUfunction fa, CUfunction fb, CUstream s1,
+               CUstream s2, CUdeviceptr recA, CUdeviceptr recB, uint64_t spinA,
+               uint64_t spinB) {
   CU(cuMemsetD8, recA, 0, 64 * KB);
   CU(cuMemsetD8, recB, 0, 64 * KB);
   CU(cuCtxSynchronize);
   launch(fa, sc.aBlocks, sc.aThreads, sc.aSmem, s1, false, recA, spinA,
          sc.trigger ? 1u : 0u);
-  launch(fb, sc.bBlocks, sc.bThreads, sc.bSmem, sc.pdl ? s1 : s2, sc.pdl,
-         recB, spinB, 0u);
+  launch(fb, sc.bBlocks, sc.bThreads, sc.bSmem, sc.pdl ? s1 : s2, sc.pdl, recB,
+         spinB, 0u);
   CU(cuCtxSynchronize);
   std::vector<Record> a(sc.aBlocks), b(sc.bBlocks);
   CU(cuMemcpyDtoH, a.data(), recA, a.size() * sizeof(Record));
@@ -409,17 +486,17 @@ void usage() {
 
 /// The value of option `name`: a number in (0, max] (whole for --reps), or
 /// an error naming the option.
-static double positive(const std::string &name, const char *text,
-                       double max) {
+static double positive(const std::string &name, const char *text, double max) {
   char *end = nullptr;
   errno = 0;
   double v = std::strtod(text, &end);
-  bool whole = name != "--reps" || v == static_cast<double>(static_cast<long>(v));
+  bool whole =
+      name != "--reps" || v == static_cast<double>(static_cast<long>(v));
   if (end == text || *end != '\0' || errno != 0 || !(v > 0) || v > max ||
       !whole)
     die(name + " needs a " + (name == "--reps" ? "whole " : "") +
-        "number in (0, " + std::to_string(static_cast<long>(max)) +
-        "], got '" + text + "'");
+        "number in (0, " + std::to_string(static_cast<long>(max)) + "], got '" +
+        text + "'");
   return v;
 }
 
@@ -504,9 +581,13 @@ int main(int argc, char **argv) {
     CU(cuModuleGetFunction, &fa, m, "holder");
     CU(cuModuleGetFunction, &fb, m, "guest");
     CU(cuModuleGetFunction, &fl, m, "guest_lowreg");
+    CUfunction fw;
+    CU(cuModuleGetFunction, &fw, m, "guest_ws");
     configure(fa, 37 * KB, kNoCarveout);
     configure(fb, 140 * KB, kNoCarveout);
     configure(fl, 140 * KB, kNoCarveout);
+    configure(fw, 140 * KB, kNoCarveout);
+    printResources("guest_ws", fw, 384, 140 * KB);
     printResources("holder", fa, 128, 37 * KB);
     printResources("holder", fa, 128, 0);
     printResources("guest", fb, 384, 140 * KB);
@@ -531,7 +612,7 @@ int main(int argc, char **argv) {
     CUmodule m = loadModule(ptx);
     CUfunction fa, fb;
     CU(cuModuleGetFunction, &fa, m, "holder");
-    CU(cuModuleGetFunction, &fb, m, sc.bLowReg ? "guest_lowreg" : "guest");
+    CU(cuModuleGetFunction, &fb, m, sc.bKernel);
     configure(fa, sc.aSmem, sc.carveout);
     configure(fb, sc.bSmem, sc.carveout);
     // Warm-up (first launch of a module loads the code).
