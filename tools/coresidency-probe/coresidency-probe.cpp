@@ -40,7 +40,10 @@ namespace {
 
 //===----------------------------------------------------------------------===//
 // Driver entry points (cuda.h #defines some names to versioned symbols; the
-// member and the dlsym string are both produced after macro expansion).
+// member and the dlsym string are both produced after macro expansion, as
+// in lib/Runtime/CudaDriver.h, whose list this one does not reuse: that
+// list is what gdn-run needs and the CPU emulator exports, and the probe
+// needs the occupancy query besides).
 //===----------------------------------------------------------------------===//
 
 #define PROBE_DRIVER_FUNCTIONS(X)                                              \
@@ -140,14 +143,24 @@ constexpr int kGuestLive = 124;
 
 // One kernel: params (u64 rec, u64 spin_ns, u32 flags); flags bit 0 =
 // execute griddepcontrol.launch_dependents at the start. Record per block
-// (32 bytes): u64 smid, u64 start, u64 end, u32 sink.
-std::string kernelPtx(const std::string &name, int live) {
+// (32 bytes): u64 smid, u64 start, u64 end, u32 sink. `warpSpecialized`:
+// the kernel as the GDN forward is built (384 threads, .maxnreg 136, one
+// block per SM): warpgroup 2 gives registers back (setmaxnreg.dec 24) and
+// only spins, warpgroups 0-1 take them (setmaxnreg.inc 192: 136 x 384 =
+// 24 x 128 + 192 x 256) and spin with the live values; it never triggers.
+std::string kernelPtx(const std::string &name, int live,
+                      bool warpSpecialized = false) {
   std::string s;
   auto line = [&](const std::string &l) { s += l + "\n"; };
   line(".visible .entry " + name + "(");
   line("  .param .u64 p_rec,");
   line("  .param .u64 p_spin,");
   line("  .param .u32 p_flags)");
+  if (warpSpecialized) {
+    line("  .maxntid 384, 1, 1");
+    line("  .maxnreg 136");
+    line("  .minnctapersm 1");
+  }
   line("{");
   line("  .reg .pred %p<4>;");
   line("  .reg .b32 %r<12>;");
@@ -158,76 +171,22 @@ std::string kernelPtx(const std::string &name, int live) {
   line("  mov.u32 %r1, %smid;");
   line("  ld.param.u64 %rd2, [p_rec];");
   line("  ld.param.u64 %rd3, [p_spin];");
-  line("  ld.param.u32 %r2, [p_flags];");
-  line("  and.b32 %r3, %r2, 1;");
-  line("  setp.ne.u32 %p1, %r3, 0;");
-  line("  @!%p1 bra $L_no_trigger;");
-  line("  griddepcontrol.launch_dependents;");
-  line("$L_no_trigger:");
-  line("  mov.u32 %r4, %tid.x;");
-  line("  mov.u32 %r5, %clock;");
-  for (int i = 0; i < live; ++i)
-    line("  mad.lo.u32 %a" + std::to_string(i) + ", %r5, " +
-         std::to_string(2 * i + 3) + ", %r4;");
-  line("  add.u64 %rd4, %rd1, %rd3;");
-  line("$L_spin:");
-  for (int i = 0; i < live; ++i)
-    line("  mad.lo.u32 %a" + std::to_string(i) + ", %a" + std::to_string(i) +
-         ", 1664525, %a" + std::to_string((i + 1) % live) + ";");
-  line("  mov.u64 %rd5, %globaltimer;");
-  line("  setp.lt.u64 %p2, %rd5, %rd4;");
-  line("  @%p2 bra $L_spin;");
-  line("  mov.u32 %r6, 0;");
-  for (int i = 0; i < live; ++i)
-    line("  add.u32 %r6, %r6, %a" + std::to_string(i) + ";");
-  line("  bar.sync 0;");
-  line("  mov.u64 %rd6, %globaltimer;");
-  line("  setp.ne.u32 %p3, %r4, 0;");
-  line("  @%p3 bra $L_done;");
-  line("  mov.u32 %r7, %ctaid.x;");
-  line("  mul.wide.u32 %rd7, %r7, 32;");
-  line("  add.u64 %rd8, %rd2, %rd7;");
-  line("  cvt.u64.u32 %rd9, %r1;");
-  line("  st.global.u64 [%rd8], %rd9;");
-  line("  st.global.u64 [%rd8+8], %rd1;");
-  line("  st.global.u64 [%rd8+16], %rd6;");
-  line("  st.global.u32 [%rd8+24], %r6;");
-  line("$L_done:");
-  line("  ret;");
-  line("}");
-  return s;
-}
-
-// The guest as a warp-specialized kernel, as the GDN forward is (384
-// threads, .maxnreg 136, one block per SM): warpgroup 2 gives registers
-// back (setmaxnreg.dec 24) and only spins, warpgroups 0-1 take them
-// (setmaxnreg.inc 192: 136 x 384 = 24 x 128 + 192 x 256) and spin with
-// the guest's live values. Same parameters and record as kernelPtx.
-std::string warpSpecializedPtx(const std::string &name, int live) {
-  std::string s;
-  auto line = [&](const std::string &l) { s += l + "\n"; };
-  line(".visible .entry " + name + "(");
-  line("  .param .u64 p_rec,");
-  line("  .param .u64 p_spin,");
-  line("  .param .u32 p_flags)");
-  line("  .maxntid 384, 1, 1");
-  line("  .maxnreg 136");
-  line("  .minnctapersm 1");
-  line("{");
-  line("  .reg .pred %p<4>;");
-  line("  .reg .b32 %r<12>;");
-  line("  .reg .b64 %rd<12>;");
-  line("  .reg .b32 %a<" + std::to_string(live) + ">;");
-  line("  mov.u64 %rd1, %globaltimer;");
-  line("  mov.u32 %r1, %smid;");
-  line("  ld.param.u64 %rd2, [p_rec];");
-  line("  ld.param.u64 %rd3, [p_spin];");
+  if (!warpSpecialized) {
+    line("  ld.param.u32 %r2, [p_flags];");
+    line("  and.b32 %r3, %r2, 1;");
+    line("  setp.ne.u32 %p1, %r3, 0;");
+    line("  @!%p1 bra $L_no_trigger;");
+    line("  griddepcontrol.launch_dependents;");
+    line("$L_no_trigger:");
+  }
   line("  mov.u32 %r4, %tid.x;");
   line("  add.u64 %rd4, %rd1, %rd3;");
   line("  mov.u32 %r6, 0;");
-  line("  setp.ge.u32 %p1, %r4, 256;");
-  line("  @%p1 bra $L_producer;");
-  line("  setmaxnreg.inc.sync.aligned.u32 192;");
+  if (warpSpecialized) {
+    line("  setp.ge.u32 %p1, %r4, 256;");
+    line("  @%p1 bra $L_producer;");
+    line("  setmaxnreg.inc.sync.aligned.u32 192;");
+  }
   line("  mov.u32 %r5, %clock;");
   for (int i = 0; i < live; ++i)
     line("  mad.lo.u32 %a" + std::to_string(i) + ", %r5, " +
@@ -241,14 +200,16 @@ std::string warpSpecializedPtx(const std::string &name, int live) {
   line("  @%p2 bra $L_spin;");
   for (int i = 0; i < live; ++i)
     line("  add.u32 %r6, %r6, %a" + std::to_string(i) + ";");
-  line("  bra.uni $L_join;");
-  line("$L_producer:");
-  line("  setmaxnreg.dec.sync.aligned.u32 24;");
-  line("$L_pspin:");
-  line("  mov.u64 %rd5, %globaltimer;");
-  line("  setp.lt.u64 %p2, %rd5, %rd4;");
-  line("  @%p2 bra $L_pspin;");
-  line("$L_join:");
+  if (warpSpecialized) {
+    line("  bra.uni $L_join;");
+    line("$L_producer:");
+    line("  setmaxnreg.dec.sync.aligned.u32 24;");
+    line("$L_pspin:");
+    line("  mov.u64 %rd5, %globaltimer;");
+    line("  setp.lt.u64 %p2, %rd5, %rd4;");
+    line("  @%p2 bra $L_pspin;");
+    line("$L_join:");
+  }
   line("  bar.sync 0;");
   line("  mov.u64 %rd6, %globaltimer;");
   line("  setp.ne.u32 %p3, %r4, 0;");
@@ -273,7 +234,7 @@ std::string modulePtx() {
   s += kernelPtx("holder", kHolderLive) + "\n";
   s += kernelPtx("guest", kGuestLive) + "\n";
   s += kernelPtx("guest_lowreg", 0) + "\n";
-  s += warpSpecializedPtx("guest_ws", kGuestLive);
+  s += kernelPtx("guest_ws", kGuestLive, /*warpSpecialized=*/true);
   return s;
 }
 
