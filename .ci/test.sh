@@ -8,5 +8,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${GDN_SANITIZE:-0}" = 1 ]; then exec bash tools/sanitize-test.sh "$@"; fi  # ASan+UBSan build (tools/sanitize-test.sh)
 bash .ci/setup.sh
-bash .ci/build.sh gdn-opt gdn-run gdn-kernels GdnUnitTests gdn_runtime gdn_runtime_static gdn-example gdn-replay gdn-cuemu gdn-kernels-cpu
+bash .ci/build.sh gdn-opt gdn-run gdn-kernels GdnUnitTests gdn_runtime gdn_runtime_static gdn-example gdn-replay gdn-cuemu gdn-kernels-cpu coresidency-probe
 python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv build/test build/test/unit build/test/GPU "$@"
