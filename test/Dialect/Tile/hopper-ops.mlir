@@ -117,7 +117,7 @@ func.func @store(%map: !tile.tensormap<64x64xf16, swizzle = 128> {tile.name = "C
 // CHECK-NEXT:    } consumer {
 // CHECK-NEXT:      tile.barrier {id = 1 : i64, threads = 256 : i64}
 // CHECK-NEXT:    }
-func.func @task(%i: index) attributes {tile.kernel, tile.num_warps = 8 : i64,
+func.func @task(%i: index) attributes {tile.kernel, tile.num_warps = 8 : i64, tile.producer_warps = 8 : i64,
     tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
   %full = tile.alloc : !tile.buffer<2xi64, shared>
   tile.producer_task warps 4 engine "mma.sync" {

@@ -494,7 +494,7 @@ func.func @task_group() attributes {tile.kernel, tile.num_warps = 8 : i64,
 
 // -----
 
-func.func @task_group_warps() attributes {tile.kernel, tile.num_warps = 8 : i64} {
+func.func @task_group_warps() attributes {tile.kernel, tile.num_warps = 8 : i64, tile.producer_warps = 4 : i64} {
   tile.warp_specialize {producer_warps = 4, producer_registers = 72, consumer_registers = 216} producer {
     // expected-error @below {{group 1 needs 2 producer warpgroups; tile.warp_specialize has 4 producer warps}}
     tile.producer_task warps 4 group 1 {
@@ -507,11 +507,50 @@ func.func @task_group_warps() attributes {tile.kernel, tile.num_warps = 8 : i64}
 
 // -----
 
-func.func @task_group_base() attributes {tile.kernel, tile.num_warps = 8 : i64} {
+func.func @task_group_base() attributes {tile.kernel, tile.num_warps = 8 : i64, tile.producer_warps = 8 : i64} {
   tile.warp_specialize {producer_warps = 8, producer_registers = 64, consumer_registers = 192} producer {
     // expected-error @below {{thread base 256 is not the first thread of producer warpgroup 1 (384, after the 256 consumer threads)}}
     tile.producer_task warps 4 group 1 {
     } {thread_base = 256 : i64}
+  } consumer {
+    tile.barrier {id = 1, threads = 256}
+  }
+  return
+}
+
+// -----
+
+func.func @task_barrier_id() attributes {tile.kernel, tile.num_warps = 8 : i64, tile.producer_warps = 8 : i64} {
+  tile.warp_specialize {producer_warps = 8, producer_registers = 64, consumer_registers = 192} producer {
+    tile.producer_task warps 4 group 1 {
+      // expected-error @below {{in a group 1 tile.producer_task must be named barrier 3 over 128 threads (its warpgroup's), got id 2 over 128}}
+      tile.barrier {id = 2, threads = 128}
+    } {thread_base = 384 : i64}
+  } consumer {
+    tile.barrier {id = 1, threads = 256}
+  }
+  return
+}
+
+
+// -----
+
+func.func @ws_warps_disagree() attributes {tile.kernel, tile.num_warps = 8 : i64, tile.producer_warps = 4 : i64} {
+  // expected-error @below {{producer_warps = 8 disagrees with the kernel's tile.producer_warps = 4}}
+  tile.warp_specialize {producer_warps = 8, producer_registers = 64, consumer_registers = 192} producer {
+    tile.barrier {id = 2, threads = 128}
+  } consumer {
+    tile.barrier {id = 1, threads = 256}
+  }
+  return
+}
+
+// -----
+
+func.func @ws_warps_missing() attributes {tile.kernel, tile.num_warps = 8 : i64} {
+  // expected-error @below {{in a tile kernel needs the kernel's tile.producer_warps = 4 (tile-warp-specialize sets both; the lowering sizes the block from it)}}
+  tile.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} producer {
+    tile.barrier {id = 2, threads = 128}
   } consumer {
     tile.barrier {id = 1, threads = 256}
   }

@@ -280,6 +280,23 @@ LogicalResult WarpSpecializeOp::verify() {
              << regs;
   if ((*this)->getParentOfType<WarpSpecializeOp>())
     return emitOpError("warp_specialize does not nest");
+  // The lowering sizes the block (maxntid, the task guards) from the
+  // kernel's tile.producer_warps: it must say the same.
+  if (auto func = (*this)->getParentOfType<FunctionOpInterface>()) {
+    auto attr = func->getAttrOfType<IntegerAttr>(
+        TileDialect::getProducerWarpsAttrName());
+    if (attr && attr.getInt() != static_cast<int64_t>(getProducerWarps()))
+      return emitOpError("producer_warps = ")
+             << getProducerWarps() << " disagrees with the kernel's "
+             << TileDialect::getProducerWarpsAttrName() << " = "
+             << attr.getInt();
+    if (!attr && func->hasAttr(TileDialect::getKernelAttrName()))
+      return emitOpError("in a tile kernel needs the kernel's ")
+             << TileDialect::getProducerWarpsAttrName() << " = "
+             << getProducerWarps()
+             << " (tile-warp-specialize sets both; the lowering sizes the "
+                "block from it)";
+  }
   // Block-wide barriers would wait for the other role's warps, which never
   // reach them: the regions synchronize with named barriers only (the
   // barriers of tile.reduce lower to the consumers' named barrier).
@@ -415,5 +432,19 @@ LogicalResult BarrierOp::verify() {
     return emitOpError("a named barrier's thread count must be a multiple of "
                        "32 up to 1024, got ")
            << *getThreads();
+  // In a producer task, a named barrier is its warpgroup's: any other id
+  // would meet another group's (or the consumers') warps.
+  if (auto task = (*this)->getParentOfType<ProducerTaskOp>();
+      task && getId()) {
+    int64_t want = producerBarrierId(task.getGroupIndex());
+    int64_t threads = 32 * static_cast<int64_t>(task.getNumWarps());
+    if (static_cast<int64_t>(*getId()) != want ||
+        static_cast<int64_t>(*getThreads()) != threads)
+      return emitOpError("in a group ")
+             << task.getGroupIndex() << " tile.producer_task must be named "
+             << "barrier " << want << " over " << threads
+             << " threads (its warpgroup's), got id " << *getId() << " over "
+             << *getThreads();
+  }
   return success();
 }

@@ -141,19 +141,26 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread) {
 }
 
 /// Round-robin TMA issue over `groups` producer warpgroups: each ring
-/// producer step (a tile.producer that issues TMA loads) in the producer
-/// region is replaced by one copy per warpgroup, on that warpgroup's first
-/// thread, under `stage mod groups == g` (stage: the ring barrier index of
-/// its loads). A stage is thus always issued by the same warpgroup, in the
-/// order of today's single issuer, and with `groups` dividing the stage
-/// count, warpgroup g issues the stages of the iterations whose tasks it
-/// runs (group g), right after them.
+/// producer step (a tile.producer that issues TMA loads, outside the
+/// tasks) in the producer region is replaced by one copy per warpgroup, on
+/// that warpgroup's first thread, under `stage mod groups == g` (stage:
+/// the ring barrier index of its loads). A stage is thus always issued by
+/// the same warpgroup, in the order of today's single issuer; with
+/// `groups` dividing the stage count, the warpgroup of stage s is the one
+/// whose tasks run in the iterations on stage s. Where its loads fall in
+/// its program order relative to its tasks is the kernel's schedule (the
+/// ring issues iteration i + stages - 1 in iteration i).
 LogicalResult issueRoundRobin(Region &producer, int64_t producerThread,
                               int64_t groups) {
   SmallVector<ProducerOp> steps;
-  producer.walk([&](ProducerOp prod) {
-    if (issuesTma(prod))
+  producer.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    // A task's own tile.producer regions are its threads' (numbered from
+    // its base), not the ring's.
+    if (isa<ProducerTaskOp>(op))
+      return WalkResult::skip();
+    if (auto prod = dyn_cast<ProducerOp>(op); prod && issuesTma(prod))
       steps.push_back(prod);
+    return WalkResult::advance();
   });
   for (ProducerOp prod : steps) {
     Value stage;
@@ -167,8 +174,7 @@ LogicalResult issueRoundRobin(Region &producer, int64_t producerThread,
       return prod.emitOpError("loads into different ring stages; the "
                               "round-robin TMA issue assigns a producer "
                               "warpgroup per stage");
-    if (!prod->getParentRegion()->isAncestor(stage.getParentRegion()) &&
-        prod.getBody().isAncestor(stage.getParentRegion()))
+    if (prod.getBody().isAncestor(stage.getParentRegion()))
       return prod.emitOpError("computes its ring stage inside itself; the "
                               "round-robin TMA issue needs it outside");
     OpBuilder b(prod);

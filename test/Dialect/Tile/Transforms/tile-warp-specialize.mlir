@@ -577,3 +577,58 @@ func.func @task_groups_first(%map: !tile.tensormap<64x64xf16, swizzle = 128>, %k
   }
   return
 }
+
+// -----
+
+// A TMA load a task issues itself (its own tile.producer, task thread 0)
+// is not a ring step: the round-robin issue clones only the ring's steps
+// outside the tasks (threads 128 and 256 here).
+
+// CHECK-LABEL: func.func @tma_in_task
+// CHECK:         tile.producer_task warps 4 group 1 {
+// CHECK-NEXT:      tile.producer {
+// CHECK-NEXT:        tile.mbarrier_arrive
+// CHECK-NEXT:        tile.tma_load
+// CHECK:         } {thread_base = 256 : i64}
+// CHECK:         tile.producer thread 128 {
+// CHECK:         tile.producer thread 256 {
+// CHECK:       } consumer {
+func.func @tma_in_task(%map: !tile.tensormap<64x64xf16, swizzle = 128>, %k: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.warp_specialize = {producer_registers = 64 : i64, consumer_registers = 232 : i64,
+                                        tma_issue = "round_robin"}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %full = tile.alloc {offset = 0 : i64} : !tile.buffer<2xi64, shared>
+  %empty = tile.alloc {offset = 16 : i64} : !tile.buffer<2xi64, shared>
+  %f2 = tile.alloc {offset = 32 : i64} : !tile.buffer<1xi64, shared>
+  tile.producer {
+    tile.mbarrier_init %full {count = 1} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %empty {count = 128} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %f2 {count = 1} : !tile.buffer<1xi64, shared>
+  }
+  tile.barrier
+  %s = tile.alloc {offset = 1024 : i64} : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>>
+  %t = tile.alloc {offset = 17408 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  scf.for %i = %c0 to %k step %c1 {
+    %st = arith.remsi %i, %c2 : index
+    %ph = arith.divsi %i, %c2 : index
+    tile.producer_task warps 4 group 1 {
+      tile.producer {
+        tile.mbarrier_arrive %f2[%c0] {expect_tx = 8192} : !tile.buffer<1xi64, shared>
+        tile.tma_load %map[%c0, %i] to %t, %f2[%c0] : !tile.tensormap<64x64xf16, swizzle = 128>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<1xi64, shared>
+      }
+      tile.mbarrier_wait %f2[%c0], %i : !tile.buffer<1xi64, shared>
+    }
+    tile.mbarrier_wait %full[%st], %ph : !tile.buffer<2xi64, shared>
+    tile.mbarrier_arrive %empty[%st] : !tile.buffer<2xi64, shared>
+    %next = tile.slice %s[%st] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.producer {
+      tile.mbarrier_wait %empty[%st], %ph : !tile.buffer<2xi64, shared>
+      tile.mbarrier_arrive %full[%st] {expect_tx = 8192} : !tile.buffer<2xi64, shared>
+      tile.tma_load %map[%c0, %i] to %next, %full[%st] : !tile.tensormap<64x64xf16, swizzle = 128>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<2xi64, shared>
+    }
+  }
+  return
+}

@@ -444,8 +444,11 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::func::FuncOp"> {
     then analyzed alone, as the body of a loop when loops enclose it (it
     runs once per iteration), the shared buffers included; the barriers it
     gets there are the task's (`tile-warp-specialize` makes them the
-    producer warpgroup's named barrier). Two tasks never share bytes
-    (`tile-plan-shared-memory`), so no barrier orders one after another.
+    producer warpgroup's named barrier). Two tasks' own buffers never
+    share bytes (`tile-plan-shared-memory`), so no barrier orders one
+    after another; buffers allocated outside the tasks that tasks of two
+    groups (concurrent warpgroups) both touch are the kernel's to order
+    (mbarriers) or to index apart: no barrier here can.
 
     A `tile.tma_store` reads its source asynchronously: barriers do not end
     that read, only a `tile.tma_store_wait {read}` (pending = 0) of the
