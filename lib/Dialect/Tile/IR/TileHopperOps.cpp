@@ -241,7 +241,8 @@ LogicalResult ProducerOp::verify() {
   // The thread must exist among those that run the region: a producer
   // task's (numbered from its first thread), else the kernel's block.
   if (auto task = (*this)->getParentOfType<ProducerTaskOp>()) {
-    if (static_cast<int64_t>(getThread()) >= static_cast<int64_t>(32 * task.getNumWarps()))
+    int64_t taskThreads = 32 * static_cast<int64_t>(task.getNumWarps());
+    if (static_cast<int64_t>(getThread()) >= taskThreads)
       return emitOpError("thread ")
              << getThread() << " is not a thread of the enclosing "
              << "tile.producer_task's " << 32 * task.getNumWarps()
@@ -369,8 +370,9 @@ LogicalResult ProducerTaskOp::verify() {
             32 * warps.getInt() + 128 * group)
       return emitOpError("thread base ")
              << *getThreadBase() << " is not the first thread of producer "
-             << "warpgroup " << group << " (" << 32 * warps.getInt() + 128 * group
-             << ", after the " << 32 * warps.getInt() << " consumer threads)";
+             << "warpgroup " << group << " ("
+             << 32 * warps.getInt() + 128 * group << ", after the "
+             << 32 * warps.getInt() << " consumer threads)";
   }
   auto func = (*this)->getParentOfType<FunctionOpInterface>();
   if (func && func->hasAttr(TileDialect::getKernelAttrName()) &&

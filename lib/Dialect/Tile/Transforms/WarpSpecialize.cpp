@@ -281,9 +281,9 @@ void WarpSpecializePass::runOnOperation() {
   // tile.max_registers, its .maxnreg: a kernel capped below the register
   // file leaves room for another kernel's blocks on the SM), the producer
   // gives some back with .dec and the consumers take them with .inc, which
-  // blocks until the registers are there. So P <= entry <= C and P x 128 +
-  // C x consumers must fit in entry x threads, or the consumers wait
-  // forever.
+  // blocks until the registers are there. So P <= entry <= C and
+  // P x 128 x groups + C x consumers must fit in entry x threads, or the
+  // consumers wait forever.
   int64_t threads = 32 * (numWarps + producerWarps);
   int64_t entryRegs = std::min<int64_t>(256, 65536 / threads / 8 * 8);
   if (auto cap = kernel->getAttrOfType<IntegerAttr>(
