@@ -365,14 +365,14 @@ LogicalResult ProducerTaskOp::verify() {
     auto warps = func ? func->getAttrOfType<IntegerAttr>(
                             TileDialect::getNumWarpsAttrName())
                       : IntegerAttr();
+    int64_t consumers = warps ? 32 * warps.getInt() : 0;
+    int64_t base = producerThreadBase(consumers, group);
     if (warps && getThreadBase() &&
-        static_cast<int64_t>(*getThreadBase()) !=
-            32 * warps.getInt() + 128 * group)
+        static_cast<int64_t>(*getThreadBase()) != base)
       return emitOpError("thread base ")
              << *getThreadBase() << " is not the first thread of producer "
-             << "warpgroup " << group << " ("
-             << 32 * warps.getInt() + 128 * group << ", after the "
-             << 32 * warps.getInt() << " consumer threads)";
+             << "warpgroup " << group << " (" << base << ", after the "
+             << consumers << " consumer threads)";
   }
   auto func = (*this)->getParentOfType<FunctionOpInterface>();
   if (func && func->hasAttr(TileDialect::getKernelAttrName()) &&

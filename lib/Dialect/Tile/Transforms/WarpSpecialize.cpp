@@ -97,7 +97,7 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread) {
       // threads are numbered from that warpgroup's first one, and its
       // block barriers become the warpgroup's named barrier.
       int64_t group = task.getGroupIndex();
-      task.setThreadBase(producerThread + 32 * kWarpgroupWarps * group);
+      task.setThreadBase(producerThreadBase(producerThread, group));
       int64_t threads = 32 * task.getNumWarps();
       task.getBody().walk([&](BarrierOp barrier) {
         if (!barrier.getId())
@@ -188,7 +188,7 @@ LogicalResult issueRoundRobin(Region &producer, int64_t producerThread,
       auto branch = b.create<scf::IfOp>(loc, mine, /*withElseRegion=*/false);
       OpBuilder inner = branch.getThenBodyBuilder();
       auto copy = cast<ProducerOp>(inner.clone(*prod));
-      copy.setThread(producerThread + 32 * kWarpgroupWarps * g);
+      copy.setThread(producerThreadBase(producerThread, g));
     }
     prod.erase();
   }

@@ -39,6 +39,13 @@ constexpr int64_t producerBarrierId(int64_t group) {
 }
 /// At most this many producer warpgroups (tile.producer_task groups).
 constexpr int64_t kMaxProducerGroups = 7;
+/// The first thread of producer warpgroup `group` (the thread base of its
+/// tasks, the issuer of its ring loads): the producer warpgroups follow the
+/// `consumerThreads` consumer threads, 128 threads each.
+constexpr int64_t producerThreadBase(int64_t consumerThreads,
+                                     int64_t group) {
+  return consumerThreads + 128 * group;
+}
 
 /// The warps that run `op`: the `num_warps` of the nearest enclosing
 /// tile.producer_task (`op` itself included), else the `tile.num_warps`
