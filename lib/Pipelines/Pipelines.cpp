@@ -157,6 +157,8 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   if (options.proxyFences)
     fpm.addPass(tile::createTileProxyFences());
   fpm.addPass(arith::createArithExpandOpsPass());
+  if (options.pow2Divisors)
+    fpm.addPass(tile::createTileSpecializeDivisors());
   // scf lowers inside convert-tile-to-nvvm (its patterns include
   // SCF->ControlFlow), after the single-block regions of
   // tile.warp_specialize and tile.producer became branches.
@@ -202,7 +204,7 @@ void registerGdnPipelines() {
       "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-fold-zero-init (unless zero-init-gemm=0), "
       "tile-expand-tril-inverse (merge-by-rows with merge-by-rows=1), tile-assign-layouts, tile-pipeline, tile-tma-store, "
       "canonicalize, tile-plan-shared-memory, tile-insert-barriers, (with async-gemm) tile-async-gemm, tile-warp-specialize, tile-proxy-fences (unless proxy-fences=0), "
-      "arith-expand, tile-outline-kernels, "
+      "arith-expand, tile-specialize-divisors (unless pow2-divisors=0), tile-outline-kernels, "
       "convert-tile-to-nvvm, convert-nvvm-to-llvm, reconcile-unrealized-casts, canonicalize and cse (gpu.module), "
       "nvvm-attach-target, gpu-module-to-binary{format=isa} and, with output-dir, gdn-export-ptx",
       buildLowerToPTXPipeline);

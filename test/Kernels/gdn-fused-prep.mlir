@@ -62,11 +62,13 @@
 // its latch in the LLVM IR): per-thread addresses stay inside the loop
 // instead of occupying registers across it, without which both roles
 // spill at every split (docs/perf-notes.md v36).
+// (The roles' blocks may come in either order; the kernel is the module's
+// last entry.)
 // PTX-LABEL: .entry gdn_chunk_fused_vm128_f16(
-// PTX:         setmaxnreg.dec.sync.aligned.u32 104;
-// PTX:         add.s32 {{.*}}, -256;
-// PTX:         bar.sync {{.*}};
-// PTX:         setmaxnreg.inc.sync.aligned.u32 200;
+// PTX-DAG:     setmaxnreg.dec.sync.aligned.u32 104;
+// PTX-DAG:     add.s32 {{.*}}, -256;
+// PTX-DAG:     bar.sync %r{{[0-9]+}}, %r{{[0-9]+}};
+// PTX-DAG:     setmaxnreg.inc.sync.aligned.u32 200;
 
 // PTXAS: Function properties for gdn_chunk_fused_vm128_f16
 // PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

@@ -60,6 +60,13 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
                      "by default: GDN prep -3..-4 %, docs/perf-notes.md "
                      "v38); 0 fences every barrier of such kernels"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> pow2Divisors{
+      *this, "pow2-divisors",
+      llvm::cl::desc("Divide by a block-uniform runtime value with a shift "
+                     "where it is a power of two (tile-specialize-divisors "
+                     "after arith-expand; on by default: the GDN prep's "
+                     "three divisions per block, docs/perf-notes.md v47)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> asyncGemm{
       *this, "async-gemm",
       llvm::cl::desc("Overlap independent wgmma gemms (tile-async-gemm after "

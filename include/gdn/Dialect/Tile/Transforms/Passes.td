@@ -525,6 +525,75 @@ def TileFoldZeroInit : Pass<"tile-fold-zero-init", "::mlir::func::FuncOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// SpecializeDivisors
+//===----------------------------------------------------------------------===//
+
+def TileSpecializeDivisors : Pass<"tile-specialize-divisors", "::mlir::func::FuncOp"> {
+  let summary = "divide by a block-uniform runtime value with a shift where it is a power of two";
+  let description = [{
+    An unsigned integer division or remainder (`arith.divui`, `arith.remui`,
+    scalar integer or index) whose divisor `d` is not a constant but is the
+    same in every thread of a block becomes a branch on `d`:
+
+    * `d` a power of two (`d != 0` and `d & (d - 1) == 0`): `x >> cttz(d)`
+      for the quotient, `x & (d - 1)` for the remainder;
+    * otherwise the division as it was.
+
+    PTX has no integer divide instruction: ptxas expands each `div.u32` by
+    a register into a ~28-instruction reciprocal sequence (I2F, MUFU.RCP,
+    F2I, a chain of multiplies and corrections), which the shift path
+    replaces by ~7 instructions. The GDN prep runs three such divisions per
+    block of one chunk (a chunk's sequence `c / cdiv(T, 64)`, the GVA group
+    `HV / H` and the key head `hv / group`), on the path to its first
+    loads; on every shape measured in docs/perf-notes.md they are powers of
+    two (group 1, 64 chunks per sequence, or one sequence).
+
+    The divisor is block-uniform when it is computed only from constants,
+    the kernel's parameters (the entry block's arguments of a `tile.kernel`
+    function), `tile.program_id` and `tile.num_programs`, by `arith` ops:
+    then every thread of a warp takes the same side and the branch does not
+    diverge. Anything else (thread-dependent values, loads, loop induction
+    variables, results of regions) is left alone, as are constant divisors
+    (LLVM strength-reduces those), signed divisions and divisions inside a
+    region of a tile op other than `tile.warp_specialize`,
+    `tile.producer` and `tile.producer_task` (a `tile.map` body is
+    instantiated per element). The result is the same integer on both
+    sides (a division by zero stays on the division's side). Runs in
+    gdn-lower-to-ptx after arith-expand, so the divisions that
+    `arith.ceildivui` expands into are included (`pow2-divisors=0` turns it
+    off).
+
+    Before:
+    ```mlir
+    %group = arith.divui %hvs, %h : index
+    ```
+    After:
+    ```mlir
+    %m = arith.subi %h, %c1 : index
+    %low = arith.andi %h, %m : index
+    %p = arith.cmpi eq, %low, %c0 : index
+    %nz = arith.cmpi ne, %h, %c0 : index
+    %pow2 = arith.andi %p, %nz : i1
+    %group = scf.if %pow2 -> (index) {
+      %s = math.cttz %h : index
+      %q = arith.shrui %hvs, %s : index
+      scf.yield %q : index
+    } else {
+      %q = arith.divui %hvs, %h : index
+      scf.yield %q : index
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numSpecialized", "specialized",
+              "divisions and remainders given a power-of-two branch">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // AsyncGemm
 //===----------------------------------------------------------------------===//
 
