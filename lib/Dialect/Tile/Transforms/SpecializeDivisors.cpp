@@ -50,7 +50,7 @@ private:
       return true;
     if (depth >= kMaxDepth || def->getNumRegions() != 0 ||
         def->getNumOperands() == 0 ||
-        !isa<arith::ArithDialect>(def->getDialect()))
+        !isa_and_nonnull<arith::ArithDialect>(def->getDialect()))
       return false;
     return llvm::all_of(def->getOperands(), [&](Value operand) {
       return isUniform(operand, depth + 1);
@@ -64,7 +64,7 @@ private:
 bool branchAllowed(Operation *op) {
   for (Operation *parent = op->getParentOp();
        parent && !isa<func::FuncOp>(parent); parent = parent->getParentOp())
-    if (!isa<scf::SCFDialect>(parent->getDialect()) &&
+    if (!isa_and_nonnull<scf::SCFDialect>(parent->getDialect()) &&
         !isa<WarpSpecializeOp, ProducerOp, ProducerTaskOp>(parent))
       return false;
   return true;

@@ -101,8 +101,9 @@ func.func @integer_and_nested(%a: i32, %b: i32, %n: index) attributes {tile.kern
 
 // Left alone: constant divisors (LLVM strength-reduces them), signed
 // divisions, thread-dependent divisors (a loaded value, a loop induction
-// variable, a non-kernel function's argument), and divisions inside a
-// tile.map body (instantiated per element).
+// variable, an unknown op's result, a non-kernel function's argument), and
+// divisions inside a tile.map body (instantiated per element) or an unknown
+// op's region.
 // CHECK-LABEL: func.func @untouched
 // CHECK-NOT:   scf.if
 // CHECK:       return
@@ -130,7 +131,13 @@ func.func @untouched(%x: index, %d: index) attributes {tile.kernel, tile.num_war
     %y = arith.sitofp %v : i32 to f32
     tile.yield %y : f32
   }
-  "test.use"(%a, %b, %s, %e) : (index, index, index, index) -> ()
+  %u = "test.value"() : () -> index
+  %g = arith.divui %x, %u : index
+  "test.region"() ({
+    %r = arith.divui %x, %d : index
+    "test.use"(%r) : (index) -> ()
+  }) : () -> ()
+  "test.use"(%a, %b, %s, %e, %g) : (index, index, index, index, index) -> ()
   return
 }
 
