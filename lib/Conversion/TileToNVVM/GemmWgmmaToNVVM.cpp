@@ -84,8 +84,8 @@ struct GemmWgmmaLowering : TilePattern<GemmOp> {
     bool bf16 = aT.getElementType().isBF16();
     auto elemType = bf16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
 
-    Value tid = ix.tid();
-    Value wg = ix.div(tid, 128);
+    Value wg = rewriter.create<LLVM::ZExtOp>(
+        loc, i64, createWarpUniformIndex(rewriter, loc, 128));
     // This warpgroup's 64-row block (along M) and column block (along N).
     Value rowGroup = groupsM == 1 ? ix.c(0) : ix.rem(wg, groupsM);
     Value colGroup = wn == 1 ? ix.c(0) : ix.div(wg, groupsM);

@@ -127,6 +127,19 @@ Value createThreadId(OpBuilder &b, Location loc) {
   return tid;
 }
 
+Value createWarpUniformIndex(OpBuilder &b, Location loc, int64_t threads) {
+  assert(threads > 0 && threads % 32 == 0 && "whole warps");
+  Type i32 = b.getI32Type();
+  auto c32 = [&](int64_t v) -> Value {
+    return b.create<LLVM::ConstantOp>(
+        loc, i32, b.getI32IntegerAttr(static_cast<int32_t>(v)));
+  };
+  Value index =
+      b.create<LLVM::UDivOp>(loc, createThreadId(b, loc), c32(threads));
+  return b.create<NVVM::ShflOp>(loc, i32, c32(-1), index, c32(0), c32(31),
+                                NVVM::ShflKind::idx, UnitAttr());
+}
+
 void createNamedBarrier(OpBuilder &b, Location loc, int64_t id,
                         int64_t threads) {
   Value idValue = b.create<LLVM::ConstantOp>(

@@ -127,6 +127,15 @@ int64_t numThreadsOf(Operation *op);
 /// around `b`'s insertion point (threadBaseAt), if any.
 Value createThreadId(OpBuilder &b, Location loc);
 
+/// createThreadId / `threads` as an i32 for `threads` a multiple of 32
+/// (the warp index for 32, the warpgroup index for 128), broadcast from
+/// lane 0 (shfl.sync.idx over the full warp): the same value in every lane,
+/// which ptxas then keeps on the uniform datapath (a value computed from
+/// %tid.x is a per-thread register to it), so that addresses and wgmma
+/// descriptors built from it stay uniform registers and branches on it
+/// are uniform branches. Every lane of the warp must reach it.
+Value createWarpUniformIndex(OpBuilder &b, Location loc, int64_t threads);
+
 /// bar.sync `id`, `threads` (a named barrier over `threads` threads).
 void createNamedBarrier(OpBuilder &b, Location loc, int64_t id,
                         int64_t threads);

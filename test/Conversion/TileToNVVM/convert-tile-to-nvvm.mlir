@@ -1369,9 +1369,14 @@ func.func @copy_transpose_odd_extent(%p: !tile.ptr<f16>, %n: i32, %w: i32) attri
 // Two warpgroups splitting N ([4, 2]): each issues m64n32k16 on its 32
 // columns. B [K][N] (MN-major): warpgroup 1 starts 64 bytes into the
 // 128-byte box (byte column 32 x 2, no whole box): base + (wg / 1) * 64.
+// The warpgroup index tid / 128 is broadcast from lane 0 (shfl.sync idx),
+// so that ptxas keeps it and the descriptors built from it in uniform
+// registers.
 // CHECK-LABEL: llvm.func @wgmma_split_n
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
-// CHECK: %[[WG:.*]] = llvm.udiv %{{.*}}, %[[C128:.*]] : i64
+// CHECK: %[[Q:.*]] = llvm.udiv %[[TID]], %{{.*}} : i32
+// CHECK: %[[B:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[Q]], %{{.*}}, %{{.*}} : i32 -> i32
+// CHECK: %[[WG:.*]] = llvm.zext %[[B]] : i32 to i64
 // CHECK: %[[COLB:.*]] = llvm.mul %[[WG]], %[[C64:.*]] : i64
 // CHECK: llvm.urem %[[COLB]]
 // CHECK: nvvm.wgmma.fence.aligned
@@ -1391,7 +1396,8 @@ func.func @wgmma_split_n() attributes {tile.kernel, tile.num_warps = 8 : i64, ti
 // The same with B^T [N][K] (K-major): warpgroup 1's 32 rows of B^T start
 // 32 x 128 bytes in.
 // CHECK-LABEL: llvm.func @wgmma_split_n_kmajor
-// CHECK: %[[WG:.*]] = llvm.udiv %{{.*}}, %{{.*}} : i64
+// CHECK: %[[B:.*]] = nvvm.shfl.sync idx
+// CHECK: %[[WG:.*]] = llvm.zext %[[B]] : i32 to i64
 // CHECK: %[[C4096:.*]] = llvm.mlir.constant(4096 : i64) : i64
 // CHECK: llvm.mul %[[WG]], %[[C4096]] overflow<nsw> : i64
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
