@@ -142,6 +142,7 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
     fpm.addPass(tile::createTileFoldZeroInit());
   tile::TileExpandTrilInverseOptions expandOptions;
   expandOptions.mergeByRows = options.mergeByRows;
+  expandOptions.stageLo = options.stageLo;
   fpm.addPass(tile::createTileExpandTrilInverse(expandOptions));
   fpm.addPass(tile::createTileAssignLayouts());
   fpm.addPass(tile::createTilePipeline());
@@ -202,7 +203,7 @@ void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
       "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-fold-zero-init (unless zero-init-gemm=0), "
-      "tile-expand-tril-inverse (merge-by-rows with merge-by-rows=1), tile-assign-layouts, tile-pipeline, tile-tma-store, "
+      "tile-expand-tril-inverse (merge-by-rows with merge-by-rows=1, stage-lo with stage-lo=1), tile-assign-layouts, tile-pipeline, tile-tma-store, "
       "canonicalize, tile-plan-shared-memory, tile-insert-barriers, (with async-gemm) tile-async-gemm, tile-warp-specialize, tile-proxy-fences (unless proxy-fences=0), "
       "arith-expand, tile-specialize-divisors (unless pow2-divisors=0), tile-outline-kernels, "
       "convert-tile-to-nvvm, convert-nvvm-to-llvm, reconcile-unrealized-casts, canonicalize and cse (gpu.module), "

@@ -81,6 +81,14 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
                      "more); off: measured +6 % on the GDN prep, "
                      "docs/perf-notes.md v40"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> stageLo{
+      *this, "stage-lo",
+      llvm::cl::desc("tile-expand-tril-inverse's stage-lo: the final merge "
+                     "of a lower_only inverse reads L21's tf32 low parts, "
+                     "split once by the diagonal phase's idle threads, "
+                     "instead of splitting L21 on every warp; off until "
+                     "measured (docs/perf-notes.md v47)"),
+      llvm::cl::init(false)};
   PassOptions::Option<unsigned> indexBitwidth{
       *this, "index-bitwidth",
       llvm::cl::desc("Bit width of index arithmetic in the kernels (32 or "

@@ -230,7 +230,7 @@ Value f32Const(ConversionPatternRewriter &rewriter, Location loc, float v) {
 void emitMergeStrips(ConversionPatternRewriter &rewriter, OpBuilder &b,
                      Location loc, Idx &bx, const SquareAccess &acc, Value src,
                      Value dst, int64_t size, Value pair, Value jb,
-                     ArrayRef<Value> cols, Value lane);
+                     ArrayRef<Value> cols, Value lane, bool stagedLo = false);
 
 /// The nb diagonal 16x16 blocks by forward substitution (one column per
 /// thread, all blocks at once: column c of block b is element (b, c) of a
@@ -326,6 +326,63 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
                         bx.c(0), {r0, bx.add(r0, 8)}, lane);
       });
     }
+    // stage_lo: the threads past the n columns, idle above, split the final
+    // merge's L21 (rows n/2.., columns ..n/2 of L) once and store the low
+    // parts x - tf32(x) into dest's block above the diagonal (rows ..n/2,
+    // columns n/2..), which lower_only leaves free, 16 bytes at a time:
+    // the same two ops per element as SplitTf32Mma::split.
+    if (op.getStageLo()) {
+      if (numThreads <= n)
+        return rewriter.notifyMatchFailure(
+            op, "stage_lo needs threads beyond the matrix's columns");
+      int64_t half = n / 2, idle = numThreads - n, vecs = half * half / 4;
+      auto vec4 = VectorType::get({4}, rewriter.getF32Type());
+      Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
+      // One 16-byte vector: load L21's (r, c..c+3), store the low parts.
+      auto stage = [&](OpBuilder &b2, Idx &sx, Value srcAt, Value dstAt,
+                       Value r, Value c, int64_t dr) {
+        Value x4 = b2.create<LLVM::LoadOp>(
+            loc, vec4, acc.step(sx, srcAt, src, sx.add(r, half), c, dr, 0),
+            /*alignment=*/16);
+        Value mask = b2.create<LLVM::ConstantOp>(
+            loc, i32, b2.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000)));
+        Value lo4 = b2.create<LLVM::UndefOp>(loc, vec4);
+        for (int64_t e = 0; e < 4; ++e) {
+          Value x = b2.create<LLVM::ExtractElementOp>(loc, x4, sx.c32(e));
+          Value hi = b2.create<LLVM::BitcastOp>(
+              loc, f32,
+              b2.create<LLVM::AndOp>(
+                  loc, b2.create<LLVM::BitcastOp>(loc, i32, x), mask));
+          lo4 = b2.create<LLVM::InsertElementOp>(
+              loc, lo4, b2.create<LLVM::FSubOp>(loc, x, hi), sx.c32(e));
+        }
+        b2.create<LLVM::StoreOp>(
+            loc, lo4, acc.step(sx, dstAt, dst, r, sx.add(c, half), dr, 0),
+            /*alignment=*/16);
+      };
+      emitGuarded(rewriter, loc, ix.ult(ix.c(n - 1), tid), [&](OpBuilder &b) {
+        Idx bx(b, loc);
+        Value t = bx.add(tid, -n);
+        if ((4 * idle) % half == 0 && vecs % idle == 0) {
+          // Every round moves the idle threads 4 idle / half rows down:
+          // one address pair, then constant steps.
+          Value e = bx.mul(t, 4);
+          Value r = bx.div(e, half), c = bx.rem(e, half);
+          Value srcAt = acc.ptr(bx, src, bx.add(r, half), c);
+          Value dstAt = acc.ptr(bx, dst, r, bx.add(c, half));
+          for (int64_t round = 0; round < vecs / idle; ++round)
+            stage(b, bx, srcAt, dstAt, r, c, round * 4 * idle / half);
+          return;
+        }
+        for (Run &run : blockedRuns(bx, {half, half}, 4, idle, t))
+          emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b2) {
+            Idx sx(b2, loc);
+            Value r = run.coord[0], c = run.coord[1];
+            stage(b2, sx, acc.ptr(sx, src, sx.add(r, half), c),
+                  acc.ptr(sx, dst, r, sx.add(c, half)), r, c, 0);
+          });
+      });
+    }
     // Packed: the blocks above the diagonal hold T^T (the levels write it);
     // lower_only: nobody reads them. Else zeros in 16-byte stores (a 16-byte
     // chunk stays contiguous under every layout: rows are 16-byte aligned,
@@ -387,13 +444,17 @@ struct SplitTf32Mma {
   /// kept (every NaN an f32 operation produces: 0x7fffffff), inf stays inf
   /// and x - h = inf - inf is NaN, so every product with x is NaN.
   std::pair<Value, Value> split(Value x) {
-    Value bits = rewriter.create<LLVM::BitcastOp>(loc, i32, x);
-    Value mask = rewriter.create<LLVM::ConstantOp>(
-        loc, i32, rewriter.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000)));
-    Value hi = rewriter.create<LLVM::AndOp>(loc, bits, mask);
+    Value hi = high(x);
     Value rest = rewriter.create<LLVM::FSubOp>(
         loc, x, rewriter.create<LLVM::BitcastOp>(loc, f32, hi));
     return {hi, rewriter.create<LLVM::BitcastOp>(loc, i32, rest)};
+  }
+  /// h = trunc_tf32(x) alone (x's bits and 0xFFFFE000), as a b32 register.
+  Value high(Value x) {
+    Value bits = rewriter.create<LLVM::BitcastOp>(loc, i32, x);
+    Value mask = rewriter.create<LLVM::ConstantOp>(
+        loc, i32, rewriter.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000)));
+    return rewriter.create<LLVM::AndOp>(loc, bits, mask);
   }
   void mma(MutableArrayRef<Value> acc, ArrayRef<Value> a, ArrayRef<Value> b) {
     SmallVector<Value> operands(a);
@@ -776,15 +837,35 @@ struct MergeLanes {
   /// i of `rowBlocks` the A operand L21_i (from `src`) loaded and split once
   /// for all strips; strip s of row block rowBlocks[n] accumulates into
   /// y[s * rowBlocks.size() + n] (and its small terms).
+  /// With `stagedLo`, L21's low parts come from dest's block above the
+  /// diagonal (tile.tril_inverse_diag {stage_lo} put the low part of L21's
+  /// element (r, c) at (r0 + r, r1 + c)): the high part is the loaded
+  /// value masked (the mma reads only its tf32 bits), no subtraction.
   void accumulateY(Value src, int64_t J, int64_t sb,
                    ArrayRef<int64_t> rowBlocks, ArrayRef<Value> bAt,
                    Value bRow, ArrayRef<Value> bCol,
                    SmallVector<SmallVector<Value>> &y,
-                   SmallVector<SmallVector<Value>> &ySmall) {
+                   SmallVector<SmallVector<Value>> &ySmall,
+                   bool stagedLo = false) {
     Idx &bx = io.bx;
     int64_t ns = bAt.size(), nr = rowBlocks.size();
     Value aRow = bx.add(r1, lRow), aCol = bx.add(r0, lCol);
     Value aAt = io.acc.ptr(bx, src, aRow, aCol);
+    Value loRow = bx.add(r0, lRow), loCol = bx.add(r1, lCol);
+    Value loAt = stagedLo ? io.acc.ptr(bx, dst, loRow, loCol) : Value();
+    auto loadA = [&](int64_t dr, int64_t k0) -> SplitTf32Mma::Split {
+      SmallVector<Value, 4> x = io.ldmatrix(aAt, src, aRow, aCol, dr, k0);
+      if (!stagedLo)
+        return mma.splitAll(x);
+      SplitTf32Mma::Split a;
+      SmallVector<Value, 4> l = io.ldmatrix(loAt, dst, loRow, loCol, dr, k0);
+      for (int64_t e = 0; e < 4; ++e) {
+        a.hi.push_back(mma.high(x[e]));
+        a.lo.push_back(
+            io.b.create<LLVM::BitcastOp>(io.loc, mma.i32, l[e]).getResult());
+      }
+      return a;
+    };
     for (int64_t m = J; m < sb; ++m)
       for (int64_t ks = 0; ks < 2; ++ks) {
         int64_t k0 = 16 * m + 8 * ks;
@@ -792,8 +873,7 @@ struct MergeLanes {
         for (int64_t s = 0; s < ns; ++s)
           bk.push_back(loadB(bAt[s], bRow, bCol[s], k0));
         for (int64_t n = 0; n < nr; ++n) {
-          SplitTf32Mma::Split a = mma.splitAll(
-              io.ldmatrix(aAt, src, aRow, aCol, 16 * rowBlocks[n], k0));
+          SplitTf32Mma::Split a = loadA(16 * rowBlocks[n], k0);
           for (int64_t s = 0; s < ns; ++s)
             mma.kStepSplit(y[s * nr + n], ySmall[s * nr + n], a, bk[s]);
         }
@@ -813,11 +893,12 @@ struct MergeLanes {
 /// before the negated stores (they overwrite the staged Y). The strips run
 /// in lockstep: independent accumulator chains, one warp sync per step. The
 /// blocks of T1 above its diagonal are never read (lower_only leaves them
-/// unwritten).
+/// unwritten). With `stagedLo` the A operands from L21 take their low parts
+/// from dest (MergeLanes::accumulateY).
 void emitMergeStrips(ConversionPatternRewriter &rewriter, OpBuilder &b,
                      Location loc, Idx &bx, const SquareAccess &acc, Value src,
                      Value dst, int64_t size, Value pair, Value jb,
-                     ArrayRef<Value> cols, Value lane) {
+                     ArrayRef<Value> cols, Value lane, bool stagedLo) {
   int64_t sb = size / 16, ns = cols.size();
   MergeLanes ml(rewriter, b, loc, bx, acc, dst, size, pair, lane);
   Value g = ml.g, t1 = ml.t1, t2 = ml.t2, lRow = ml.lRow, lCol = ml.lCol;
@@ -851,7 +932,7 @@ void emitMergeStrips(ConversionPatternRewriter &rewriter, OpBuilder &b,
   auto emitY = [&](int64_t J) {
     Accs y = zeros(), ySmall = smallZeros();
     ml.accumulateY(src, J, sb, llvm::to_vector(llvm::seq<int64_t>(0, sb)),
-                   bAtY, bRowY, bCol, y, ySmall);
+                   bAtY, bRowY, bCol, y, ySmall, stagedLo);
     for (int64_t s = 0; s < ns; ++s)
       for (int64_t i = 0; i < sb; ++i)
         storeStrip(s, i, mma.finish(y[s * sb + i], ySmall[s * sb + i]),
@@ -1048,7 +1129,7 @@ struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
       Value col = bx.add(bx.add(bx.mul(pair, 2 * size), bx.mul(jb, 16)),
                          bx.mul(bx.rem(task, 2), 8)); // the strip
       emitMergeStrips(rewriter, b, loc, bx, acc, src, dst, size, pair, jb,
-                      {col}, lane);
+                      {col}, lane, op.getStagedLo());
     });
     rewriter.eraseOp(op);
     return success();

@@ -1,4 +1,5 @@
 // RUN: gdn-opt %s -split-input-file -verify-diagnostics --tile-outline-kernels --convert-tile-to-nvvm | FileCheck %s
+// RUN: gdn-opt %s -split-input-file -verify-diagnostics --tile-outline-kernels --convert-tile-to-nvvm | FileCheck %s --check-prefix=LDM
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse,tile-assign-layouts,tile-pipeline,tile-plan-shared-memory,tile-insert-barriers,arith-expand),tile-outline-kernels,convert-tile-to-nvvm)' | FileCheck %s --check-prefix=PIPE
 
 // Both runs outline the kernels first (tile-outline-kernels.mlir tests the
@@ -505,6 +506,66 @@ func.func @tril_merge32() attributes {tile.kernel, tile.num_warps = 4 : i64, til
   %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
   %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
   tile.tril_inverse_merge %l, %t {size = 32 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// staged_lo: the same tasks, each L21 fragment two ldmatrix (its value,
+// masked to its tf32 bits, and its staged low part from T's block above
+// the diagonal, T12) and no subtraction of its own: column block 0 loads
+// 16 (8 fragments of L21, twice), column block 1 8, and the only fsubs
+// between them are the B operands' (two per k-step). T2's fragments in the
+// second product are split as before.
+// CHECK-LABEL: llvm.func @tril_merge32_staged_lo
+// CHECK:       llvm.icmp "eq"
+// CHECK-NEXT:  llvm.cond_br
+// CHECK-COUNT-8: llvm.fsub
+// CHECK-NOT:   llvm.fsub
+// CHECK:       llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// LDM-LABEL:   llvm.func @tril_merge32_staged_lo
+// LDM:         llvm.cond_br
+// LDM-COUNT-16: nvvm.ldmatrix
+// LDM-NOT:     nvvm.ldmatrix
+// LDM:         llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK:       llvm.icmp "eq"
+// CHECK-NEXT:  llvm.cond_br
+// CHECK-COUNT-8: nvvm.ldmatrix
+// CHECK-NOT:   nvvm.ldmatrix
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-18: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+// CHECK:       llvm.return
+func.func @tril_merge32_staged_lo() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_merge %l, %t {size = 32 : i64, staged_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// stage_lo: after the columns' forward substitution and the size-16
+// merges (threads 0..63), threads 64..127 (tid - 64 over 32x32 in 16-byte
+// vectors: four each) split L's rows 32.. by columns ..32 and store the low
+// parts into T's rows ..32, columns 32.. (bytes 128.. of each 256-byte
+// row of T at offset 16384): x - (x & 0xFFFFE000), four per vector.
+// CHECK-LABEL: llvm.func @tril_diag_stage_lo
+// CHECK:       nvvm.bar.warp.sync
+// CHECK:       %[[C63:.*]] = llvm.mlir.constant(63 : i64) : i64
+// CHECK-NEXT:  %[[IDLE:.*]] = llvm.icmp "ult" %[[C63]], %{{.*}} : i64
+// CHECK-NEXT:  llvm.cond_br %[[IDLE]]
+// CHECK-NOT:   mma.sync
+// CHECK:       %[[X:.*]] = llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK:       %[[M:.*]] = llvm.mlir.constant(-8192 : i32) : i32
+// CHECK-COUNT-4: llvm.and %{{.*}}, %[[M]] : i32
+// CHECK:       llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK-COUNT-3: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK-NOT:   llvm.store
+// CHECK:       llvm.return
+func.func @tril_diag_stage_lo() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_diag %l, %t {lower_only, merge_pairs, stage_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
   return
 }
 

@@ -947,6 +947,52 @@ func.func @tril_merge_by_rows_size(%a: !tile.buffer<128x128xf32, shared>, %b: !t
 
 // -----
 
+// staged_lo reads L21's low parts from the final merge's free block: only
+// the final merge, and not by_rows (which stages Y there).
+func.func @tril_merge_staged_lo_size(%a: !tile.buffer<128x128xf32, shared>, %b: !tile.buffer<128x128xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_merge' op staged_lo needs the final merge (size 64) without by_rows}}
+  tile.tril_inverse_merge %a, %b {size = 32 : i64, staged_lo} : !tile.buffer<128x128xf32, shared>, !tile.buffer<128x128xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_merge_staged_lo_by_rows(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_merge' op staged_lo needs the final merge (size 32) without by_rows}}
+  tile.tril_inverse_merge %a, %b {size = 32 : i64, by_rows, staged_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// stage_lo writes into the blocks lower_only leaves free, from threads
+// the columns leave idle, for a merge that follows.
+func.func @tril_diag_stage_lo_full(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_diag' op stage_lo needs merge_pairs and lower_only}}
+  tile.tril_inverse_diag %a, %b {merge_pairs, stage_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_diag_stage_lo_small(%a: !tile.buffer<32x32xf32, shared>, %b: !tile.buffer<32x32xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_diag' op stage_lo needs a merge after the diagonal phase (n / 16 >= 4), got 2 blocks}}
+  tile.tril_inverse_diag %a, %b {lower_only, merge_pairs, stage_lo} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_diag_stage_lo_threads() attributes {tile.kernel, tile.num_warps = 2 : i64} {
+  %a = tile.alloc : !tile.buffer<64x64xf32, shared>
+  %b = tile.alloc : !tile.buffer<64x64xf32, shared>
+  // expected-error @below {{'tile.tril_inverse_diag' op stage_lo needs threads beyond the 64 columns, got 64}}
+  tile.tril_inverse_diag %a, %b {lower_only, merge_pairs, stage_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
 func.func @tril_merge_in_place(%a: !tile.buffer<64x64xf32, shared>) {
   // expected-error @below {{'tile.tril_inverse_merge' op source and dest must be different buffers (the inverse is computed in place only when packed)}}
   tile.tril_inverse_merge %a, %a {size = 16 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>

@@ -936,6 +936,20 @@ LogicalResult TrilInverseDiagOp::verify() {
       return emitOpError("merge_pairs needs a thread per column: ")
              << 16 * nb << " columns, " << 32 * *warps << " threads";
   }
+  if (getStageLo()) {
+    // The low parts go where lower_only leaves dest unspecified (its block
+    // above the diagonal), written by the threads the columns leave idle.
+    if (!getMergePairs() || !getLowerOnly())
+      return emitOpError("stage_lo needs merge_pairs and lower_only");
+    if (nb < 4)
+      return emitOpError("stage_lo needs a merge after the diagonal phase "
+                         "(n / 16 >= 4), got ")
+             << nb << " blocks";
+    std::optional<int64_t> warps = getWarpsAt(*this);
+    if (warps && *warps > 0 && 32 * *warps <= 16 * nb)
+      return emitOpError("stage_lo needs threads beyond the ")
+             << 16 * nb << " columns, got " << 32 * *warps;
+  }
   return verifyTrilDistinct(*this, getSource(), getDest(), getPacked());
 }
 
@@ -981,6 +995,9 @@ LogicalResult TrilInverseMergeOp::verify() {
   // two row blocks (size 32), not for more (their copies would share it).
   if (getByRows() && size > 32)
     return emitOpError("by_rows needs size 16 or 32, got ") << size;
+  if (getStagedLo() && (getByRows() || 2 * size != n))
+    return emitOpError("staged_lo needs the final merge (size ")
+           << n / 2 << ") without by_rows";
   return verifyTrilDistinct(*this, getSource(), getDest(), /*packed=*/false);
 }
 

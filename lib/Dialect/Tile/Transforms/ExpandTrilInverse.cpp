@@ -46,13 +46,20 @@ void ExpandTrilInversePass::runOnOperation() {
     // Doubling steps: log2(nb) phases (barriers) instead of nb - 1; the
     // first (size 16) on the warps of the diagonal phase, without a
     // barrier (merge_pairs: warp w holds diagonal blocks 2 w and 2 w + 1).
+    // stage-lo: the diagonal phase's idle threads (n .. numThreads - 1)
+    // split the final merge's L21 into dest's upper block, which
+    // lower_only leaves free (by_rows stages Y there instead).
+    bool stage = stageLo && doubling && op.getLowerOnly() && nb >= 4 &&
+                 numThreads > n && !mergeByRows;
     b.create<TrilInverseDiagOp>(loc, src, dst, packed, op.getLowerOnly(),
-                                /*merge_pairs=*/doubling);
+                                /*merge_pairs=*/doubling, stage);
     if (doubling) {
       for (int64_t size = 32; size < n; size *= 2) {
         auto merge = b.create<TrilInverseMergeOp>(loc, src, dst, size);
         if (mergeByRows && op.getLowerOnly() && size <= 32)
           merge.setByRows(true);
+        if (stage && 2 * size == n)
+          merge.setStagedLo(true);
       }
     } else {
       for (int64_t d = 1; d < nb; ++d)

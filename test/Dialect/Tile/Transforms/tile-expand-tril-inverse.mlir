@@ -1,6 +1,26 @@
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse))' | FileCheck %s
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse,tile-assign-layouts,tile-plan-shared-memory,tile-insert-barriers))' | FileCheck %s --check-prefix=BAR
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse{merge-by-rows=1}))' | FileCheck %s --check-prefix=ROWS
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse{stage-lo=1}))' | FileCheck %s --check-prefix=STAGE
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse{stage-lo=1 merge-by-rows=1}))' | FileCheck %s --check-prefix=ROWS
+
+// stage-lo gives the lower_only 64x64 inverse on 128 threads (64 of them
+// idle in the diagonal phase) stage_lo / staged_lo; not a full inverse
+// (its upper blocks are zeros), nor one whose threads are all busy (two
+// warps), nor with merge-by-rows (the RUN line above: ROWS holds).
+// STAGE-LABEL: func.func @blocked
+// STAGE:       tile.tril_inverse_diag {{.*}} {merge_pairs} :
+// STAGE-NEXT:  tile.tril_inverse_merge {{.*}} {size = 32 : i64} :
+// STAGE-LABEL: func.func @lower_only
+// STAGE:       tile.tril_inverse_diag {{.*}} {lower_only, merge_pairs, stage_lo} :
+// STAGE-NEXT:  tile.tril_inverse_merge {{.*}} {size = 32 : i64, staged_lo} :
+// STAGE-LABEL: func.func @lower_only_busy
+// STAGE:       tile.tril_inverse_diag {{.*}} {lower_only, merge_pairs} :
+// STAGE-NEXT:  tile.tril_inverse_merge {{.*}} {size = 32 : i64} :
+// STAGE-LABEL: func.func @lower_only_128
+// STAGE:       tile.tril_inverse_diag {{.*}} {lower_only, merge_pairs, stage_lo} :
+// STAGE-NEXT:  tile.tril_inverse_merge {{.*}} {size = 32 : i64} :
+// STAGE-NEXT:  tile.tril_inverse_merge {{.*}} {size = 64 : i64, staged_lo} :
 
 // merge-by-rows gives by_rows to the size-32 merge of lower_only inverses
 // only (by_rows uses the blocks above the diagonal as scratch).
@@ -48,6 +68,30 @@ func.func @lower_only() attributes {tile.kernel, tile.num_warps = 4 : i64} {
   %l = tile.alloc : !tile.buffer<64x64xf32, shared>
   %t = tile.alloc : !tile.buffer<64x64xf32, shared>
   tile.tril_inverse %l, %t {lower_only} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @lower_only_busy
+// CHECK:       tile.tril_inverse_diag %{{.*}}, %{{.*}} {lower_only, merge_pairs} :
+func.func @lower_only_busy() attributes {tile.kernel, tile.num_warps = 2 : i64} {
+  %l = tile.alloc : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse %l, %t {lower_only} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @lower_only_128
+// CHECK:       tile.tril_inverse_diag %{{.*}}, %{{.*}} {lower_only, merge_pairs} :
+// CHECK-NEXT:  tile.tril_inverse_merge %{{.*}}, %{{.*}} {size = 32 : i64} :
+// CHECK-NEXT:  tile.tril_inverse_merge %{{.*}}, %{{.*}} {size = 64 : i64} :
+func.func @lower_only_128() attributes {tile.kernel, tile.num_warps = 8 : i64} {
+  %l = tile.alloc : !tile.buffer<128x128xf32, shared>
+  %t = tile.alloc : !tile.buffer<128x128xf32, shared>
+  tile.tril_inverse %l, %t {lower_only} : !tile.buffer<128x128xf32, shared>, !tile.buffer<128x128xf32, shared>
   return
 }
 

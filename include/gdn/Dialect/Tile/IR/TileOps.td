@@ -194,15 +194,25 @@ def Tile_TrilInverseDiagOp : Tile_Op<"tril_inverse_diag"> {
     8-column strips in lockstep (the merge's products and order). No block
     barrier between the two steps: each warp reads only what it wrote.
 
+    With `stage_lo` (with `merge_pairs` and `lower_only`, `n / 16` at least
+    4; the block must have threads beyond the `n` that invert columns) the
+    threads `n ..` of the block, idle in this phase, also write the tf32
+    low parts `l = x - tf32(x)` of the final merge's `L21` (`L`'s rows
+    `n / 2 ..` by columns `.. n / 2`) into `dest`'s block above the
+    diagonal, `dest[r][n / 2 + c] = l(L[n / 2 + r][c])`, for the final
+    `tile.tril_inverse_merge {staged_lo}` to read instead of splitting
+    `L21` again on every warp that uses it.
+
     Example:
     ```mlir
     tile.tril_inverse_diag %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    tile.tril_inverse_diag %l, %t {lower_only, merge_pairs, stage_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
     ```
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
                        Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$dest,
                        UnitAttr:$packed, UnitAttr:$lower_only,
-                       UnitAttr:$merge_pairs);
+                       UnitAttr:$merge_pairs, UnitAttr:$stage_lo);
   let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }
@@ -313,15 +323,24 @@ def Tile_TrilInverseMergeOp : Tile_Op<"tril_inverse_merge"> {
     `tile-expand-tril-inverse` gives `by_rows` with its `merge-by-rows`
     option).
 
+    With `staged_lo` (`size = n / 2`: the one pair of the final merge; not
+    with `by_rows`) the low parts of `L21` are read from `dest`'s block
+    above the diagonal, where `tile.tril_inverse_diag {stage_lo}` wrote
+    them, and the high parts are `L21` itself (the tensor core reads a tf32
+    operand's top 19 bits, which is `tf32(x)`): each `L21` fragment is two
+    loads instead of a load and a split per warp that uses it. The same
+    values reach the same products (the same bits).
+
     Example:
     ```mlir
     tile.tril_inverse_merge %l, %t {size = 32 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    tile.tril_inverse_merge %l, %t {size = 32 : i64, staged_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
     ```
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
                        Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$dest,
                        ConfinedAttr<I64Attr, [IntPositive]>:$size,
-                       UnitAttr:$by_rows);
+                       UnitAttr:$by_rows, UnitAttr:$staged_lo);
   let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }

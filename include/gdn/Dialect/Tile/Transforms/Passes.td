@@ -43,6 +43,14 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
     forming `Y` and `T21`, see `tile.tril_inverse_merge`). Off by default
     until measured on the GDN prep (docs/perf-notes.md v39).
 
+    With `stage-lo`, a `lower_only` inverse with a merge after the diagonal
+    phase (`nb >= 4`) whose block has threads beyond its `n` columns gets
+    `stage_lo` on the diagonal phase and `staged_lo` on the final merge:
+    the diagonal phase's idle threads split the final merge's `L21` once
+    into dest's free upper block, and the merge's warps load its low parts
+    instead of splitting it each (not with `merge-by-rows`, which uses that
+    block itself). Off by default until measured (docs/perf-notes.md v47).
+
     Before:
     ```mlir
     tile.tril_inverse %l, %t : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
@@ -58,7 +66,10 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
   let options = [
     Option<"mergeByRows", "merge-by-rows", "bool", /*default=*/"false",
            "Give the size-16 and size-32 merges of lower_only inverses "
-           "by_rows (one task per block row and column block, both strips)">
+           "by_rows (one task per block row and column block, both strips)">,
+    Option<"stageLo", "stage-lo", "bool", /*default=*/"false",
+           "Split the final merge's L21 once, on the diagonal phase's idle "
+           "threads (stage_lo / staged_lo), for lower_only inverses">
   ];
   let statistics = [
     Statistic<"numExpanded", "expanded", "tril_inverse ops expanded into phases">
