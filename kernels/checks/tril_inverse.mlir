@@ -11,7 +11,11 @@
 //   n = 48  (three blocks per row: the levels),
 //   n = 64  (the kernels' phases; zeros above the diagonal written),
 //   n = 64  lower_only (the prep's form: the upper blocks neither written
-//           nor read; the store masks them),
+//           nor read; the store masks them), on four warps and on five,
+//   n = 128 lower_only on eight warps (with gdn-lower-to-ptx stage-lo=1,
+//           as the build also compiles this file, the 64x64 forms split
+//           the final merge's L21 on the threads idle in the diagonal phase:
+//           four warps in rounds of whole rows, five not, eight at n = 128),
 //   n = 64  packed (one buffer: L below, T transposed above; unpacked by
 //           the store),
 //   n = 128 (merges of sizes 16, 32 and 64: two rounds of merge tasks on
@@ -162,6 +166,66 @@ module @tril_inverse_checks {
       tile.yield %r : f32
     }
     tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, global>
+    return
+  }
+
+  func.func @tril_inverse_n64_lower_only_w5(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 5 : i64,
+                  tile.meta = {op = "tril_inverse", n = 64 : i64}} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x64x64xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x64x64xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x64x64xf32, global> -> !tile.buffer<64x64xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x64x64xf32, global> -> !tile.buffer<64x64xf32, global>
+    %sL = tile.alloc : !tile.buffer<64x64xf32, shared>
+    tile.copy %Lb[%c0, %c0] to %sL : !tile.buffer<64x64xf32, global> to !tile.buffer<64x64xf32, shared>
+    %x = tile.alloc : !tile.buffer<64x64xf32, fragment>
+    %sT = tile.alloc : !tile.buffer<64x64xf32, shared>
+    tile.tril_inverse %sL, %sT {lower_only} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    // The blocks above the diagonal hold whatever was there: masked.
+    tile.copy %sT to %x {block_lower = 16 : i64} : !tile.buffer<64x64xf32, shared> to !tile.buffer<64x64xf32, fragment>
+    tile.map indexed ins(%x : !tile.buffer<64x64xf32, fragment>) outs(%x : !tile.buffer<64x64xf32, fragment>) {
+    ^bb0(%i: index, %j: index, %v: f32):
+      %lower = arith.cmpi uge, %i, %j : index
+      %r = arith.select %lower, %v, %zero : f32
+      tile.yield %r : f32
+    }
+    tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, global>
+    return
+  }
+
+  func.func @tril_inverse_n128_lower_only(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 8 : i64,
+                  tile.meta = {op = "tril_inverse", n = 128 : i64}} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x128x128xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x128x128xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x128x128xf32, global> -> !tile.buffer<128x128xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x128x128xf32, global> -> !tile.buffer<128x128xf32, global>
+    %sL = tile.alloc : !tile.buffer<128x128xf32, shared>
+    tile.copy %Lb[%c0, %c0] to %sL : !tile.buffer<128x128xf32, global> to !tile.buffer<128x128xf32, shared>
+    %x = tile.alloc : !tile.buffer<128x128xf32, fragment>
+    %sT = tile.alloc : !tile.buffer<128x128xf32, shared>
+    tile.tril_inverse %sL, %sT {lower_only} : !tile.buffer<128x128xf32, shared>, !tile.buffer<128x128xf32, shared>
+    // The blocks above the diagonal hold whatever was there: masked.
+    tile.copy %sT to %x {block_lower = 16 : i64} : !tile.buffer<128x128xf32, shared> to !tile.buffer<128x128xf32, fragment>
+    tile.map indexed ins(%x : !tile.buffer<128x128xf32, fragment>) outs(%x : !tile.buffer<128x128xf32, fragment>) {
+    ^bb0(%i: index, %j: index, %v: f32):
+      %lower = arith.cmpi uge, %i, %j : index
+      %r = arith.select %lower, %v, %zero : f32
+      tile.yield %r : f32
+    }
+    tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<128x128xf32, fragment> to !tile.buffer<128x128xf32, global>
     return
   }
 

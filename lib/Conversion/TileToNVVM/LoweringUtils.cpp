@@ -129,15 +129,12 @@ Value createThreadId(OpBuilder &b, Location loc) {
 
 Value createWarpUniformIndex(OpBuilder &b, Location loc, int64_t threads) {
   assert(threads > 0 && threads % 32 == 0 && "whole warps");
-  Type i32 = b.getI32Type();
-  auto c32 = [&](int64_t v) -> Value {
-    return b.create<LLVM::ConstantOp>(
-        loc, i32, b.getI32IntegerAttr(static_cast<int32_t>(v)));
-  };
+  Idx ix(b, loc);
   Value index =
-      b.create<LLVM::UDivOp>(loc, createThreadId(b, loc), c32(threads));
-  return b.create<NVVM::ShflOp>(loc, i32, c32(-1), index, c32(0), c32(31),
-                                NVVM::ShflKind::idx, UnitAttr());
+      b.create<LLVM::UDivOp>(loc, createThreadId(b, loc), ix.c32(threads));
+  return b.create<NVVM::ShflOp>(loc, b.getI32Type(), ix.c32(-1), index,
+                                ix.c32(0), ix.c32(31), NVVM::ShflKind::idx,
+                                UnitAttr());
 }
 
 void createNamedBarrier(OpBuilder &b, Location loc, int64_t id,

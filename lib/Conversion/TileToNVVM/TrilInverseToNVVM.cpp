@@ -65,6 +65,16 @@ struct SquareAccess {
   }
 };
 
+/// trunc_tf32(x) of an f32 x as a b32 register: its bits and 0xFFFFE000
+/// (the 13 low mantissa bits cleared).
+Value tf32High(OpBuilder &b, Location loc, Value x) {
+  Type i32 = b.getI32Type();
+  Value bits = b.create<LLVM::BitcastOp>(loc, i32, x);
+  Value mask = b.create<LLVM::ConstantOp>(
+      loc, i32, b.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000)));
+  return b.create<LLVM::AndOp>(loc, bits, mask);
+}
+
 /// The split-tf32 phases' shared-memory operands, per thread, each address
 /// a constant step (dr, dc) from a per-thread pointer `at` = ptr(base, r, c)
 /// (SquareAccess::step): 16x8 f32 A blocks by ldmatrix.x4, single f32
@@ -249,6 +259,9 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
     if (op.getMergePairs() && n > numThreads)
       return rewriter.notifyMatchFailure(
           op, "merge_pairs needs a thread per column of the matrix");
+    if (op.getStageLo() && numThreads <= n)
+      return rewriter.notifyMatchFailure(
+          op, "stage_lo needs threads beyond the matrix's columns");
     Value tid = ix.tid();
     SquareAccess acc{t, cast<BufferType>(op.getDest().getType()), src, dst};
     Value zero = f32Const(rewriter, loc, 0), one = f32Const(rewriter, loc, 1);
@@ -332,27 +345,19 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
     // columns n/2..), which lower_only leaves free, 16 bytes at a time:
     // the same two ops per element as SplitTf32Mma::split.
     if (op.getStageLo()) {
-      if (numThreads <= n)
-        return rewriter.notifyMatchFailure(
-            op, "stage_lo needs threads beyond the matrix's columns");
       int64_t half = n / 2, idle = numThreads - n, vecs = half * half / 4;
       auto vec4 = VectorType::get({4}, rewriter.getF32Type());
-      Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
+      Type f32 = rewriter.getF32Type();
       // One 16-byte vector: load L21's (r, c..c+3), store the low parts.
       auto stage = [&](OpBuilder &b2, Idx &sx, Value srcAt, Value dstAt,
                        Value r, Value c, int64_t dr) {
         Value x4 = b2.create<LLVM::LoadOp>(
             loc, vec4, acc.step(sx, srcAt, src, sx.add(r, half), c, dr, 0),
             /*alignment=*/16);
-        Value mask = b2.create<LLVM::ConstantOp>(
-            loc, i32, b2.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000)));
         Value lo4 = b2.create<LLVM::UndefOp>(loc, vec4);
         for (int64_t e = 0; e < 4; ++e) {
           Value x = b2.create<LLVM::ExtractElementOp>(loc, x4, sx.c32(e));
-          Value hi = b2.create<LLVM::BitcastOp>(
-              loc, f32,
-              b2.create<LLVM::AndOp>(
-                  loc, b2.create<LLVM::BitcastOp>(loc, i32, x), mask));
+          Value hi = b2.create<LLVM::BitcastOp>(loc, f32, tf32High(b2, loc, x));
           lo4 = b2.create<LLVM::InsertElementOp>(
               loc, lo4, b2.create<LLVM::FSubOp>(loc, x, hi), sx.c32(e));
         }
@@ -449,13 +454,7 @@ struct SplitTf32Mma {
         loc, x, rewriter.create<LLVM::BitcastOp>(loc, f32, hi));
     return {hi, rewriter.create<LLVM::BitcastOp>(loc, i32, rest)};
   }
-  /// h = trunc_tf32(x) alone (x's bits and 0xFFFFE000), as a b32 register.
-  Value high(Value x) {
-    Value bits = rewriter.create<LLVM::BitcastOp>(loc, i32, x);
-    Value mask = rewriter.create<LLVM::ConstantOp>(
-        loc, i32, rewriter.getI32IntegerAttr(static_cast<int32_t>(0xFFFFE000)));
-    return rewriter.create<LLVM::AndOp>(loc, bits, mask);
-  }
+  Value high(Value x) { return tf32High(rewriter, loc, x); }
   void mma(MutableArrayRef<Value> acc, ArrayRef<Value> a, ArrayRef<Value> b) {
     SmallVector<Value> operands(a);
     operands.append(b.begin(), b.end());
@@ -840,7 +839,8 @@ struct MergeLanes {
   /// With `stagedLo`, L21's low parts come from dest's block above the
   /// diagonal (tile.tril_inverse_diag {stage_lo} put the low part of L21's
   /// element (r, c) at (r0 + r, r1 + c)): the high part is the loaded
-  /// value masked (the mma reads only its tf32 bits), no subtraction.
+  /// value masked, as in split (ptxas drops the mask: the mma reads only
+  /// the tf32 bits), and no subtraction.
   void accumulateY(Value src, int64_t J, int64_t sb,
                    ArrayRef<int64_t> rowBlocks, ArrayRef<Value> bAt,
                    Value bRow, ArrayRef<Value> bCol,
@@ -861,6 +861,7 @@ struct MergeLanes {
       SmallVector<Value, 4> l = io.ldmatrix(loAt, dst, loRow, loCol, dr, k0);
       for (int64_t e = 0; e < 4; ++e) {
         a.hi.push_back(mma.high(x[e]));
+        // ldmatrix's b32 register, seen as f32 and back (LLVM folds it).
         a.lo.push_back(
             io.b.create<LLVM::BitcastOp>(io.loc, mma.i32, l[e]).getResult());
       }

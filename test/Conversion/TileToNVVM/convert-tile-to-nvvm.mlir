@@ -511,23 +511,65 @@ func.func @tril_merge32() attributes {tile.kernel, tile.num_warps = 4 : i64, til
 
 // -----
 
-// staged_lo: the same tasks, each L21 fragment two ldmatrix (its value,
-// masked to its tf32 bits, and its staged low part from T's block above
-// the diagonal, T12) and no subtraction of its own: column block 0 loads
-// 16 (8 fragments of L21, twice), column block 1 8, and the only fsubs
-// between them are the B operands' (two per k-step). T2's fragments in the
-// second product are split as before.
-// CHECK-LABEL: llvm.func @tril_merge32_staged_lo
+// stage_lo, then (after the barrier) staged_lo. The diagonal phase: after
+// the columns' forward substitution and the size-16 merges (threads
+// 0..63), threads 64..127 (t = tid - 64: element 4 t of the 32x32 L21 at
+// row R = 4t / 32, column C = 4t mod 32, then 8 rows further per round)
+// load L at (R + 32, C) and store x - (x & 0xFFFFE000) at T's (R, C + 32)
+// in 16-byte vectors, four rounds 2048 bytes apart. The merge: each L21
+// fragment two ldmatrix, L at (r1 + lRow, r0 + lCol) and its low parts at
+// T's (r0 + lRow, r1 + lCol), and no subtraction of its own: column block
+// 0 loads 16 (8 fragments, twice), column block 1 8, and the only fsubs
+// before Y's stores are the B operands' (two per k-step). T2's fragments
+// in the second product are split as before.
+// CHECK-LABEL: llvm.func @tril_stage_lo
+// CHECK:       %[[SRC:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK:       llvm.mlir.constant(16384 : i64)
+// CHECK-NEXT:  %[[DST:.*]] = llvm.getelementptr
+// CHECK:       nvvm.bar.warp.sync
+// CHECK:       %[[C63:.*]] = llvm.mlir.constant(63 : i64) : i64
+// CHECK-NEXT:  %[[IDLE:.*]] = llvm.icmp "ult" %[[C63]], %{{.*}} : i64
+// CHECK-NEXT:  llvm.cond_br %[[IDLE]]
+// CHECK-NOT:   mma.sync
+// CHECK:       %[[E:.*]] = llvm.mul %{{.*}}, %{{.*}} overflow<nsw> : i64
+// CHECK:       %[[R:.*]] = llvm.udiv %[[E]], %{{.*}} : i64
+// CHECK:       %[[C:.*]] = llvm.urem %[[E]], %{{.*}} : i64
+// CHECK:       %[[C32:.*]] = llvm.mlir.constant(32 : i64) : i64
+// CHECK-NEXT:  %[[RS:.*]] = llvm.add %[[R]], %[[C32]] overflow<nsw> : i64
+// CHECK:       llvm.mul %[[RS]], %{{.*}} overflow<nsw> : i64
+// CHECK:       %[[SA:.*]] = llvm.getelementptr %[[SRC]][%{{.*}}]
+// CHECK:       %[[C32B:.*]] = llvm.mlir.constant(32 : i64) : i64
+// CHECK-NEXT:  %[[CS:.*]] = llvm.add %[[C]], %[[C32B]] overflow<nsw> : i64
+// CHECK:       llvm.mul %[[R]], %{{.*}} overflow<nsw> : i64
+// CHECK-NEXT:  llvm.add %{{.*}}, %[[CS]] overflow<nsw> : i64
+// CHECK:       %[[DA:.*]] = llvm.getelementptr %[[DST]][%{{.*}}]
+// CHECK:       llvm.getelementptr %[[SA]][%{{.*}}]
+// CHECK-NEXT:  llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK:       %[[M:.*]] = llvm.mlir.constant(-8192 : i32) : i32
+// CHECK-NEXT:  llvm.and %{{.*}}, %[[M]] : i32
+// CHECK:       llvm.getelementptr %[[DA]][%{{.*}}]
+// CHECK-NEXT:  llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK:       llvm.mlir.constant(2048 : i64)
+// CHECK-NEXT:  llvm.getelementptr %[[SA]]
+// CHECK:       llvm.mlir.constant(2048 : i64)
+// CHECK-NEXT:  llvm.getelementptr %[[DA]]
+// CHECK:       llvm.mlir.constant(4096 : i64)
+// CHECK-NEXT:  llvm.getelementptr %[[SA]]
+// CHECK:       llvm.mlir.constant(6144 : i64)
+// CHECK-NEXT:  llvm.getelementptr %[[SA]]
+// CHECK:       nvvm.barrier0
 // CHECK:       llvm.icmp "eq"
 // CHECK-NEXT:  llvm.cond_br
+// CHECK-NEXT:  ^bb{{[0-9]+}}:
+// CHECK-NEXT:  %[[AR:.*]] = llvm.add %[[R1:.*]], %[[LROW:.*]] overflow<nsw> : i64
+// CHECK-NEXT:  %[[AC:.*]] = llvm.add %[[R0:.*]], %[[LCOL:.*]] overflow<nsw> : i64
+// CHECK:       %[[AAT:.*]] = llvm.getelementptr %[[SRC]][%{{.*}}]
+// CHECK-NEXT:  llvm.add %[[R0]], %[[LROW]] overflow<nsw> : i64
+// CHECK-NEXT:  llvm.add %[[R1]], %[[LCOL]] overflow<nsw> : i64
+// CHECK:       %[[LAT:.*]] = llvm.getelementptr %[[DST]][%{{.*}}]
 // CHECK-COUNT-8: llvm.fsub
 // CHECK-NOT:   llvm.fsub
 // CHECK:       llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
-// LDM-LABEL:   llvm.func @tril_merge32_staged_lo
-// LDM:         llvm.cond_br
-// LDM-COUNT-16: nvvm.ldmatrix
-// LDM-NOT:     nvvm.ldmatrix
-// LDM:         llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 // CHECK:       llvm.icmp "eq"
 // CHECK-NEXT:  llvm.cond_br
 // CHECK-COUNT-8: nvvm.ldmatrix
@@ -535,37 +577,18 @@ func.func @tril_merge32() attributes {tile.kernel, tile.num_warps = 4 : i64, til
 // CHECK:       nvvm.bar.warp.sync
 // CHECK-COUNT-18: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 // CHECK:       llvm.return
-func.func @tril_merge32_staged_lo() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
-  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
-  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
-  tile.tril_inverse_merge %l, %t {size = 32 : i64, staged_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
-  return
-}
-
-// -----
-
-// stage_lo: after the columns' forward substitution and the size-16
-// merges (threads 0..63), threads 64..127 (tid - 64 over 32x32 in 16-byte
-// vectors: four each) split L's rows 32.. by columns ..32 and store the low
-// parts into T's rows ..32, columns 32.. (bytes 128.. of each 256-byte
-// row of T at offset 16384): x - (x & 0xFFFFE000), four per vector.
-// CHECK-LABEL: llvm.func @tril_diag_stage_lo
-// CHECK:       nvvm.bar.warp.sync
-// CHECK:       %[[C63:.*]] = llvm.mlir.constant(63 : i64) : i64
-// CHECK-NEXT:  %[[IDLE:.*]] = llvm.icmp "ult" %[[C63]], %{{.*}} : i64
-// CHECK-NEXT:  llvm.cond_br %[[IDLE]]
-// CHECK-NOT:   mma.sync
-// CHECK:       %[[X:.*]] = llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
-// CHECK:       %[[M:.*]] = llvm.mlir.constant(-8192 : i32) : i32
-// CHECK-COUNT-4: llvm.and %{{.*}}, %[[M]] : i32
-// CHECK:       llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
-// CHECK-COUNT-3: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
-// CHECK-NOT:   llvm.store
-// CHECK:       llvm.return
-func.func @tril_diag_stage_lo() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+// LDM-LABEL:   llvm.func @tril_stage_lo
+// LDM:         nvvm.barrier0
+// LDM:         llvm.cond_br
+// LDM-COUNT-16: nvvm.ldmatrix
+// LDM-NOT:     nvvm.ldmatrix
+// LDM:         llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+func.func @tril_stage_lo() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
   %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
   %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
   tile.tril_inverse_diag %l, %t {lower_only, merge_pairs, stage_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  tile.barrier
+  tile.tril_inverse_merge %l, %t {size = 32 : i64, staged_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
   return
 }
 

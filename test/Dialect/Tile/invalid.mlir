@@ -950,7 +950,7 @@ func.func @tril_merge_by_rows_size(%a: !tile.buffer<128x128xf32, shared>, %b: !t
 // staged_lo reads L21's low parts from the final merge's free block: only
 // the final merge, and not by_rows (which stages Y there).
 func.func @tril_merge_staged_lo_size(%a: !tile.buffer<128x128xf32, shared>, %b: !tile.buffer<128x128xf32, shared>) {
-  // expected-error @below {{'tile.tril_inverse_merge' op staged_lo needs the final merge (size 64) without by_rows}}
+  // expected-error @below {{'tile.tril_inverse_merge' op staged_lo needs the final merge (size 64, n / 16 >= 4) without by_rows}}
   tile.tril_inverse_merge %a, %b {size = 32 : i64, staged_lo} : !tile.buffer<128x128xf32, shared>, !tile.buffer<128x128xf32, shared>
   return
 }
@@ -958,8 +958,39 @@ func.func @tril_merge_staged_lo_size(%a: !tile.buffer<128x128xf32, shared>, %b: 
 // -----
 
 func.func @tril_merge_staged_lo_by_rows(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<64x64xf32, shared>) {
-  // expected-error @below {{'tile.tril_inverse_merge' op staged_lo needs the final merge (size 32) without by_rows}}
+  // expected-error @below {{'tile.tril_inverse_merge' op staged_lo needs the final merge (size 32, n / 16 >= 4) without by_rows}}
   tile.tril_inverse_merge %a, %b {size = 32 : i64, by_rows, staged_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_merge_staged_lo_small(%a: !tile.buffer<32x32xf32, shared>, %b: !tile.buffer<32x32xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_merge' op staged_lo needs the final merge (size 16, n / 16 >= 4) without by_rows}}
+  tile.tril_inverse_merge %a, %b {size = 16 : i64, staged_lo} : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
+  return
+}
+
+// -----
+
+// Nothing staged the low parts: no diagonal phase with stage_lo before it
+// (or one of other buffers, or other ops between them).
+func.func @tril_merge_staged_lo_alone(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_merge' op staged_lo needs a tile.tril_inverse_diag {stage_lo} of the same buffers before it (only merges and barriers between them)}}
+  tile.tril_inverse_merge %a, %b {size = 32 : i64, staged_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_merge_staged_lo_unstaged() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %a = tile.alloc : !tile.buffer<64x64xf32, shared>
+  %b = tile.alloc : !tile.buffer<64x64xf32, shared>
+  %c = tile.alloc : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_diag %a, %c {lower_only, merge_pairs, stage_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  tile.barrier
+  // expected-error @below {{'tile.tril_inverse_merge' op staged_lo needs a tile.tril_inverse_diag {stage_lo} of the same buffers before it (only merges and barriers between them)}}
+  tile.tril_inverse_merge %a, %b {size = 32 : i64, staged_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
   return
 }
 

@@ -995,9 +995,23 @@ LogicalResult TrilInverseMergeOp::verify() {
   // two row blocks (size 32), not for more (their copies would share it).
   if (getByRows() && size > 32)
     return emitOpError("by_rows needs size 16 or 32, got ") << size;
-  if (getStagedLo() && (getByRows() || 2 * size != n))
-    return emitOpError("staged_lo needs the final merge (size ")
-           << n / 2 << ") without by_rows";
+  if (getStagedLo()) {
+    if (getByRows() || 2 * size != n || nb < 4)
+      return emitOpError("staged_lo needs the final merge (size ")
+             << n / 2 << ", n / 16 >= 4) without by_rows";
+    // The low parts must have been staged: by the diagonal phase of the
+    // same inverse, earlier in the block with only its merges and
+    // barriers in between.
+    Operation *prev = getOperation()->getPrevNode();
+    while (prev && (isa<TrilInverseMergeOp, BarrierOp>(prev)))
+      prev = prev->getPrevNode();
+    auto diag = dyn_cast_or_null<TrilInverseDiagOp>(prev);
+    if (!diag || !diag.getStageLo() || diag.getSource() != getSource() ||
+        diag.getDest() != getDest())
+      return emitOpError("staged_lo needs a tile.tril_inverse_diag "
+                         "{stage_lo} of the same buffers before it (only "
+                         "merges and barriers between them)");
+  }
   return verifyTrilDistinct(*this, getSource(), getDest(), /*packed=*/false);
 }
 

@@ -48,7 +48,7 @@ void ExpandTrilInversePass::runOnOperation() {
     // barrier (merge_pairs: warp w holds diagonal blocks 2 w and 2 w + 1).
     // stage-lo: the diagonal phase's idle threads (n .. numThreads - 1)
     // split the final merge's L21 into dest's upper block, which
-    // lower_only leaves free (by_rows stages Y there instead).
+    // lower_only leaves free (at n = 64, by_rows stages Y there instead).
     bool stage = stageLo && doubling && op.getLowerOnly() && nb >= 4 &&
                  numThreads > n && !mergeByRows;
     b.create<TrilInverseDiagOp>(loc, src, dst, packed, op.getLowerOnly(),

@@ -17,46 +17,29 @@ namespace mlir::gdn::tile {
 
 namespace {
 
-/// Which values are the same in every thread of a block: constants, the
-/// kernel's parameters, program ids and counts, and arith ops of such
-/// values. Memoized; chains deeper than kMaxDepth count as not uniform.
-class Uniformity {
-public:
-  explicit Uniformity(func::FuncOp func)
-      : entry(func->hasAttr(TileDialect::getKernelAttrName()) &&
-                      !func.getBody().empty()
-                  ? &func.getBody().front()
-                  : nullptr) {}
-
-  bool isUniform(Value v, unsigned depth = 0) {
-    auto it = memo.find(v);
-    if (it != memo.end())
-      return it->second;
-    bool uniform = compute(v, depth);
-    memo[v] = uniform;
+/// The values that are the same in every thread of a block: constants, the
+/// kernel's parameters (its entry block's arguments), program ids and
+/// counts, and the results of arith ops of such values. One walk in
+/// program order (a definition comes before its uses), no recursion.
+DenseSet<Value> uniformValues(func::FuncOp func) {
+  DenseSet<Value> uniform;
+  if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
     return uniform;
-  }
-
-private:
-  static constexpr unsigned kMaxDepth = 64;
-  Block *entry;
-  DenseMap<Value, bool> memo;
-
-  bool compute(Value v, unsigned depth) {
-    if (auto arg = dyn_cast<BlockArgument>(v))
-      return entry && arg.getOwner() == entry;
-    Operation *def = v.getDefiningOp();
-    if (matchPattern(v, m_Constant()) || isa<ProgramIdOp, NumProgramsOp>(def))
-      return true;
-    if (depth >= kMaxDepth || def->getNumRegions() != 0 ||
-        def->getNumOperands() == 0 ||
-        !isa_and_nonnull<arith::ArithDialect>(def->getDialect()))
-      return false;
-    return llvm::all_of(def->getOperands(), [&](Value operand) {
-      return isUniform(operand, depth + 1);
-    });
-  }
-};
+  for (BlockArgument arg : func.getArguments())
+    uniform.insert(arg);
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    bool source = isa<ProgramIdOp, NumProgramsOp>(op) ||
+                  op->hasTrait<OpTrait::ConstantLike>();
+    bool derived = isa_and_nonnull<arith::ArithDialect>(op->getDialect()) &&
+                   op->getNumRegions() == 0 && op->getNumOperands() != 0 &&
+                   llvm::all_of(op->getOperands(), [&](Value operand) {
+                     return uniform.contains(operand);
+                   });
+    if (source || derived)
+      uniform.insert(op->result_begin(), op->result_end());
+  });
+  return uniform;
+}
 
 /// Whether a branch may be put at `op`: every op enclosing it up to the
 /// function is scf control flow or a warp-specialization region (a tile.map
@@ -119,7 +102,7 @@ void specialize(Operation *op) {
 struct TileSpecializeDivisorsPass
     : impl::TileSpecializeDivisorsBase<TileSpecializeDivisorsPass> {
   void runOnOperation() override {
-    Uniformity uniformity(getOperation());
+    DenseSet<Value> uniform = uniformValues(getOperation());
     // Decide on the function as written, then rewrite (a divisor that an
     // earlier rewrite turns into a branch result was uniform before it).
     SmallVector<Operation *> ops;
@@ -128,7 +111,7 @@ struct TileSpecializeDivisorsPass
         return;
       Value d = op->getOperand(1);
       if (!d.getType().isIntOrIndex() || matchPattern(d, m_Constant()) ||
-          !uniformity.isUniform(d) || !branchAllowed(op))
+          !uniform.contains(d) || !branchAllowed(op))
         return;
       ops.push_back(op);
     });

@@ -27,7 +27,8 @@
 // ROWS-LABEL: func.func @blocked
 // ROWS:       tile.tril_inverse_merge {{.*}} {size = 32 : i64} :
 // ROWS-LABEL: func.func @lower_only
-// ROWS:       tile.tril_inverse_merge {{.*}} {by_rows, size = 32 : i64} :
+// ROWS:       tile.tril_inverse_diag {{.*}} {lower_only, merge_pairs} :
+// ROWS-NEXT:  tile.tril_inverse_merge {{.*}} {by_rows, size = 32 : i64} :
 
 // 64x64 over 128 threads (4 blocks per row, a power of two): the diagonal
 // phase with the first doubling step on its own warps (merge_pairs: the

@@ -63,7 +63,8 @@ func.func @prep_indices(%t: index, %h: index, %hvs: index) attributes {tile.kern
 
 // Integer divisors take the popcount in their own type; a divisor built
 // from tile.num_programs and a parameter by arith ops is uniform, and so is
-// one under scf control flow inside a warp-specialized region.
+// one in a producer region or under scf control flow inside a
+// warp-specialized region.
 // CHECK-LABEL: func.func @integer_and_nested
 // CHECK:       scf.if
 // CHECK:         math.ctpop %{{.*}} : i32
@@ -71,6 +72,11 @@ func.func @prep_indices(%t: index, %h: index, %hvs: index) attributes {tile.kern
 // CHECK:       } else {
 // CHECK-NEXT:    arith.divui %{{.*}} : i32
 // CHECK:       tile.warp_specialize
+// CHECK:       tile.producer
+// CHECK:         scf.if
+// CHECK:           arith.shrui
+// CHECK:         } else {
+// CHECK-NEXT:      arith.divui
 // CHECK:       scf.for
 // CHECK:         scf.if
 // CHECK:           arith.andi
@@ -85,7 +91,8 @@ func.func @integer_and_nested(%a: i32, %b: i32, %n: index) attributes {tile.kern
   %c1 = arith.constant 1 : index
   tile.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} producer {
     tile.producer thread 256 {
-      "test.use"(%q) : (i32) -> ()
+      %pq = arith.divui %n, %dn : index
+      "test.use"(%q, %pq) : (i32, index) -> ()
     }
   } consumer {
     scf.for %i = %c0 to %n step %c1 {
@@ -101,7 +108,8 @@ func.func @integer_and_nested(%a: i32, %b: i32, %n: index) attributes {tile.kern
 
 // Left alone: constant divisors (LLVM strength-reduces them), signed
 // divisions, thread-dependent divisors (a loaded value, a loop induction
-// variable, an unknown op's result, a non-kernel function's argument), and
+// variable, a thread id plus a parameter, an unknown op's result, a
+// non-kernel function's argument), and
 // divisions inside a tile.map body (instantiated per element) or an unknown
 // op's region.
 // CHECK-LABEL: func.func @untouched
@@ -131,13 +139,16 @@ func.func @untouched(%x: index, %d: index) attributes {tile.kernel, tile.num_war
     %y = arith.sitofp %v : i32 to f32
     tile.yield %y : f32
   }
+  %tid = gpu.thread_id x
+  %dt = arith.addi %tid, %d : index
+  %h = arith.divui %x, %dt : index
   %u = "test.value"() : () -> index
   %g = arith.divui %x, %u : index
   "test.region"() ({
     %r = arith.divui %x, %d : index
     "test.use"(%r) : (index) -> ()
   }) : () -> ()
-  "test.use"(%a, %b, %s, %e, %g) : (index, index, index, index, index) -> ()
+  "test.use"(%a, %b, %s, %e, %g, %h) : (index, index, index, index, index, index) -> ()
   return
 }
 

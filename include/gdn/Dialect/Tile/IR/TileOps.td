@@ -325,11 +325,14 @@ def Tile_TrilInverseMergeOp : Tile_Op<"tril_inverse_merge"> {
 
     With `staged_lo` (`size = n / 2`: the one pair of the final merge; not
     with `by_rows`) the low parts of `L21` are read from `dest`'s block
-    above the diagonal, where `tile.tril_inverse_diag {stage_lo}` wrote
-    them, and the high parts are `L21` itself (the tensor core reads a tf32
-    operand's top 19 bits, which is `tf32(x)`): each `L21` fragment is two
-    loads instead of a load and a split per warp that uses it. The same
-    values reach the same products (the same bits).
+    above the diagonal, where `tile.tril_inverse_diag {stage_lo}` (which
+    must come before it, with only merges and barriers between) wrote
+    them, and the high parts are `L21`'s values masked to tf32 as in the
+    split (ptxas drops the mask: the tensor core reads only a tf32
+    operand's top 19 bits): each `L21` fragment is two loads instead of a
+    load and a split per warp that uses it. The same values reach the same
+    products (the same bits). Only the final merge (`size = n / 2`, `n /
+    16 >= 4`), not with `by_rows`.
 
     Example:
     ```mlir

@@ -48,8 +48,9 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
     `stage_lo` on the diagonal phase and `staged_lo` on the final merge:
     the diagonal phase's idle threads split the final merge's `L21` once
     into dest's free upper block, and the merge's warps load its low parts
-    instead of splitting it each (not with `merge-by-rows`, which uses that
-    block itself). Off by default until measured (docs/perf-notes.md v47).
+    instead of splitting it each (not with `merge-by-rows`: at n = 64 its
+    size-32 merge stages Y in that block). Off by default until measured
+    (docs/perf-notes.md v47).
 
     Before:
     ```mlir
@@ -546,22 +547,23 @@ def TileSpecializeDivisors : Pass<"tile-specialize-divisors", "::mlir::func::Fun
     scalar integer or index) whose divisor `d` is not a constant but is the
     same in every thread of a block becomes a branch on `d`:
 
-    * `d` a power of two (`d != 0` and `d & (d - 1) == 0`): `x >> cttz(d)`
-      for the quotient, `x & (d - 1)` for the remainder;
+    * `d` a power of two (`d != 0` and `d & (d - 1) == 0`): `x >> log2(d)`,
+      `log2(d) = popcount(d - 1)`, for the quotient, `x & (d - 1)` for the
+      remainder;
     * otherwise the division as it was.
 
-    PTX has no integer divide instruction: ptxas expands each `div.u32` by
-    a register into a ~28-instruction reciprocal sequence (I2F, MUFU.RCP,
-    F2I, a chain of multiplies and corrections), which the shift path
-    replaces by ~7 instructions. The GDN prep runs three such divisions per
+    The GPU has no integer divide instruction: ptxas expands each PTX
+    `div.u32` by a register into a ~28-instruction reciprocal sequence
+    (I2F, MUFU.RCP, F2I, a chain of multiplies and corrections), which the
+    shift side replaces by ~8 (LLVM folds the test into `popc(d) == 1`). The GDN prep runs three such divisions per
     block of one chunk (a chunk's sequence `c / cdiv(T, 64)`, the GVA group
     `HV / H` and the key head `hv / group`), on the path to its first
     loads; on every shape measured in docs/perf-notes.md they are powers of
     two (group 1, 64 chunks per sequence, or one sequence).
 
     The divisor is block-uniform when it is computed only from constants,
-    the kernel's parameters (the entry block's arguments of a `tile.kernel`
-    function), `tile.program_id` and `tile.num_programs`, by `arith` ops:
+    the kernel's parameters (the arguments of a `tile.kernel` function),
+    `tile.program_id` and `tile.num_programs`, by `arith` ops:
     then every thread of a warp takes the same side and the branch does not
     diverge. Anything else (thread-dependent values, loads, loop induction
     variables, results of regions) is left alone, as are constant divisors
@@ -586,7 +588,9 @@ def TileSpecializeDivisors : Pass<"tile-specialize-divisors", "::mlir::func::Fun
     %nz = arith.cmpi ne, %h, %c0 : index
     %pow2 = arith.andi %p, %nz : i1
     %group = scf.if %pow2 -> (index) {
-      %s = math.cttz %h : index
+      %w = arith.index_castui %m : index to i64
+      %n = math.ctpop %w : i64
+      %s = arith.index_castui %n : i64 to index
       %q = arith.shrui %hvs, %s : index
       scf.yield %q : index
     } else {
