@@ -851,8 +851,12 @@ struct MergeLanes {
     int64_t ns = bAt.size(), nr = rowBlocks.size();
     Value aRow = bx.add(r1, lRow), aCol = bx.add(r0, lCol);
     Value aAt = io.acc.ptr(bx, src, aRow, aCol);
-    Value loRow = bx.add(r0, lRow), loCol = bx.add(r1, lCol);
-    Value loAt = stagedLo ? io.acc.ptr(bx, dst, loRow, loCol) : Value();
+    Value loRow, loCol, loAt;
+    if (stagedLo) {
+      loRow = bx.add(r0, lRow);
+      loCol = bx.add(r1, lCol);
+      loAt = io.acc.ptr(bx, dst, loRow, loCol);
+    }
     auto loadA = [&](int64_t dr, int64_t k0) -> SplitTf32Mma::Split {
       SmallVector<Value, 4> x = io.ldmatrix(aAt, src, aRow, aCol, dr, k0);
       if (!stagedLo)
