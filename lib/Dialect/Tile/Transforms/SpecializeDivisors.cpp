@@ -53,8 +53,8 @@ bool branchAllowed(Operation *op) {
   return true;
 }
 
-/// x / d or x % d -> scf.if (d is a power of two) { x >> cttz(d) or
-/// x & (d - 1) } else { the op itself }.
+/// x / d or x % d -> scf.if (d is a power of two) { x >> popcount(d - 1)
+/// or x & (d - 1) } else { the op itself }.
 void specialize(Operation *op) {
   OpBuilder b(op);
   Location loc = op->getLoc();
