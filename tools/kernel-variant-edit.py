@@ -307,6 +307,19 @@ def prep_flags(path, inc, regs=None, prefetch=False):
     open(path, "w").write(s)
 
 
+def prep_regs(path, regs):
+    """The bundled prep_k kernel's register cap set to `regs` (no --flags)."""
+    s = open(path).read()
+    what = "--prep-regs"
+    if not (regs.isdigit() and int(regs) % 8 == 0 and 24 <= int(regs) <= 104):
+        fail(what, "%s: expected a multiple of 8 in [24, 104]" % regs)
+    k, end = function(s, "  func.func @gdn_chunk_prep_k_@DT@(", what)
+    kernel = replace_once(s[k:end], "tile.max_registers = 80 : i64",
+                          "tile.max_registers = %s : i64" % regs, what,
+                          "@gdn_chunk_prep_k_@DT@")
+    open(path, "w").write(s[:k] + kernel + s[end:])
+
+
 def main(argv):
     if len(argv) >= 6 and argv[1] == "forward-regs" and argv[6:] in ([], ["--flags"]):
         forward_regs(argv[2], argv[3], argv[4], argv[5], argv[6:] == ["--flags"])
@@ -317,9 +330,12 @@ def main(argv):
         if len(rest) > 1:
             sys.exit("usage: kernel-variant-edit.py prep-flags FILE INC [REGS] [--prefetch]")
         prep_flags(argv[2], argv[3], rest[0] if rest else None, prefetch)
+    elif len(argv) == 4 and argv[1] == "prep-regs":
+        prep_regs(argv[2], argv[3])
     else:
         sys.exit("usage: kernel-variant-edit.py forward-regs FILE MAX P C [--flags]\n"
-                 "       kernel-variant-edit.py prep-flags FILE INC [REGS] [--prefetch]")
+                 "       kernel-variant-edit.py prep-flags FILE INC [REGS] [--prefetch]\n"
+                 "       kernel-variant-edit.py prep-regs FILE REGS")
 
 
 if __name__ == "__main__":

@@ -68,7 +68,10 @@
 # shared-memory carveout on every kernel themselves. --prep-regs N (with
 # --flags and gdn_prefill.mlir.in): the prep's register cap (default 80, the
 # bundled prep's; at one block per SM beside a 136-register forward it may
-# take up to 104: 136 x 384 + 104 x 128 = 65,536). --prep-prefetch (the
+# take up to 104: 136 x 384 + 104 x 128 = 65,536); without --flags (with
+# gdn_prefill.mlir.in) the bundled @gdn_chunk_prep_k's cap (e.g. 72, seven
+# 128-thread blocks per SM, with -O "tril-overlap=1", which brings its
+# shared memory under the seventh block's 32 KB; docs/perf-notes.md v48). --prep-prefetch (the
 # same): the prep also prefetches its next item's K (q), g and beta into L2
 # (tile.prefetch) while it forms the current one.
 # The edits: tools/kernel-variant-edit.py.
@@ -194,8 +197,8 @@ if [[ -n $prefetch ]]; then
     { echo "kernel-variant.sh: --prep-prefetch needs --flags and gdn_prefill.mlir.in" >&2; exit 1; }
 fi
 if [[ -n $prepregs ]]; then
-  [[ -n $flags && $name == gdn_prefill ]] ||
-    { echo "kernel-variant.sh: --prep-regs needs --flags and gdn_prefill.mlir.in" >&2; exit 1; }
+  [[ $name == gdn_prefill ]] ||
+    { echo "kernel-variant.sh: --prep-regs needs gdn_prefill.mlir.in" >&2; exit 1; }
   [[ $prepregs =~ ^[0-9]+$ ]] && (( prepregs % 8 == 0 && prepregs >= 24 && prepregs <= 104 )) ||
     { echo "kernel-variant.sh: --prep-regs $prepregs: expected a multiple of 8 in [24, 104]" >&2; exit 1; }
 fi
@@ -214,6 +217,9 @@ if [[ -n $flags ]]; then
   *) echo "kernel-variant.sh: --flags needs gdn_prefill.mlir.in or gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1 ;;
   esac
   [[ -z ${KERNEL_VARIANT_KEEP:-} || -n $fwdregs ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
+elif [[ -n $prepregs ]]; then
+  python3 "$root/tools/kernel-variant-edit.py" prep-regs "$work/$name.expanded" "$prepregs"
+  [[ -z ${KERNEL_VARIANT_KEEP:-} ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
 fi
 if [[ -n $fwdregs ]]; then
   [[ $name == gdn_forward_vm ]] ||

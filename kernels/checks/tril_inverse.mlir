@@ -20,7 +20,11 @@
 //           the store),
 //   n = 128 (merges of sizes 16, 32 and 64: two rounds of merge tasks on
 //           four warps, one branch per 16-column block),
-//   n = 16 and 24 (left as tile.tril_inverse: one column per thread).
+//   n = 16 and 24 (left as tile.tril_inverse: one column per thread),
+//   n = 64 lower_only, 128 and 128 lower_only on eight warps with L
+//           stored from registers (`_regs`), as the prep stores it: padded
+//           rows (with gdn-lower-to-ptx tril-overlap=1, as the build also
+//           compiles this file, T then lies over half of L).
 // Not part of the GDN kernel bundle (meta.op is not gdn_prefill).
 
 module @tril_inverse_checks {
@@ -277,6 +281,97 @@ module @tril_inverse_checks {
     %sT = tile.alloc : !tile.buffer<128x128xf32, shared>
     tile.tril_inverse %sL, %sT : !tile.buffer<128x128xf32, shared>, !tile.buffer<128x128xf32, shared>
     tile.copy %sT to %x : !tile.buffer<128x128xf32, shared> to !tile.buffer<128x128xf32, fragment>
+    tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<128x128xf32, fragment> to !tile.buffer<128x128xf32, global>
+    return
+  }
+
+  // L through registers into shared memory, as the GDN prep's Gram product
+  // stores it: only registers touch it, so tile-assign-layouts pads its rows
+  // (#tile.padded<4>; with overlap-tril-inverse the inverse's own <8, 4, 4>,
+  // and tile-plan-shared-memory lays T over half of it: the _overlap and
+  // _overlapsl builds of this file).
+
+  func.func @tril_inverse_n64_lower_only_regs(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 4 : i64,
+                  tile.meta = {op = "tril_inverse", n = 64 : i64}} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x64x64xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x64x64xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x64x64xf32, global> -> !tile.buffer<64x64xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x64x64xf32, global> -> !tile.buffer<64x64xf32, global>
+    %x = tile.alloc : !tile.buffer<64x64xf32, fragment>
+    tile.copy %Lb[%c0, %c0] to %x : !tile.buffer<64x64xf32, global> to !tile.buffer<64x64xf32, fragment>
+    %sL = tile.alloc : !tile.buffer<64x64xf32, shared>
+    tile.copy %x to %sL : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, shared>
+    %sT = tile.alloc : !tile.buffer<64x64xf32, shared>
+    tile.tril_inverse %sL, %sT  {lower_only} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    // The blocks above the diagonal hold whatever was there: masked.
+    tile.copy %sT to %x {block_lower = 16 : i64} : !tile.buffer<64x64xf32, shared> to !tile.buffer<64x64xf32, fragment>
+    tile.map indexed ins(%x : !tile.buffer<64x64xf32, fragment>) outs(%x : !tile.buffer<64x64xf32, fragment>) {
+    ^bb0(%i: index, %j: index, %v: f32):
+      %lower = arith.cmpi uge, %i, %j : index
+      %r = arith.select %lower, %v, %zero : f32
+      tile.yield %r : f32
+    }
+    tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, global>
+    return
+  }
+
+  func.func @tril_inverse_n128_regs(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 4 : i64,
+                  tile.meta = {op = "tril_inverse", n = 128 : i64}} {
+    %c0 = arith.constant 0 : index
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x128x128xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x128x128xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x128x128xf32, global> -> !tile.buffer<128x128xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x128x128xf32, global> -> !tile.buffer<128x128xf32, global>
+    %x = tile.alloc : !tile.buffer<128x128xf32, fragment>
+    tile.copy %Lb[%c0, %c0] to %x : !tile.buffer<128x128xf32, global> to !tile.buffer<128x128xf32, fragment>
+    %sL = tile.alloc : !tile.buffer<128x128xf32, shared>
+    tile.copy %x to %sL : !tile.buffer<128x128xf32, fragment> to !tile.buffer<128x128xf32, shared>
+    %sT = tile.alloc : !tile.buffer<128x128xf32, shared>
+    tile.tril_inverse %sL, %sT  : !tile.buffer<128x128xf32, shared>, !tile.buffer<128x128xf32, shared>
+    tile.copy %sT to %x : !tile.buffer<128x128xf32, shared> to !tile.buffer<128x128xf32, fragment>
+    tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<128x128xf32, fragment> to !tile.buffer<128x128xf32, global>
+    return
+  }
+
+  func.func @tril_inverse_n128_lower_only_regs(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 8 : i64,
+                  tile.meta = {op = "tril_inverse", n = 128 : i64}} {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x128x128xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x128x128xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x128x128xf32, global> -> !tile.buffer<128x128xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x128x128xf32, global> -> !tile.buffer<128x128xf32, global>
+    %x = tile.alloc : !tile.buffer<128x128xf32, fragment>
+    tile.copy %Lb[%c0, %c0] to %x : !tile.buffer<128x128xf32, global> to !tile.buffer<128x128xf32, fragment>
+    %sL = tile.alloc : !tile.buffer<128x128xf32, shared>
+    tile.copy %x to %sL : !tile.buffer<128x128xf32, fragment> to !tile.buffer<128x128xf32, shared>
+    %sT = tile.alloc : !tile.buffer<128x128xf32, shared>
+    tile.tril_inverse %sL, %sT  {lower_only} : !tile.buffer<128x128xf32, shared>, !tile.buffer<128x128xf32, shared>
+    // The blocks above the diagonal hold whatever was there: masked.
+    tile.copy %sT to %x {block_lower = 16 : i64} : !tile.buffer<128x128xf32, shared> to !tile.buffer<128x128xf32, fragment>
+    tile.map indexed ins(%x : !tile.buffer<128x128xf32, fragment>) outs(%x : !tile.buffer<128x128xf32, fragment>) {
+    ^bb0(%i: index, %j: index, %v: f32):
+      %lower = arith.cmpi uge, %i, %j : index
+      %r = arith.select %lower, %v, %zero : f32
+      tile.yield %r : f32
+    }
     tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<128x128xf32, fragment> to !tile.buffer<128x128xf32, global>
     return
   }

@@ -144,7 +144,9 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   expandOptions.mergeByRows = options.mergeByRows;
   expandOptions.stageLo = options.stageLo;
   fpm.addPass(tile::createTileExpandTrilInverse(expandOptions));
-  fpm.addPass(tile::createTileAssignLayouts());
+  tile::TileAssignLayoutsOptions layoutOptions;
+  layoutOptions.overlapTrilInverse = options.trilOverlap;
+  fpm.addPass(tile::createTileAssignLayouts(layoutOptions));
   fpm.addPass(tile::createTilePipeline());
   fpm.addPass(tile::createTileTmaStore());
   fpm.addPass(createCanonicalizerPass());
@@ -203,7 +205,7 @@ void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
       "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-fold-zero-init (unless zero-init-gemm=0), "
-      "tile-expand-tril-inverse (merge-by-rows with merge-by-rows=1, stage-lo with stage-lo=1), tile-assign-layouts, tile-pipeline, tile-tma-store, "
+      "tile-expand-tril-inverse (merge-by-rows with merge-by-rows=1, stage-lo with stage-lo=1), tile-assign-layouts (overlap-tril-inverse with tril-overlap=1), tile-pipeline, tile-tma-store, "
       "canonicalize, tile-plan-shared-memory, tile-insert-barriers, (with async-gemm) tile-async-gemm, tile-warp-specialize, tile-proxy-fences (unless proxy-fences=0), "
       "arith-expand, tile-specialize-divisors (unless pow2-divisors=0), tile-outline-kernels, "
       "convert-tile-to-nvvm, convert-nvvm-to-llvm, reconcile-unrealized-casts, canonicalize and cse (gpu.module), "

@@ -89,6 +89,15 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
                      "instead of splitting L21 on every warp; off until "
                      "measured (docs/perf-notes.md v47)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> trilOverlap{
+      *this, "tril-overlap",
+      llvm::cl::desc("tile-assign-layouts' overlap-tril-inverse: a "
+                     "triangular inverse's source takes its destination's "
+                     "layout, and tile-plan-shared-memory lays the two over "
+                     "each other (3n / 2 rows instead of 2n: the GDN prep "
+                     "in ~28.5 KB, seven blocks per SM); off until "
+                     "measured (docs/perf-notes.md v48)"),
+      llvm::cl::init(false)};
   PassOptions::Option<unsigned> indexBitwidth{
       *this, "index-bitwidth",
       llvm::cl::desc("Bit width of index arithmetic in the kernels (32 or "

@@ -424,17 +424,33 @@ void AssignLayoutsPass::runOnOperation() {
     // corner) stays a constant offset. The source keeps 4 words, so that
     // ldmatrix rows (8 rows x 16 bytes) land on distinct 4-bank groups (the
     // same skew there would free the Gram's 8-byte stores into it too, but
-    // cost the GDN prep its sixth block per SM: 1 KB more).
-    bool inverseDest = llvm::any_of(alloc.getResult().getUsers(),
-                                    [&](Operation *user) {
+    // cost the GDN prep its sixth block per SM: 1 KB more). With
+    // overlap-tril-inverse the source takes the destination's layout too:
+    // tile-plan-shared-memory then lays the two over each other, half a
+    // matrix apart, where the inverse's phases leave that legal (its
+    // "Triangular inverses" rule), which saves far more than the 1 KB.
+    auto isInverseOperand = [&](Operation *user, bool dest) {
+      Value v = alloc.getResult();
       if (auto inv = dyn_cast<TrilInverseOp>(user))
-        return !inv.getPacked() && inv.getDest() == alloc.getResult();
+        return !inv.getPacked() &&
+               (dest ? inv.getDest() : inv.getSource()) == v &&
+               inv.getSource() != inv.getDest();
       if (auto diag = dyn_cast<TrilInverseDiagOp>(user))
-        return !diag.getPacked() && diag.getDest() == alloc.getResult();
+        return !diag.getPacked() &&
+               (dest ? diag.getDest() : diag.getSource()) == v &&
+               diag.getSource() != diag.getDest();
       return false;
-    });
+    };
+    bool skewed = llvm::any_of(
+        alloc.getResult().getUsers(),
+        [&](Operation *user) { return isInverseOperand(user, true); });
+    skewed |= overlapTrilInverse &&
+                   llvm::any_of(alloc.getResult().getUsers(),
+                                [&](Operation *user) {
+                                  return isInverseOperand(user, false);
+                                });
     alloc.getResult().setType(type.withLayout(
-        inverseDest ? PaddedAttr::get(ctx, 8, 4, 4) : PaddedAttr::get(ctx, 4)));
+        skewed ? PaddedAttr::get(ctx, 8, 4, 4) : PaddedAttr::get(ctx, 4)));
     ++numPadded;
   });
 

@@ -8,6 +8,7 @@
 #include "gdn/Dialect/Tile/IR/TileLimits.h"
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
+#include "gdn/Dialect/Tile/Utils/LayoutUtils.h"
 #include "RingUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -26,12 +27,18 @@ struct Interval {
   AllocOp alloc;
   SmallVector<std::pair<int64_t, int64_t>, 2> live;
   int64_t size, align;
+  /// The buffer's own bytes (`size` also covers a hosted source's).
+  int64_t ownSize = 0;
   int64_t offset = -1;
   /// The tile.producer_task the buffer is allocated in (null: none). Its
   /// live ranges compare with those of the same task's buffers only (the
   /// task's own program order; tile-insert-barriers orders its accesses);
   /// every other buffer may be in use while the task runs.
   Operation *task = nullptr;
+  /// Set on a triangular inverse's source laid over its destination
+  /// (pairInverses): placed at `host`'s offset + `hostDelta`, not on its own.
+  Interval *host = nullptr;
+  int64_t hostDelta = 0;
   int64_t start() const { return live.front().first; }
   bool overlaps(const Interval &o) const {
     if (task != o.task)
@@ -146,6 +153,108 @@ loopGenerations(Operation *loop, int64_t allocAt, int64_t beforeLoopEnd,
   return live;
 }
 
+/// The byte offset of row `row` of a shared tile of `type` (unswizzled).
+int64_t rowOffset(BufferType type, int64_t row) {
+  auto [groupRows, groupElems] = type.getGroupSkew();
+  SmallVector<int64_t> coord = {row, 0};
+  return layout::sharedOffset<int64_t>(coord, type.getShape(),
+                                       type.getElementBytes(), 0,
+                                       type.getRowPadding(), groupRows,
+                                       groupElems);
+}
+
+/// Triangular inverses (docs/design.md, "Shared memory"): the blocked
+/// inverse of an n x n tile, `tile.tril_inverse_diag %L, %T` then the
+/// merges of sizes .., n / 2 (tile-expand-tril-inverse), writes T's
+/// lower-left quadrant (rows n / 2 .., columns .. n / 2) only in its final
+/// merge, after its last read of L's upper half (rows .. n / 2: the
+/// diagonal phase and the smaller merges read L's blocks on the diagonal
+/// and those of the smaller pairs; the final merge reads L's lower half,
+/// L21), and it never reads L's upper-right quadrant (the strictly lower
+/// part only). Laid n / 2 rows before L, T's upper half lies on bytes of
+/// its own, its lower-left quadrant over L's upper-left one, and its
+/// lower-right quadrant over L's upper-right one, which nothing reads:
+/// the two take 3n / 2 rows instead of 2n. Legal when: L and T are
+/// distinct allocations of one type (square, rows a multiple of 32 long,
+/// unswizzled, a group skew whose period divides n / 2) used without
+/// views; the final merge (size n / 2) of the pair exists in the diagonal
+/// phase's block after it; every use of L comes at the latest in that
+/// merge and every use of T at the earliest in the diagonal phase, and
+/// the uses of either in between are the pair's smaller merges; neither is
+/// live across a loop; and the offset of row n / 2 is a multiple of the
+/// alignment. Returns the intervals (T's, L's) and the byte delta.
+struct InversePair {
+  Interval *dest, *source;
+  int64_t delta;
+};
+
+std::optional<InversePair>
+overlappableInverse(TrilInverseDiagOp diag,
+                    DenseMap<Operation *, Interval *> &byAlloc,
+                    DenseMap<Operation *, int64_t> &first) {
+  Value src = diag.getSource(), dst = diag.getDest();
+  auto srcAlloc = src.getDefiningOp<AllocOp>();
+  auto dstAlloc = dst.getDefiningOp<AllocOp>();
+  if (diag.getPacked() || !srcAlloc || !dstAlloc || srcAlloc == dstAlloc ||
+      src.getType() != dst.getType())
+    return std::nullopt;
+  auto type = cast<BufferType>(src.getType());
+  if (!type.isShared() || type.getRank() != 2 ||
+      type.getShape()[0] != type.getShape()[1] ||
+      type.getShape()[0] % 32 != 0 ||
+      isa_and_nonnull<SwizzleAttr>(type.getLayout()))
+    return std::nullopt;
+  int64_t n = type.getShape()[0];
+  Interval *l = byAlloc.lookup(srcAlloc), *t = byAlloc.lookup(dstAlloc);
+  if (!l || !t || l->task != t->task || l->live.size() != 1 ||
+      t->live.size() != 1)
+    return std::nullopt;
+  // The final merge, in the diagonal phase's block after it.
+  TrilInverseMergeOp last;
+  for (Operation *user : dst.getUsers())
+    if (auto m = dyn_cast<TrilInverseMergeOp>(user);
+        m && m.getSource() == src &&
+        static_cast<int64_t>(m.getSize()) == n / 2) {
+      if (last)
+        return std::nullopt;
+      last = m;
+    }
+  if (!last || last->getBlock() != diag->getBlock() ||
+      !diag->isBeforeInBlock(last))
+    return std::nullopt;
+  auto isView = [](Operation *user) {
+    return llvm::any_of(user->getResultTypes(),
+                        [](Type t) { return isa<BufferType>(t); });
+  };
+  // Between the two phases only the pair's smaller merges touch either.
+  int64_t from = first[diag], to = first[last];
+  auto isSmallerMerge = [&](Operation *user) {
+    auto m = dyn_cast<TrilInverseMergeOp>(user);
+    return m && m.getSource() == src && m.getDest() == dst &&
+           static_cast<int64_t>(m.getSize()) < n / 2;
+  };
+  for (Operation *user : src.getUsers())
+    if (isView(user) || first[user] > to ||
+        (first[user] > from && first[user] < to && !isSmallerMerge(user)))
+      return std::nullopt;
+  for (Operation *user : dst.getUsers())
+    if (isView(user) || first[user] < from ||
+        (first[user] > from && first[user] < to && !isSmallerMerge(user)))
+      return std::nullopt;
+  // No loop keeps L live past the final merge (the planner's range).
+  if (l->live.front().second != to)
+    return std::nullopt;
+  // T's row r + n / 2 on L's row r needs a group skew that repeats
+  // within n / 2 rows.
+  auto [groupRows, groupElems] = type.getGroupSkew();
+  if (groupRows > 0 && (n / 2) % groupRows != 0)
+    return std::nullopt;
+  int64_t delta = rowOffset(type, n / 2);
+  if (t->align != l->align || delta % t->align != 0)
+    return std::nullopt;
+  return InversePair{t, l, delta};
+}
+
 void PlanSharedMemoryPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (!func->hasAttr(TileDialect::getKernelAttrName()))
@@ -206,7 +315,7 @@ void PlanSharedMemoryPass::runOnOperation() {
           << " has more bytes than fit in int64";
       return WalkResult::interrupt();
     }
-    iv.size = *size;
+    iv.size = iv.ownSize = *size;
     if (isa_and_nonnull<SwizzleAttr>(type.getLayout()))
       iv.align = 1024;
     // Uses, through slices; a use inside a loop that does not contain the
@@ -261,10 +370,31 @@ void PlanSharedMemoryPass::runOnOperation() {
   if (walk.wasInterrupted())
     return signalPassFailure();
 
+  // Triangular inverses whose destination may lie over half of their
+  // source: one interval, T's, of both extents and live ranges.
+  DenseMap<Operation *, Interval *> byAlloc;
+  for (Interval &iv : intervals)
+    byAlloc[iv.alloc] = &iv;
+  func.walk([&](TrilInverseDiagOp diag) {
+    std::optional<InversePair> pair =
+        overlappableInverse(diag, byAlloc, first);
+    if (!pair || pair->source->host || pair->dest->host ||
+        pair->source == pair->dest)
+      return;
+    Interval &t = *pair->dest, &l = *pair->source;
+    l.host = &t;
+    l.hostDelta = pair->delta;
+    t.size = std::max(t.size, pair->delta + l.size);
+    t.live = {{std::min(t.start(), l.start()),
+               std::max(t.live.front().second, l.live.front().second)}};
+    ++numOverlapped;
+  });
+
   // Largest first, then earliest; first fit among overlapping live ranges.
   SmallVector<Interval *> order;
   for (Interval &iv : intervals)
-    order.push_back(&iv);
+    if (!iv.host)
+      order.push_back(&iv);
   llvm::stable_sort(order, [](Interval *a, Interval *b) {
     if (a->size != b->size)
       return a->size > b->size;
@@ -304,11 +434,20 @@ void PlanSharedMemoryPass::runOnOperation() {
     total = std::max(total, *end);
     sumSizes = *sum;
   }
-  for (Interval &iv : intervals)
+  int64_t ownSizes = 0;
+  bool countable = true;
+  for (Interval &iv : intervals) {
+    if (iv.host)
+      iv.offset = iv.host->offset + iv.hostDelta;
     iv.alloc.setOffsetAttr(
         IntegerAttr::get(IntegerType::get(&getContext(), 64), iv.offset));
+    std::optional<int64_t> sum = checkedAdd(ownSizes, iv.ownSize);
+    countable &= sum.has_value();
+    ownSizes = sum.value_or(0);
+  }
   numBuffers += intervals.size();
-  numReused += sumSizes - total;
+  if (countable)
+    numReused += ownSizes - total;
 
   if (total > maxBytes) {
     func.emitError("shared memory plan needs ")

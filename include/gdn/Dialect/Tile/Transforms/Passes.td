@@ -113,7 +113,10 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       banks; the destination of a (not packed) triangular inverse gets
       `#tile.padded<8, 4, 4>` (8 words per row and 4 more after every
       fourth: its B operands are read down columns, its A operands by
-      ldmatrix, and no single row stride serves both);
+      ldmatrix, and no single row stride serves both); with
+      `overlap-tril-inverse` so does the source (the Gram's stores and the
+      phases' ldmatrix reads are conflict free in it too), so that the two
+      have one type and `tile-plan-shared-memory` may overlap them;
     * copies between global and shared memory (also `tile.async_copy`
       written in a kernel) get a thread mapping
       (`layout = #tile.blocked<vector = v>`, 16-byte vectors when the tile's
@@ -152,6 +155,12 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
     %acc = tile.alloc : !tile.buffer<128x128xf32, fragment, #tile.mma<warps = [2, 2]>>
     ```
   }];
+  let options = [
+    Option<"overlapTrilInverse", "overlap-tril-inverse", "bool", "false",
+           "Give the source of a (not packed) triangular inverse its "
+           "destination's #tile.padded<8, 4, 4> too, so that "
+           "tile-plan-shared-memory may lay the two over each other">
+  ];
   let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
   let statistics = [
     Statistic<"numMmaFragments", "mma-fragments", "Fragments given an mma layout">,
@@ -399,6 +408,19 @@ def TilePlanSharedMemory : Pass<"tile-plan-shared-memory", "::mlir::func::FuncOp
     liveness rules, but never those of a buffer outside that task, which
     may be in use at any point of it.
 
+    The destination T of a blocked triangular inverse (`tile.tril_inverse_diag`
+    then `tile.tril_inverse_merge` up to size n / 2) lies n / 2 rows before
+    its source L, over L's upper half, where that is legal: L and T distinct
+    allocations of one type (square, n a multiple of 32, unswizzled, a group
+    skew whose period divides n / 2) used without views; no use of T before
+    the diagonal phase, none of L after the final merge, none of either in
+    between but the pair's smaller merges; neither live across a loop.
+    The final merge is the only phase that writes T's lower-left quadrant
+    (then over L's upper-left one, which no phase reads any more), and L's
+    upper-right quadrant, under T's lower-right one, is never read. The two
+    take 3n / 2 rows instead of 2n (docs/design.md; the layouts are equal
+    with tile-assign-layouts' `overlap-tril-inverse`).
+
     After:
     ```mlir
     %a = tile.alloc {offset = 0 : i64} : !tile.buffer<...>
@@ -415,7 +437,8 @@ def TilePlanSharedMemory : Pass<"tile-plan-shared-memory", "::mlir::func::FuncOp
   let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
   let statistics = [
     Statistic<"numBuffers", "buffers", "Shared buffers placed">,
-    Statistic<"numReused", "reused-bytes", "Bytes saved by reusing dead buffers' space">
+    Statistic<"numReused", "reused-bytes", "Bytes saved by reusing dead buffers' space">,
+    Statistic<"numOverlapped", "overlapped-inverses", "Triangular inverses laid over half of their source">
   ];
 }
 
