@@ -21,7 +21,7 @@
 //   n = 128 (merges of sizes 16, 32 and 64: two rounds of merge tasks on
 //           four warps, one branch per 16-column block),
 //   n = 16 and 24 (left as tile.tril_inverse: one column per thread),
-//   n = 64 lower_only, 128 and 128 lower_only on eight warps with L
+//   n = 64 lower_only, 128 (four warps) and 128 lower_only (eight) with L
 //           stored from registers (`_regs`), as the prep stores it: padded
 //           rows (with gdn-lower-to-ptx tril-overlap=1, as the build also
 //           compiles this file, T then lies over half of L).

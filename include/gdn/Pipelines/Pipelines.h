@@ -95,8 +95,8 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
                      "triangular inverse's source takes its destination's "
                      "layout, and tile-plan-shared-memory lays the two over "
                      "each other (3n / 2 rows instead of 2n: the GDN prep "
-                     "in ~28.5 KB, seven blocks per SM); off until "
-                     "measured (docs/perf-notes.md v48)"),
+                     "in ~28.8 KB, seven blocks per SM with a 72-register "
+                     "cap); off until measured (docs/perf-notes.md v48)"),
       llvm::cl::init(false)};
   PassOptions::Option<unsigned> indexBitwidth{
       *this, "index-bitwidth",

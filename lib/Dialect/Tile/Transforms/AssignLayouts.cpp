@@ -445,10 +445,10 @@ void AssignLayoutsPass::runOnOperation() {
         alloc.getResult().getUsers(),
         [&](Operation *user) { return isInverseOperand(user, true); });
     skewed |= overlapTrilInverse &&
-                   llvm::any_of(alloc.getResult().getUsers(),
-                                [&](Operation *user) {
-                                  return isInverseOperand(user, false);
-                                });
+              llvm::any_of(alloc.getResult().getUsers(),
+                           [&](Operation *user) {
+                             return isInverseOperand(user, false);
+                           });
     alloc.getResult().setType(type.withLayout(
         skewed ? PaddedAttr::get(ctx, 8, 4, 4) : PaddedAttr::get(ctx, 4)));
     ++numPadded;

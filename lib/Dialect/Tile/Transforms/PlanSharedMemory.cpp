@@ -35,10 +35,12 @@ struct Interval {
   /// task's own program order; tile-insert-barriers orders its accesses);
   /// every other buffer may be in use while the task runs.
   Operation *task = nullptr;
-  /// Set on a triangular inverse's source laid over its destination
-  /// (pairInverses): placed at `host`'s offset + `hostDelta`, not on its own.
+  /// Set on a triangular inverse's source laid over its destination (the
+  /// pairing before placement): placed at `host`'s offset + `hostDelta`,
+  /// not on its own. `paired`: in such a pair, as either side.
   Interval *host = nullptr;
   int64_t hostDelta = 0;
+  bool paired = false;
   int64_t start() const { return live.front().first; }
   bool overlaps(const Interval &o) const {
     if (task != o.task)
@@ -163,7 +165,7 @@ int64_t rowOffset(BufferType type, int64_t row) {
                                        groupElems);
 }
 
-/// Triangular inverses (docs/design.md, "Shared memory"): the blocked
+/// Triangular inverses (docs/design.md, "Pass pipeline"): the blocked
 /// inverse of an n x n tile, `tile.tril_inverse_diag %L, %T` then the
 /// merges of sizes .., n / 2 (tile-expand-tril-inverse), writes T's
 /// lower-left quadrant (rows n / 2 .., columns .. n / 2) only in its final
@@ -177,12 +179,14 @@ int64_t rowOffset(BufferType type, int64_t row) {
 /// the two take 3n / 2 rows instead of 2n. Legal when: L and T are
 /// distinct allocations of one type (square, rows a multiple of 32 long,
 /// unswizzled, a group skew whose period divides n / 2) used without
-/// views; the final merge (size n / 2) of the pair exists in the diagonal
-/// phase's block after it; every use of L comes at the latest in that
-/// merge and every use of T at the earliest in the diagonal phase, and
-/// the uses of either in between are the pair's smaller merges; neither is
-/// live across a loop; and the offset of row n / 2 is a multiple of the
-/// alignment. Returns the intervals (T's, L's) and the byte delta.
+/// views, both in the diagonal phase's block (so no loop runs between
+/// them: each iteration of one around them allocates both afresh); the
+/// final merge (size n / 2) of the pair exists in that block after the
+/// diagonal phase; every use of L comes at the latest in that merge and
+/// every use of T at the earliest in the diagonal phase, and the uses of
+/// either in between are the pair's smaller merges; and the offset of row
+/// n / 2 is a multiple of the alignment. Returns the intervals (T's, L's)
+/// and the byte delta.
 struct InversePair {
   Interval *dest, *source;
   int64_t delta;
@@ -196,7 +200,9 @@ overlappableInverse(TrilInverseDiagOp diag,
   auto srcAlloc = src.getDefiningOp<AllocOp>();
   auto dstAlloc = dst.getDefiningOp<AllocOp>();
   if (diag.getPacked() || !srcAlloc || !dstAlloc || srcAlloc == dstAlloc ||
-      src.getType() != dst.getType())
+      src.getType() != dst.getType() ||
+      srcAlloc->getBlock() != diag->getBlock() ||
+      dstAlloc->getBlock() != diag->getBlock())
     return std::nullopt;
   auto type = cast<BufferType>(src.getType());
   if (!type.isShared() || type.getRank() != 2 ||
@@ -250,7 +256,7 @@ overlappableInverse(TrilInverseDiagOp diag,
   if (groupRows > 0 && (n / 2) % groupRows != 0)
     return std::nullopt;
   int64_t delta = rowOffset(type, n / 2);
-  if (t->align != l->align || delta % t->align != 0)
+  if (delta % t->align != 0)
     return std::nullopt;
   return InversePair{t, l, delta};
 }
@@ -378,13 +384,18 @@ void PlanSharedMemoryPass::runOnOperation() {
   func.walk([&](TrilInverseDiagOp diag) {
     std::optional<InversePair> pair =
         overlappableInverse(diag, byAlloc, first);
-    if (!pair || pair->source->host || pair->dest->host ||
-        pair->source == pair->dest)
+    // One pair per buffer: a chain (X inverted into L, L into T) keeps
+    // its first pair only.
+    if (!pair || pair->source->paired || pair->dest->paired)
       return;
     Interval &t = *pair->dest, &l = *pair->source;
+    std::optional<int64_t> extent = checkedAdd(pair->delta, l.size);
+    if (!extent)
+      return;
     l.host = &t;
     l.hostDelta = pair->delta;
-    t.size = std::max(t.size, pair->delta + l.size);
+    l.paired = t.paired = true;
+    t.size = std::max(t.size, *extent);
     t.live = {{std::min(t.start(), l.start()),
                std::max(t.live.front().second, l.live.front().second)}};
     ++numOverlapped;

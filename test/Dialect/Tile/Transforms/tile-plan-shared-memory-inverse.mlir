@@ -288,3 +288,64 @@ func.func @skew_period(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, til
   tile.copy %t to %G[%c0, %c0] : !tile.buffer<64x64xf32, shared, #tile.padded<8, 48, 4>> to !tile.buffer<?x?xf32, global>
   return
 }
+
+// -----
+
+// A chain (X inverted into L, then L into T): one pair per buffer, the first
+// (L 32 rows before X); T takes bytes of its own after the pair.
+
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME:  tile.shared_memory_bytes = 46880 : i64
+// CHECK:       tile.alloc {offset = 9344 : i64}
+// CHECK:       tile.alloc {offset = 0 : i64}
+// CHECK:       tile.alloc {offset = 28160 : i64}
+func.func @chain(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = arith.index_cast %n : i32 to index
+  %G = tile.view %p[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %x = tile.alloc : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+  tile.copy %G[%c0, %c0] to %x : !tile.buffer<?x?xf32, global> to !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+  tile.barrier
+  %l = tile.alloc : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+  tile.tril_inverse_diag %x, %l {lower_only, merge_pairs} : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+  tile.barrier
+  tile.tril_inverse_merge %x, %l {size = 32 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+  tile.barrier
+  %t = tile.alloc : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+  tile.tril_inverse_diag %l, %t {lower_only, merge_pairs} : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+  tile.barrier
+  tile.tril_inverse_merge %l, %t {size = 32 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+  tile.barrier
+  tile.copy %t to %G[%c0, %c0] : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>> to !tile.buffer<?x?xf32, global>
+  return
+}
+
+// -----
+
+// Not overlapped: T allocated outside a loop whose body allocates L and runs
+// the inverse only in some iterations (a later one would store L over T's
+// lower half, which the read after the loop still needs).
+
+// CHECK-LABEL: func.func @loopif
+// CHECK-SAME:  tile.shared_memory_bytes = 37536 : i64
+func.func @loopif(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = arith.index_cast %n : i32 to index
+  %G = tile.view %p[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %t = tile.alloc : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+  scf.for %i = %c0 to %m step %c1 {
+    %l = tile.alloc : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+    tile.copy %G[%i, %c0] to %l : !tile.buffer<?x?xf32, global> to !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+    tile.barrier
+    %cond = arith.cmpi eq, %i, %c0 : index
+    scf.if %cond {
+      tile.tril_inverse_diag %l, %t {lower_only, merge_pairs} : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+      tile.barrier
+      tile.tril_inverse_merge %l, %t {size = 32 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+      tile.barrier
+    }
+  }
+  tile.copy %t to %G[%c0, %c0] : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>> to !tile.buffer<?x?xf32, global>
+  return
+}
