@@ -69,11 +69,12 @@
 # --flags and gdn_prefill.mlir.in): the prep's register cap (default 80, the
 # bundled prep's; at one block per SM beside a 136-register forward it may
 # take up to 104: 136 x 384 + 104 x 128 = 65,536); without --flags (with
-# gdn_prefill.mlir.in) the bundled @gdn_chunk_prep_k's cap (e.g. 72, seven
-# 128-thread blocks per SM, with -O "tril-overlap=1", which brings its
-# shared memory under the seventh block's 32 KB; docs/perf-notes.md v48). --prep-prefetch (the
-# same): the prep also prefetches its next item's K (q), g and beta into L2
-# (tile.prefetch) while it forms the current one.
+# gdn_prefill.mlir.in) the bundled @gdn_chunk_prep_k's cap (e.g. 72: seven
+# 128-thread blocks per SM with -O "tril-overlap=1", which brings its
+# shared memory under the seventh block's 32 KB; docs/perf-notes.md v48).
+# --prep-prefetch (with --flags and gdn_prefill.mlir.in): the prep also
+# prefetches its next item's K (q), g and beta into L2 (tile.prefetch)
+# while it forms the current one.
 # The edits: tools/kernel-variant-edit.py.
 #
 # -O OPTIONS: more gdn-lower-to-ptx options for every module built, as

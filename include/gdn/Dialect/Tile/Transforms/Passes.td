@@ -414,7 +414,8 @@ def TilePlanSharedMemory : Pass<"tile-plan-shared-memory", "::mlir::func::FuncOp
     allocations of one type (square, n a multiple of 32, unswizzled, a group
     skew whose period divides n / 2) used without views; no use of T before
     the diagonal phase, none of L after the final merge, none of either in
-    between but the pair's smaller merges; neither live across a loop.
+    between but the pair's smaller merges; both allocated in the diagonal
+    phase's block (no loop between them); each buffer in one pair only.
     The final merge is the only phase that writes T's lower-left quadrant
     (then over L's upper-left one, which no phase reads any more), and L's
     upper-right quadrant, under T's lower-right one, is never read. The two
