@@ -71,7 +71,8 @@
 # take up to 104: 136 x 384 + 104 x 128 = 65,536); without --flags (with
 # gdn_prefill.mlir.in) the bundled @gdn_chunk_prep_k's cap (e.g. 72: seven
 # 128-thread blocks per SM with -O "tril-overlap=1", which brings its
-# shared memory under the seventh block's 32 KB; docs/perf-notes.md v48).
+# shared memory under the seventh block's 32 KB; 64: eight with
+# "tril-overlap=2", under 27.5 KB; docs/perf-notes.md v48).
 # --prep-prefetch (with --flags and gdn_prefill.mlir.in): the prep also
 # prefetches its next item's K (q), g and beta into L2 (tile.prefetch)
 # while it forms the current one.

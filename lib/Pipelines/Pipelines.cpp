@@ -40,14 +40,15 @@ struct ValidateLowerToPTXPass
   ValidateLowerToPTXPass(const LowerToPTXOptions &options)
       : chip(options.chip), features(options.features),
         kernelSuffix(options.kernelSuffix), optLevel(options.optLevel),
-        indexBitwidth(options.indexBitwidth) {}
+        indexBitwidth(options.indexBitwidth),
+        trilOverlap(options.trilOverlap) {}
   StringRef getArgument() const override { return "gdn-validate-lower-to-ptx"; }
   StringRef getDescription() const override {
     return "check the gdn-lower-to-ptx options and the module's kernels";
   }
   void runOnOperation() override;
   std::string chip, features, kernelSuffix;
-  unsigned optLevel, indexBitwidth;
+  unsigned optLevel, indexBitwidth, trilOverlap;
 };
 
 template <size_t N>
@@ -74,6 +75,11 @@ void ValidateLowerToPTXPass::runOnOperation() {
   if (indexBitwidth != 32 && indexBitwidth != 64) {
     module.emitError("gdn-lower-to-ptx: index-bitwidth must be 32 or 64, got ")
         << indexBitwidth;
+    ok = false;
+  }
+  if (trilOverlap > 2) {
+    module.emitError("gdn-lower-to-ptx: tril-overlap must be 0, 1 or 2, got ")
+        << trilOverlap;
     ok = false;
   }
   if (!kernelSuffix.empty() &&
@@ -205,7 +211,7 @@ void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
       "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-fold-zero-init (unless zero-init-gemm=0), "
-      "tile-expand-tril-inverse (merge-by-rows with merge-by-rows=1, stage-lo with stage-lo=1), tile-assign-layouts (overlap-tril-inverse with tril-overlap=1), tile-pipeline, tile-tma-store, "
+      "tile-expand-tril-inverse (merge-by-rows with merge-by-rows=1, stage-lo with stage-lo=1), tile-assign-layouts (overlap-tril-inverse=N with tril-overlap=N), tile-pipeline, tile-tma-store, "
       "canonicalize, tile-plan-shared-memory, tile-insert-barriers, (with async-gemm) tile-async-gemm, tile-warp-specialize, tile-proxy-fences (unless proxy-fences=0), "
       "arith-expand, tile-specialize-divisors (unless pow2-divisors=0), tile-outline-kernels, "
       "convert-tile-to-nvvm, convert-nvvm-to-llvm, reconcile-unrealized-casts, canonicalize and cse (gpu.module), "

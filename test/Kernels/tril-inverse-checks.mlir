@@ -14,6 +14,9 @@
 // RUN: cat %t.o/tril_inverse_n64_lower_only_regs_overlap.manifest | FileCheck %s --check-prefix=OVER64
 // RUN: cat %t.o/tril_inverse_n128_regs_overlap.manifest | FileCheck %s --check-prefix=OVER128
 // RUN: cat %t.o/tril_inverse_n64_lower_only_overlap.manifest | FileCheck %s --check-prefix=GLOBAL64
+// RUN: rm -rf %t.o4 && mkdir -p %t.o4
+// RUN: gdn-opt %gdn_kernels/checks/tril_inverse.mlir --gdn-lower-to-ptx="tril-overlap=2 kernel-suffix=_overlap4 output-dir=%t.o4" -o /dev/null
+// RUN: cat %t.o4/tril_inverse_n64_lower_only_regs_overlap4.manifest | FileCheck %s --check-prefix=OVER4
 // RUN: gdn-opt %gdn_kernels/checks/tril_inverse.mlir --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse,tile-assign-layouts{overlap-tril-inverse=1},tile-plan-shared-memory))' | FileCheck %s --check-prefix=PLAN
 
 // CHECK-LABEL: func.func @tril_inverse_n16
@@ -63,7 +66,9 @@
 // 70,176, 105,248 in all (137,856 without). L loaded straight from global
 // memory keeps its plain rows, so the two layouts differ and nothing
 // overlaps (35,200 bytes, as in the default build).
+// With tril-overlap=2 both keep rows of 68 words: 8,704 + 17,408.
 // REGS:     shared_bytes = 36224
+// OVER4:    shared_bytes = 26112
 // OVER64:   shared_bytes = 28064
 // OVER128:  shared_bytes = 105248
 // GLOBAL64: shared_bytes = 35200

@@ -5,6 +5,7 @@
 // RUN: not gdn-opt %s --gdn-lower-to-ptx="opt-level=9" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: not gdn-opt %s --gdn-lower-to-ptx="index-bitwidth=16" -o /dev/null 2>&1 | FileCheck %s --check-prefix=IDX
 // RUN: not gdn-opt %s --gdn-lower-to-ptx="kernel-suffix=/x" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SUFFIX
+// RUN: not gdn-opt %s --gdn-lower-to-ptx="tril-overlap=3" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OVERLAP
 // RUN: rm -rf %t && mkdir -p %t/out
 // RUN: not gdn-opt %s -split-input-file --gdn-lower-to-ptx="output-dir=%t/out" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NAMES
 // RUN: not ls %t/x.ptx %t/out/x.ptx
@@ -18,6 +19,7 @@
 // OPT:    error: gdn-lower-to-ptx: opt-level must be 0 to 3, got 9
 // IDX:    error: gdn-lower-to-ptx: index-bitwidth must be 32 or 64, got 16
 // SUFFIX: error: gdn-lower-to-ptx: kernel-suffix '/x' is not made of [A-Za-z0-9_$]
+// OVERLAP: error: gdn-lower-to-ptx: tril-overlap must be 0, 1 or 2, got 3
 
 // The module's name names the .ptx file: "../x" wrote it outside output-dir.
 // NAMES: error: module name '../x' is not a PTX identifier ([A-Za-z_$][A-Za-z0-9_$]*)

@@ -89,15 +89,18 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
                      "instead of splitting L21 on every warp; off until "
                      "measured (docs/perf-notes.md v47)"),
       llvm::cl::init(false)};
-  PassOptions::Option<bool> trilOverlap{
+  PassOptions::Option<unsigned> trilOverlap{
       *this, "tril-overlap",
       llvm::cl::desc("tile-assign-layouts' overlap-tril-inverse: a "
-                     "triangular inverse's source takes its destination's "
+                     "triangular inverse's source and destination take one "
                      "layout, and tile-plan-shared-memory lays the two over "
-                     "each other (3n / 2 rows instead of 2n: the GDN prep "
-                     "in ~28.8 KB, seven blocks per SM with a 72-register "
-                     "cap); off until measured (docs/perf-notes.md v48)"),
-      llvm::cl::init(false)};
+                     "each other (3n / 2 rows instead of 2n): 1 rows of 72 "
+                     "words and a skew (the GDN prep in 28,804 bytes, seven "
+                     "blocks per SM with a 72-register cap), 2 rows of 68 "
+                     "(26,756 bytes, eight blocks with 64 registers; T's "
+                     "column reads 2-way conflicted); 0 (off) until "
+                     "measured (docs/perf-notes.md v48)"),
+      llvm::cl::init(0)};
   PassOptions::Option<unsigned> indexBitwidth{
       *this, "index-bitwidth",
       llvm::cl::desc("Bit width of index arithmetic in the kernels (32 or "

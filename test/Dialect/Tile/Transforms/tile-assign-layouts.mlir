@@ -1,5 +1,7 @@
 // RUN: gdn-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tile-assign-layouts))' | FileCheck %s
 // RUN: gdn-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tile-assign-layouts{overlap-tril-inverse=1}))' | FileCheck %s --check-prefix=OVER
+// RUN: gdn-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(tile-assign-layouts{overlap-tril-inverse=2}))' | FileCheck %s --check-prefix=OVER2
+// RUN: not gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-assign-layouts{overlap-tril-inverse=3}))' 2>&1 | FileCheck %s --check-prefix=BADOPT
 
 // The warp grid of a gemm accumulator is the one chooseWarpGrid picks: the
 // most square per-warp block that is a whole number of 16x8 atoms.
@@ -596,12 +598,19 @@ func.func @preset_vector_misaligned(%p: !tile.ptr<f16>, %m: index)
 // CHECK-DAG:   tile.alloc : !tile.buffer<64x16xf32, shared>
 // CHECK-DAG:   tile.alloc : !tile.buffer<64x64xf16, shared>
 // CHECK-DAG:   tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
-// With overlap-tril-inverse the inverse's source takes its destination's
-// layout (tile-plan-shared-memory may then overlap them); the rest as
-// before.
+// With overlap-tril-inverse=1 the inverse's source takes its destination's
+// layout, with 2 the destination its source's (tile-plan-shared-memory may
+// then overlap them); the other buffers as before.
 // OVER-LABEL: func.func @pad_register_tiles
-// OVER:       tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+// OVER-DAG:   tile.alloc : !tile.buffer<64x64xf32, shared>
+// OVER-DAG:   tile.alloc : !tile.buffer<64x16xf32, shared>
+// OVER-DAG:   tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
 // OVER-LABEL: func.func @reduce_one_row
+// OVER2-LABEL: func.func @pad_register_tiles
+// OVER2-NOT:   #tile.padded<8, 4, 4>
+// OVER2:       tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+// OVER2-LABEL: func.func @reduce_one_row
+// BADOPT: error: tile-assign-layouts: overlap-tril-inverse must be 0, 1 or 2, got 3
 func.func @pad_register_tiles(%p: !tile.ptr<f32>, %i: index)
     attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
   %c0 = arith.constant 0 : index

@@ -349,3 +349,29 @@ func.func @loopif(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num
   tile.copy %t to %G[%c0, %c0] : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>> to !tile.buffer<?x?xf32, global>
   return
 }
+
+// -----
+
+// Rows of 68 words (#tile.padded<4>, tile-assign-layouts'
+// overlap-tril-inverse=2): row 32 at 32 x 68 x 4 = 8,704 bytes, a buffer
+// 17,408: the pair in 26,112.
+
+// CHECK-LABEL: func.func @inverse_pad4
+// CHECK-SAME:  tile.shared_memory_bytes = 26112 : i64
+// CHECK:       tile.alloc {offset = 8704 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+// CHECK:       tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+func.func @inverse_pad4(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %m = arith.index_cast %n : i32 to index
+  %G = tile.view %p[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %l = tile.alloc : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  tile.copy %G[%c0, %c0] to %l : !tile.buffer<?x?xf32, global> to !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  tile.barrier
+  %t = tile.alloc : !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  tile.tril_inverse_diag %l, %t {lower_only, merge_pairs} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  tile.barrier
+  tile.tril_inverse_merge %l, %t {size = 32 : i64} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<4>>
+  tile.barrier
+  tile.copy %t to %G[%c0, %c0] : !tile.buffer<64x64xf32, shared, #tile.padded<4>> to !tile.buffer<?x?xf32, global>
+  return
+}

@@ -114,9 +114,11 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       `#tile.padded<8, 4, 4>` (8 words per row and 4 more after every
       fourth: its B operands are read down columns, its A operands by
       ldmatrix, and no single row stride serves both); with
-      `overlap-tril-inverse` so does the source (the Gram's stores and the
-      phases' ldmatrix reads are conflict free in it too), so that the two
-      have one type and `tile-plan-shared-memory` may overlap them;
+      `overlap-tril-inverse=1` so does the source (the Gram's stores and
+      the phases' ldmatrix reads are conflict free in it too), with
+      `overlap-tril-inverse=2` both get `#tile.padded<4>` (smaller; T's
+      column reads conflict 2-way), so that the two have one type and
+      `tile-plan-shared-memory` may overlap them;
     * copies between global and shared memory (also `tile.async_copy`
       written in a kernel) get a thread mapping
       (`layout = #tile.blocked<vector = v>`, 16-byte vectors when the tile's
@@ -156,10 +158,12 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"overlapTrilInverse", "overlap-tril-inverse", "bool", "false",
-           "Give the source of a (not packed) triangular inverse its "
-           "destination's #tile.padded<8, 4, 4> too, so that "
-           "tile-plan-shared-memory may lay the two over each other">
+    Option<"overlapTrilInverse", "overlap-tril-inverse", "unsigned", "0",
+           "Give the source and destination of a (not packed) triangular "
+           "inverse one layout, so that tile-plan-shared-memory may lay "
+           "the two over each other: 1 the destination's "
+           "#tile.padded<8, 4, 4>, 2 the source's #tile.padded<4> (0: "
+           "off)">
   ];
   let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
   let statistics = [
