@@ -298,25 +298,26 @@ def prep_flags(path, inc, regs=None, prefetch=False):
     else:
         kernel = kernel[:m.start()] + "\n" + kernel[m.end():]
     if regs is not None:
-        if not (regs.isdigit() and int(regs) % 8 == 0 and 24 <= int(regs) <= 104):
-            fail("--prep-regs", "%s: expected a multiple of 8 in [24, 104]" % regs)
-        kernel = replace_once(kernel, "tile.max_registers = 80 : i64",
-                              "tile.max_registers = %s : i64" % regs,
-                              "--prep-regs", inc)
+        kernel = cap_prep(kernel, regs, inc)
     s = s[:k] + kernel + s[end:]
     open(path, "w").write(s)
+
+
+def cap_prep(kernel, regs, where):
+    """`kernel` (a prep kernel's text, capped at 80 registers) capped at
+    `regs` instead (--prep-regs)."""
+    if not (regs.isdigit() and int(regs) % 8 == 0 and 24 <= int(regs) <= 104):
+        fail("--prep-regs", "%s: expected a multiple of 8 in [24, 104]" % regs)
+    return replace_once(kernel, "tile.max_registers = 80 : i64",
+                        "tile.max_registers = %s : i64" % regs,
+                        "--prep-regs", where)
 
 
 def prep_regs(path, regs):
     """The bundled prep_k kernel's register cap set to `regs` (no --flags)."""
     s = open(path).read()
-    what = "--prep-regs"
-    if not (regs.isdigit() and int(regs) % 8 == 0 and 24 <= int(regs) <= 104):
-        fail(what, "%s: expected a multiple of 8 in [24, 104]" % regs)
-    k, end = function(s, "  func.func @gdn_chunk_prep_k_@DT@(", what)
-    kernel = replace_once(s[k:end], "tile.max_registers = 80 : i64",
-                          "tile.max_registers = %s : i64" % regs, what,
-                          "@gdn_chunk_prep_k_@DT@")
+    k, end = function(s, "  func.func @gdn_chunk_prep_k_@DT@(", "--prep-regs")
+    kernel = cap_prep(s[k:end], regs, "@gdn_chunk_prep_k_@DT@")
     open(path, "w").write(s[:k] + kernel + s[end:])
 
 
