@@ -314,3 +314,17 @@ func.func @req_dict(%k: i32) attributes {tile.requires_multiple = 8 : i64} { ret
 
 // Unnamed arguments are argN.
 func.func @req_ok(%p: !tile.ptr<f16>, %k: i32) attributes {tile.requires_multiple = {arg1 = 8 : i64}} { return }
+
+// -----
+
+// expected-error @below {{'tile.overlap_tril_inverse' must be 0, 1 or 2}}
+func.func @overlap_mode_3() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.overlap_tril_inverse = 3 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'tile.overlap_tril_inverse' must be 0, 1 or 2}}
+func.func @overlap_mode_string() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.overlap_tril_inverse = "on"} {
+  return
+}

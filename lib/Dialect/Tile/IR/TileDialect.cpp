@@ -182,6 +182,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << "' must be an integer in [24, 255]";
     return success();
   }
+  if (name == getOverlapTrilInverseAttrName()) {
+    std::optional<int64_t> v = getKernelInt(attr.getValue());
+    if (!v || *v < 0 || *v > 2)
+      return op->emitError() << "'" << name << "' must be 0, 1 or 2";
+    return success();
+  }
   if (name == getMmaEngineAttrName()) {
     auto v = dyn_cast<StringAttr>(attr.getValue());
     if (!v || (v.getValue() != "mma.sync" && v.getValue() != "wgmma"))

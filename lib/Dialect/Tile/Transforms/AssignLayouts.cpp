@@ -171,6 +171,11 @@ void AssignLayoutsPass::runOnOperation() {
         << static_cast<unsigned>(overlapTrilInverse);
     return signalPassFailure();
   }
+  // The kernel's own choice (verified to be 0, 1 or 2) over the option's.
+  unsigned overlapMode = overlapTrilInverse;
+  if (auto a = func->getAttrOfType<IntegerAttr>(
+          TileDialect::getOverlapTrilInverseAttrName()))
+    overlapMode = a.getInt();
   MLIRContext *ctx = &getContext();
 
   // Fragments that must share one layout: the operands of each tile.map.
@@ -451,11 +456,11 @@ void AssignLayoutsPass::runOnOperation() {
     // the pair 2 KB smaller at n = 64, the phases' column reads of T
     // 2-way conflicted.
     auto users = alloc.getResult().getUsers();
-    bool skewed = overlapTrilInverse != 2 &&
+    bool skewed = overlapMode != 2 &&
                   llvm::any_of(users, [&](Operation *user) {
                     return isInverseOperand(user, true);
                   });
-    skewed |= overlapTrilInverse == 1 &&
+    skewed |= overlapMode == 1 &&
               llvm::any_of(users, [&](Operation *user) {
                 return isInverseOperand(user, false);
               });

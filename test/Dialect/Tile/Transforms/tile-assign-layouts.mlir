@@ -765,3 +765,36 @@ func.func @no_pad_through_slice(%i: index)
   tile.copy %f to %s : !tile.buffer<64xf32, fragment> to !tile.buffer<64xf32, shared>
   return
 }
+
+// -----
+
+// A kernel's tile.overlap_tril_inverse chooses for it, whatever the option
+// says: 1 gives the pair the destination's layout in every run, 0 keeps the
+// two apart in the runs that ask for an overlap.
+
+// CHECK-LABEL: func.func @kernel_chooses_1
+// CHECK:       tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+// CHECK-LABEL: func.func @kernel_chooses_0
+// CHECK:       tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+// OVER-LABEL:  func.func @kernel_chooses_1
+// OVER:        tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+// OVER-LABEL:  func.func @kernel_chooses_0
+// OVER:        tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+// OVER2-LABEL: func.func @kernel_chooses_1
+// OVER2:       tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+// OVER2-LABEL: func.func @kernel_chooses_0
+// OVER2:       tile.tril_inverse %{{.*}}, %{{.*}} : !tile.buffer<64x64xf32, shared, #tile.padded<4>>, !tile.buffer<64x64xf32, shared, #tile.padded<8, 4, 4>>
+func.func @kernel_chooses_1()
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.overlap_tril_inverse = 1 : i64} {
+  %l = tile.alloc : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+func.func @kernel_chooses_0()
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.overlap_tril_inverse = 0 : i64} {
+  %l = tile.alloc : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}

@@ -27,7 +27,10 @@ def Tile_Dialect : Dialect {
     pointer each) and integer scalars; `tile.view` gives a pointer a shape.
     Optional kernel attributes: `tile.mma_engine` (`"mma.sync"`, the
     default, or `"wgmma"` for Hopper warpgroup MMA), `tile.max_registers`
-    (a per-thread register cap, PTX `.maxnreg`), `tile.meta` (a dictionary
+    (a per-thread register cap, PTX `.maxnreg`),
+    `tile.overlap_tril_inverse` (0, 1 or 2: the kernel's own choice of
+    tile-assign-layouts' `overlap-tril-inverse`, which then ignores the
+    pass option for it), `tile.meta` (a dictionary
     copied into the launch manifest), `tile.copy_engine` (`"cp.async"`, the
     default, or `"tma"`: pipelined loops load their tiles with TMA on an
     mbarrier ring), `tile.warp_specialize` (`{producer_registers = 40,
@@ -77,6 +80,13 @@ def Tile_Dialect : Dialect {
     /// PTX .maxnreg): trades registers for more resident blocks.
     static constexpr ::llvm::StringLiteral getMaxRegistersAttrName() {
       return ::llvm::StringLiteral("tile.max_registers");
+    }
+    /// Optional per-kernel choice of tile-assign-layouts'
+    /// overlap-tril-inverse (I64 0, 1 or 2), which it takes over the
+    /// pass option: a kernel whose register cap was chosen for the smaller
+    /// shared-memory plan says so next to the cap.
+    static constexpr ::llvm::StringLiteral getOverlapTrilInverseAttrName() {
+      return ::llvm::StringLiteral("tile.overlap_tril_inverse");
     }
     /// Which tensor-core instruction tile.gemm uses in a kernel: "mma.sync"
     /// (default; any sm_80+) or "wgmma" (sm_90a warpgroup MMA).

@@ -118,7 +118,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
       the phases' ldmatrix reads are conflict free in it too), with
       `overlap-tril-inverse=2` both get `#tile.padded<4>` (smaller; T's
       column reads conflict 2-way), so that the two have one type and
-      `tile-plan-shared-memory` may overlap them;
+      `tile-plan-shared-memory` may overlap them (a kernel attribute
+      `tile.overlap_tril_inverse = N` chooses for that kernel instead);
     * copies between global and shared memory (also `tile.async_copy`
       written in a kernel) get a thread mapping
       (`layout = #tile.blocked<vector = v>`, 16-byte vectors when the tile's
@@ -163,7 +164,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
            "inverse one layout, so that tile-plan-shared-memory may lay "
            "the two over each other: 1 the destination's "
            "#tile.padded<8, 4, 4>, 2 the source's #tile.padded<4> (0: "
-           "off)">
+           "off); a kernel's tile.overlap_tril_inverse attribute takes "
+           "precedence">
   ];
   let dependentDialects = ["::mlir::gdn::tile::TileDialect"];
   let statistics = [
