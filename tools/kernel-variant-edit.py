@@ -304,13 +304,15 @@ def prep_flags(path, inc, regs=None, prefetch=False):
 
 
 def cap_prep(kernel, regs, where):
-    """`kernel` (a prep kernel's text, capped at 80 registers) capped at
+    """`kernel` (a prep kernel's text, with one register cap) capped at
     `regs` instead (--prep-regs)."""
     if not (regs.isdigit() and int(regs) % 8 == 0 and 24 <= int(regs) <= 104):
         fail("--prep-regs", "%s: expected a multiple of 8 in [24, 104]" % regs)
-    return replace_once(kernel, "tile.max_registers = 80 : i64",
-                        "tile.max_registers = %s : i64" % regs,
-                        "--prep-regs", where)
+    caps = re.findall(r"tile\.max_registers = \d+ : i64", kernel)
+    if len(caps) != 1:
+        fail("--prep-regs", "expected one 'tile.max_registers = N : i64' in "
+             "%s, found %d" % (where, len(caps)))
+    return kernel.replace(caps[0], "tile.max_registers = %s : i64" % regs)
 
 
 def prep_regs(path, regs):
