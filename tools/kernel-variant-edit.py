@@ -323,6 +323,22 @@ def prep_regs(path, regs):
     open(path, "w").write(s[:k] + kernel + s[end:])
 
 
+def prep_overlap(path, mode):
+    """The bundled prep_k kernel's tile.overlap_tril_inverse set to `mode`
+    (--prep-overlap)."""
+    if mode not in ("0", "1", "2"):
+        fail("--prep-overlap", "%s: expected 0, 1 or 2" % mode)
+    s = open(path).read()
+    k, end = function(s, "  func.func @gdn_chunk_prep_k_@DT@(", "--prep-overlap")
+    kernel = s[k:end]
+    modes = re.findall(r"tile\.overlap_tril_inverse = \d+ : i64", kernel)
+    if len(modes) != 1:
+        fail("--prep-overlap", "expected one 'tile.overlap_tril_inverse = N : "
+             "i64' in @gdn_chunk_prep_k_@DT@, found %d" % len(modes))
+    kernel = kernel.replace(modes[0], "tile.overlap_tril_inverse = %s : i64" % mode)
+    open(path, "w").write(s[:k] + kernel + s[end:])
+
+
 def main(argv):
     if len(argv) >= 6 and argv[1] == "forward-regs" and argv[6:] in ([], ["--flags"]):
         forward_regs(argv[2], argv[3], argv[4], argv[5], argv[6:] == ["--flags"])
@@ -335,10 +351,13 @@ def main(argv):
         prep_flags(argv[2], argv[3], rest[0] if rest else None, prefetch)
     elif len(argv) == 4 and argv[1] == "prep-regs":
         prep_regs(argv[2], argv[3])
+    elif len(argv) == 4 and argv[1] == "prep-overlap":
+        prep_overlap(argv[2], argv[3])
     else:
         sys.exit("usage: kernel-variant-edit.py forward-regs FILE MAX P C [--flags]\n"
                  "       kernel-variant-edit.py prep-flags FILE INC [REGS] [--prefetch]\n"
-                 "       kernel-variant-edit.py prep-regs FILE REGS")
+                 "       kernel-variant-edit.py prep-regs FILE REGS\n"
+                 "       kernel-variant-edit.py prep-overlap FILE MODE")
 
 
 if __name__ == "__main__":

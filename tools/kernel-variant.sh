@@ -5,7 +5,8 @@
 #                                [--no-i64] [--fused P/C] [--fused2 P/C]
 #                                [-O OPTIONS]
 #                                [--forward-regs MAX/P/C] [--flags]
-#                                [--prep-regs N] [--prep-prefetch] [--cpu]
+#                                [--prep-regs N] [--prep-overlap N]
+#                                [--prep-prefetch] [--cpu]
 #                                OUT_DIR TEMPLATE
 #
 # Builds OUT_DIR, a complete kernel directory for gdn-run, tools/gpu-check.sh
@@ -69,10 +70,14 @@
 # --flags and gdn_prefill.mlir.in): the prep's register cap (default 80, the
 # bundled prep's; at one block per SM beside a 136-register forward it may
 # take up to 104: 136 x 384 + 104 x 128 = 65,536); without --flags (with
-# gdn_prefill.mlir.in) the bundled @gdn_chunk_prep_k's cap (e.g. 72: seven
-# 128-thread blocks per SM with -O "tril-overlap=1", which brings its
-# shared memory under the seventh block's 32 KB; 64: eight with
-# "tril-overlap=2", under 27.5 KB; docs/perf-notes.md v48).
+# gdn_prefill.mlir.in) the bundled @gdn_chunk_prep_k's cap (72 in the
+# template since docs/perf-notes.md v50: seven 128-thread blocks per SM with
+# its tile.overlap_tril_inverse = 1, which brings its shared memory under
+# the seventh block's 32 KB; 64: eight with mode 2, under 27.5 KB, v48).
+# --prep-overlap N (0, 1 or 2; gdn_prefill.mlir.in, not with --flags):
+# @gdn_chunk_prep_k's tile.overlap_tril_inverse, which takes precedence
+# over -O "tril-overlap=N" for that kernel (e.g. --prep-regs 64
+# --prep-overlap 2 for eight blocks per SM; 80 and 0 for v49's prep_k).
 # --prep-prefetch (with --flags and gdn_prefill.mlir.in): the prep also
 # prefetches its next item's K (q), g and beta into L2 (tile.prefetch)
 # while it forms the current one.
@@ -96,8 +101,8 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage() { sed -n '4,9s/^# //p' "$0" >&2; exit 2; }
-base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" fusedopt=--fused fusedk=fused extra="" fwdregs="" flags="" prepregs="" prefetch="" cpu=""
+usage() { sed -n '4,10s/^# //p' "$0" >&2; exit 2; }
+base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" fusedopt=--fused fusedk=fused extra="" fwdregs="" flags="" prepregs="" prepov="" prefetch="" cpu=""
 while [[ $# -gt 0 ]]; do
   case $1 in
   --fused) [[ $# -ge 2 ]] || usage; fused=$2; shift 2 ;;
@@ -105,6 +110,7 @@ while [[ $# -gt 0 ]]; do
   --forward-regs) [[ $# -ge 2 ]] || usage; fwdregs=$2; shift 2 ;;
   --flags) flags=1; shift ;;
   --prep-regs) [[ $# -ge 2 ]] || usage; prepregs=$2; shift 2 ;;
+  --prep-overlap) [[ $# -ge 2 ]] || usage; prepov=$2; shift 2 ;;
   --prep-prefetch) prefetch=1; shift ;;
   --cpu) cpu=1; shift ;;
   -b) [[ $# -ge 2 ]] || usage; base=$2; shift 2 ;;
@@ -204,6 +210,12 @@ if [[ -n $prepregs ]]; then
   [[ $prepregs =~ ^[0-9]+$ ]] && (( prepregs % 8 == 0 && prepregs >= 24 && prepregs <= 104 )) ||
     { echo "kernel-variant.sh: --prep-regs $prepregs: expected a multiple of 8 in [24, 104]" >&2; exit 1; }
 fi
+if [[ -n $prepov ]]; then
+  [[ $name == gdn_prefill && -z $flags ]] ||
+    { echo "kernel-variant.sh: --prep-overlap needs gdn_prefill.mlir.in and no --flags" >&2; exit 1; }
+  [[ $prepov =~ ^[012]$ ]] ||
+    { echo "kernel-variant.sh: --prep-overlap $prepov: expected 0, 1 or 2" >&2; exit 1; }
+fi
 if [[ -n $flags ]]; then
   [[ -z $fused ]] ||
     { echo "kernel-variant.sh: --flags and --fused both replace the forward kernel; give one" >&2; exit 1; }
@@ -219,8 +231,11 @@ if [[ -n $flags ]]; then
   *) echo "kernel-variant.sh: --flags needs gdn_prefill.mlir.in or gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1 ;;
   esac
   [[ -z ${KERNEL_VARIANT_KEEP:-} || -n $fwdregs ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
-elif [[ -n $prepregs ]]; then
-  python3 "$root/tools/kernel-variant-edit.py" prep-regs "$work/$name.expanded" "$prepregs"
+elif [[ -n $prepregs || -n $prepov ]]; then
+  [[ -z $prepregs ]] ||
+    python3 "$root/tools/kernel-variant-edit.py" prep-regs "$work/$name.expanded" "$prepregs"
+  [[ -z $prepov ]] ||
+    python3 "$root/tools/kernel-variant-edit.py" prep-overlap "$work/$name.expanded" "$prepov"
   [[ -z ${KERNEL_VARIANT_KEEP:-} ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
 fi
 if [[ -n $fwdregs ]]; then
@@ -283,4 +298,4 @@ for dt in $dtypes; do
       "--gdn-lower-to-ptx=chip=$chip kernel-suffix=_i64$extra output-dir=$out" -o /dev/null
   fi
 done
-echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", $fusedk $fused")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $extra ]] || echo ",$extra"))"
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", $fusedk $fused")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prepov ]] || echo ", prep overlap $prepov")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $extra ]] || echo ",$extra"))"

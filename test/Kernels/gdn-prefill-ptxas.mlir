@@ -36,9 +36,10 @@
 // (C7519) that it adds warpgroup.arrive around the wgmma accumulators; that
 // is an info line, not a warning.
 // PREP: Compiling entry function 'gdn_cp_scan_{{b?f16}}' for 'sm_90a'
-// The prep kernels are capped at 80 registers (tile.max_registers: six
-// blocks per SM with their 35,200 / 36,992 bytes of shared memory) without
-// spilling.
+// The prep kernels are capped (tile.max_registers) without spilling:
+// gdn_chunk_prep_k at 72 registers with its inverse's destination laid over
+// half of its source (tile.overlap_tril_inverse = 1: 28,804 bytes, seven
+// blocks per SM), the prep with P at 80 (36,868 bytes, six blocks).
 // PREP: Compiling entry function 'gdn_chunk_prep_k_{{b?f16}}' for 'sm_90a'
 // PREP-NEXT: Function properties
 // PREP-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

@@ -164,7 +164,7 @@
 // normalize it (with k) when the problem asks (meta.fuses = qk_l2norm, the
 // scalar qk_l2norm; the workspaces q_l2 and k_l2 are empty otherwise).
 // PREPK: kernel = gdn_chunk_prep_k_f16
-// PREPK: shared_bytes = 36868
+// PREPK: shared_bytes = 28804
 // PREPK: param = q:ptr<f16>
 // PREPK: param = k:ptr<f16>
 // PREPK-NOT: param = cu_seqlens
@@ -243,7 +243,10 @@
 
 // PTX: .target sm_90a
 // PTX: .entry gdn_chunk_prep_f16
+// PTX: .maxnreg 80
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// PTX: .entry gdn_chunk_prep_k_f16
+// PTX: .maxnreg 72
 // PTX: .entry gdn_cp_scan_f16
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // PTXFWD: .entry gdn_chunk_fwd_f16
