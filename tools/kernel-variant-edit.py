@@ -308,11 +308,17 @@ def cap_prep(kernel, regs, where):
     `regs` instead (--prep-regs)."""
     if not (regs.isdigit() and int(regs) % 8 == 0 and 24 <= int(regs) <= 104):
         fail("--prep-regs", "%s: expected a multiple of 8 in [24, 104]" % regs)
-    caps = re.findall(r"tile\.max_registers = \d+ : i64", kernel)
-    if len(caps) != 1:
-        fail("--prep-regs", "expected one 'tile.max_registers = N : i64' in "
-             "%s, found %d" % (where, len(caps)))
-    return kernel.replace(caps[0], "tile.max_registers = %s : i64" % regs)
+    return set_int_attr(kernel, "tile.max_registers", regs, "--prep-regs", where)
+
+
+def set_int_attr(kernel, attr, value, what, where):
+    """`kernel` (a kernel's text) with its one `attr = N : i64` set to
+    `value` (fails unless there is exactly one)."""
+    found = re.findall(re.escape(attr) + r" = \d+ : i64", kernel)
+    if len(found) != 1:
+        fail(what, "expected one '%s = N : i64' in %s, found %d"
+             % (attr, where, len(found)))
+    return kernel.replace(found[0], "%s = %s : i64" % (attr, value))
 
 
 def prep_regs(path, regs):
@@ -330,12 +336,8 @@ def prep_overlap(path, mode):
         fail("--prep-overlap", "%s: expected 0, 1 or 2" % mode)
     s = open(path).read()
     k, end = function(s, "  func.func @gdn_chunk_prep_k_@DT@(", "--prep-overlap")
-    kernel = s[k:end]
-    modes = re.findall(r"tile\.overlap_tril_inverse = \d+ : i64", kernel)
-    if len(modes) != 1:
-        fail("--prep-overlap", "expected one 'tile.overlap_tril_inverse = N : "
-             "i64' in @gdn_chunk_prep_k_@DT@, found %d" % len(modes))
-    kernel = kernel.replace(modes[0], "tile.overlap_tril_inverse = %s : i64" % mode)
+    kernel = set_int_attr(s[k:end], "tile.overlap_tril_inverse", mode,
+                          "--prep-overlap", "@gdn_chunk_prep_k_@DT@")
     open(path, "w").write(s[:k] + kernel + s[end:])
 
 
