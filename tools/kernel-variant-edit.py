@@ -3,6 +3,9 @@
 #
 # usage: kernel-variant-edit.py forward-regs FILE MAX P C [--flags]
 #        kernel-variant-edit.py prep-flags FILE INC [REGS] [--prefetch]
+#        kernel-variant-edit.py prep-regs FILE REGS
+#        kernel-variant-edit.py prep-overlap FILE MODE
+#        kernel-variant-edit.py step-gate-factors FILE
 #
 # Edits an include-expanded kernel template (FILE, in place) for
 # tools/kernel-variant.sh; every edit checks that the text it changes is the
@@ -341,6 +344,106 @@ def prep_overlap(path, mode):
     open(path, "w").write(s[:k] + kernel + s[end:])
 
 
+STEP = "  func.func private @gdn_chunk_step_vm_@DT@("
+STEP_CALL = re.compile(r"(func\.call @gdn_chunk_step_vm_@DT@\([^\n]*%sGam, %[a-z0-9_]+, )(%sP, )")
+STEP_TYPES = ("!tile.buffer<96xf32, shared>, index, "
+              "!tile.buffer<64x64x@DT@, shared>")
+SP_ALLOC = "%sP = tile.alloc : !tile.buffer<64x64x@DT@, shared>\n"
+GATE_MAP = """    // (--step-gate-factors, tools/kernel-variant-edit.py) The column
+    // factors of the W, o and V_new maps, once per chunk: %sE[j] =
+    // e^gamma_j, %sE[64 + j] = e^(gamma_L - gamma_j), the same ex2.approx
+    // of the same arguments as the maps took per element (gamma_j log2e
+    // rounded; the fma the V_new map's contraction formed), so same bits.
+    %ge_nlog2e = arith.constant -1.44269504 : f32
+    %ge_c63 = arith.constant 63 : index
+    %ge_f = tile.alloc : !tile.buffer<128xf32, fragment>
+    tile.map indexed outs(%ge_f : !tile.buffer<128xf32, fragment>) {
+    ^bb0(%i: index):
+      %j = arith.andi %i, %ge_c63 : index
+      %jg = arith.addi %j, %goff : index
+      %gj = tile.load %sGam[%jg] : !tile.buffer<96xf32, shared>
+      %gj2 = arith.mulf %gj, %log2e : f32
+      %d = math.fma %gj, %ge_nlog2e, %gl2 : f32
+      %first = arith.cmpi ult, %i, %c64 : index
+      %arg = arith.select %first, %gj2, %d : f32
+      %e = math.exp2 %arg : f32
+      tile.yield %e : f32
+    }
+    tile.copy %ge_f to %sE : !tile.buffer<128xf32, fragment> to !tile.buffer<128xf32, shared>
+"""
+# The three maps' per-element factors, as the template writes them, and
+# their replacement: a load of the chunk's factor.
+GATE_EDITS = (
+    ("the W map", """      %jg = arith.addi %j, %goff : index
+      %gj = tile.load %sGam[%jg] : !tile.buffer<96xf32, shared>
+      %gj2 = arith.mulf %gj, %log2e : f32
+      %e = math.exp2 %gj2 : f32
+      %ex = arith.mulf %e, %x fastmath<contract> : f32""",
+     """      %e = tile.load %sE[%j] : !tile.buffer<128xf32, shared>
+      %ex = arith.mulf %e, %x fastmath<contract> : f32"""),
+    ("the o map", """        %jg = arith.addi %j, %goff : index
+        %gj = tile.load %sGam[%jg] : !tile.buffer<96xf32, shared>
+        %gj2 = arith.mulf %gj, %log2e : f32
+        %e = math.exp2 %gj2 : f32
+        %es = arith.mulf %e, %scale : f32
+        %r = arith.mulf %es, %x : f32""",
+     """        %e = tile.load %sE[%j] : !tile.buffer<128xf32, shared>
+        %es = arith.mulf %e, %scale : f32
+        %r = arith.mulf %es, %x : f32"""),
+    ("the V_new map", """      %jg = arith.addi %j, %goff : index
+      %gj = tile.load %sGam[%jg] : !tile.buffer<96xf32, shared>
+      %gj2 = arith.mulf %gj, %log2e fastmath<contract> : f32
+      %d = arith.subf %gl2, %gj2 fastmath<contract> : f32
+      %e = math.exp2 %d : f32
+      %p = arith.mulf %e, %x : f32""",
+     """      %j64 = arith.addi %j, %c64 : index
+      %e = tile.load %sE[%j64] : !tile.buffer<128xf32, shared>
+      %p = arith.mulf %e, %x : f32"""),
+)
+
+
+def step_gate_factors(path):
+    """The chunk step's gate factors once per chunk (--step-gate-factors;
+    docs/perf-notes.md v51, variant `ex`): @gdn_chunk_step_vm_@DT@ takes a
+    128-float shared buffer %sE after %goff, fills it from gamma after
+    gamma_L, and its W, o and V_new maps load their column factor from it;
+    every caller allocates the buffer beside its %sP and passes it."""
+    what = "--step-gate-factors"
+    s = open(path).read()
+    k, end = function(s, STEP, what)
+    step = s[k:end]
+    step = replace_once(step, "%goff: index, %sP:",
+                        "%goff: index, %sE: !tile.buffer<128xf32, shared>, %sP:",
+                        what, "@gdn_chunk_step_vm_@DT@'s parameters")
+    gl2 = "    %gl2 = arith.mulf %gl, %log2e : f32\n"
+    step = replace_once(step, gl2, gl2 + GATE_MAP, what, "@gdn_chunk_step_vm_@DT@")
+    for name, old, new in GATE_EDITS:
+        step = replace_once(step, old, new, what, name + " of @gdn_chunk_step_vm_@DT@")
+    s = s[:k] + step + s[end:]
+    calls = len(STEP_CALL.findall(s))
+    if calls == 0 or calls != s.count("func.call @gdn_chunk_step_vm_@DT@("):
+        fail(what, "expected every call of @gdn_chunk_step_vm_@DT@ to pass "
+             "'%sGam, OFFSET, %sP, ' (found it in " + str(calls) + " of " +
+             str(s.count("func.call @gdn_chunk_step_vm_@DT@(")) + ")")
+    s = STEP_CALL.sub(r"\1%sE, \2", s)
+    if s.count(STEP_TYPES) != calls:
+        fail(what, "expected %d call types with '%s', found %d"
+             % (calls, STEP_TYPES, s.count(STEP_TYPES)))
+    s = s.replace(STEP_TYPES, STEP_TYPES.replace(
+        "index, ", "index, !tile.buffer<128xf32, shared>, "))
+    allocs = [m.start() for m in re.finditer(re.escape(SP_ALLOC), s)]
+    # One %sP per caller (the step itself takes it as a parameter).
+    if len(allocs) != calls:
+        fail(what, "expected one '%s' per caller of the step (%d), found %d"
+             % (SP_ALLOC.strip(), calls, len(allocs)))
+    for a in reversed(allocs):
+        line = s.rfind("\n", 0, a) + 1
+        indent = s[line:a]
+        e = a + len(SP_ALLOC)
+        s = s[:e] + indent + "%sE = tile.alloc : !tile.buffer<128xf32, shared>\n" + s[e:]
+    open(path, "w").write(s)
+
+
 def main(argv):
     if len(argv) >= 6 and argv[1] == "forward-regs" and argv[6:] in ([], ["--flags"]):
         forward_regs(argv[2], argv[3], argv[4], argv[5], argv[6:] == ["--flags"])
@@ -355,11 +458,14 @@ def main(argv):
         prep_regs(argv[2], argv[3])
     elif len(argv) == 4 and argv[1] == "prep-overlap":
         prep_overlap(argv[2], argv[3])
+    elif len(argv) == 3 and argv[1] == "step-gate-factors":
+        step_gate_factors(argv[2])
     else:
         sys.exit("usage: kernel-variant-edit.py forward-regs FILE MAX P C [--flags]\n"
                  "       kernel-variant-edit.py prep-flags FILE INC [REGS] [--prefetch]\n"
                  "       kernel-variant-edit.py prep-regs FILE REGS\n"
-                 "       kernel-variant-edit.py prep-overlap FILE MODE")
+                 "       kernel-variant-edit.py prep-overlap FILE MODE\n"
+                 "       kernel-variant-edit.py step-gate-factors FILE")
 
 
 if __name__ == "__main__":

@@ -6,8 +6,8 @@
 #                                [-O OPTIONS]
 #                                [--forward-regs MAX/P/C] [--flags]
 #                                [--prep-regs N] [--prep-overlap N]
-#                                [--prep-prefetch] [--cpu]
-#                                OUT_DIR TEMPLATE
+#                                [--prep-prefetch] [--step-gate-factors]
+#                                [--cpu] OUT_DIR TEMPLATE
 #
 # Builds OUT_DIR, a complete kernel directory for gdn-run, tools/gpu-check.sh
 # (--bench LABEL=new:OUT_DIR, --ident) or GDN_KERNEL_DIR: every .ptx and
@@ -81,6 +81,11 @@
 # --prep-prefetch (with --flags and gdn_prefill.mlir.in): the prep also
 # prefetches its next item's K (q), g and beta into L2 (tile.prefetch)
 # while it forms the current one.
+# --step-gate-factors (TEMPLATE a gdn_forward_vm.mlir.in): the chunk step
+# forms its gate factors e^gamma_j and e^(gamma_L - gamma_j) once per chunk
+# into shared memory, and its W, o and V_new maps load them instead of
+# exponentiating per element (same bits; docs/perf-notes.md v51, variant
+# `ex`: neutral on an H100, where the forward is DRAM-bound).
 # The edits: tools/kernel-variant-edit.py.
 #
 # -O OPTIONS: more gdn-lower-to-ptx options for every module built, as
@@ -102,7 +107,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage() { sed -n '4,10s/^# //p' "$0" >&2; exit 2; }
-base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" fusedopt=--fused fusedk=fused extra="" fwdregs="" flags="" prepregs="" prepov="" prefetch="" cpu=""
+base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" fusedopt=--fused fusedk=fused extra="" fwdregs="" flags="" prepregs="" prepov="" prefetch="" gatef="" cpu=""
 while [[ $# -gt 0 ]]; do
   case $1 in
   --fused) [[ $# -ge 2 ]] || usage; fused=$2; shift 2 ;;
@@ -112,6 +117,7 @@ while [[ $# -gt 0 ]]; do
   --prep-regs) [[ $# -ge 2 ]] || usage; prepregs=$2; shift 2 ;;
   --prep-overlap) [[ $# -ge 2 ]] || usage; prepov=$2; shift 2 ;;
   --prep-prefetch) prefetch=1; shift ;;
+  --step-gate-factors) gatef=1; shift ;;
   --cpu) cpu=1; shift ;;
   -b) [[ $# -ge 2 ]] || usage; base=$2; shift 2 ;;
   -I) [[ $# -ge 2 ]] || usage; incdir=$2; shift 2 ;;
@@ -198,6 +204,12 @@ if [[ -n $fused ]]; then
     "$incdir/gdn_chunk_$fusedk.mlir.inc" >>"$work/$name.fused"
   echo "}" >>"$work/$name.fused"
   mv "$work/$name.fused" "$work/$name.expanded"
+  [[ -z ${KERNEL_VARIANT_KEEP:-} ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
+fi
+if [[ -n $gatef ]]; then
+  [[ $name == gdn_forward_vm ]] ||
+    { echo "kernel-variant.sh: --step-gate-factors needs gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1; }
+  python3 "$root/tools/kernel-variant-edit.py" step-gate-factors "$work/$name.expanded"
   [[ -z ${KERNEL_VARIANT_KEEP:-} ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
 fi
 if [[ -n $prefetch ]]; then
@@ -298,4 +310,4 @@ for dt in $dtypes; do
       "--gdn-lower-to-ptx=chip=$chip kernel-suffix=_i64$extra output-dir=$out" -o /dev/null
   fi
 done
-echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", $fusedk $fused")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prepov ]] || echo ", prep overlap $prepov")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $extra ]] || echo ",$extra"))"
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", $fusedk $fused")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prepov ]] || echo ", prep overlap $prepov")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $gatef ]] || echo ", step gate factors")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $extra ]] || echo ",$extra"))"
