@@ -445,6 +445,39 @@ func.func @block_lower_l2_maps(%pag: !tile.ptr<f16> {tile.name = "Ag"},
 
 // -----
 
+// block_lower = 16 under a 64-byte swizzle (32-column spans): the boxes
+// cannot follow 16-row blocks, so the load takes the 32-row blocks on and
+// below the diagonal (a superset: three 32x32 boxes, 6144 bytes), not the
+// whole tile.
+// CHECK-LABEL: func.func @block_lower_coarser
+// CHECK-SAME:    %{{.*}}: !tile.tensormap<32x1x32xf16, swizzle = 64> {tile.name = "Ag_tma", tile.tensor_map = {base = "Ag", dims = ["T", "H", "64"], l2_promotion = 0 : i64, strides = ["(H)*(64)", "64"]}}
+// CHECK:         tile.mbarrier_arrive %{{.*}}[%{{.*}}] {expect_tx = 6144 : i64}
+// CHECK-NEXT:    tile.tma_load %{{.*}} {block_lower = 32 : i64} : !tile.tensormap<32x1x32xf16, swizzle = 64>, !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+// CHECK-NOT:   tile.async_copy
+func.func @block_lower_coarser(%pag: !tile.ptr<f16> {tile.name = "Ag"},
+                               %T: i32 {tile.name = "T"}, %H: i32 {tile.name = "H"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma", tile.mma_engine = "wgmma"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %h = arith.index_cast %H : i32 to index
+  %hv = tile.program_id x
+  %nch = arith.ceildivui %t, %c64 : index
+  %AG = tile.view %pag[%t, %h] : !tile.ptr<f16> -> !tile.buffer<?x?x64xf16, global>
+  %AGh = tile.take %AG[%hv] dims [1] : !tile.buffer<?x?x64xf16, global> -> !tile.buffer<?x64xf16, global>
+  %sAg = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.for %c = %c0 to %nch step %c1 stages 2 {
+    %t0 = arith.muli %c, %c64 : index
+    tile.copy %AGh[%t0, %c0] to %sAg {masked, block_lower = 16 : i64} : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+    tile.gemm %sAg, %sAg, %acc {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  }
+  return
+}
+
+// -----
+
 // A block_lower copy whose boxes cannot be split (a 128-byte swizzle span
 // is wider than the 32-column block) loads the whole tile by TMA (one 64x64
 // box, 8192 bytes) rather than costing the ring its TMA.
