@@ -33,6 +33,13 @@
 # flags (tile.grid_dependency = "wait_and_flags") and calls the flagged
 # loop.
 #
+# step-gate-factors (gdn_forward_vm): @gdn_chunk_step_vm_@DT@ forms the
+# chunk's gate factors e^gamma_j and e^(gamma_L - gamma_j) once, into a
+# 128-float shared buffer %sE (a new parameter after %goff; each caller
+# allocates it beside its %sP), and its W, o and V_new maps load them
+# instead of exponentiating per element, with the same arguments (same
+# bits; docs/perf-notes.md v51).
+#
 # prep-flags (gdn_prefill): @gdn_chunk_prep_k_@DT@ replaced by the kernel of
 # INC (gdn_prep_flags.mlir.inc), with REGS registers per thread
 # (tile.max_registers) instead of the include's; the include's block
@@ -423,8 +430,8 @@ def step_gate_factors(path):
     calls = len(STEP_CALL.findall(s))
     if calls == 0 or calls != s.count("func.call @gdn_chunk_step_vm_@DT@("):
         fail(what, "expected every call of @gdn_chunk_step_vm_@DT@ to pass "
-             "'%sGam, OFFSET, %sP, ' (found it in " + str(calls) + " of " +
-             str(s.count("func.call @gdn_chunk_step_vm_@DT@(")) + ")")
+             "'%%sGam, OFFSET, %%sP, ' (found it in %d of %d)"
+             % (calls, s.count("func.call @gdn_chunk_step_vm_@DT@(")))
     s = STEP_CALL.sub(r"\1%sE, \2", s)
     if s.count(STEP_TYPES) != calls:
         fail(what, "expected %d call types with '%s', found %d"
