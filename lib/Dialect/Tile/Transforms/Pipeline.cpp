@@ -333,17 +333,10 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
       };
       int64_t blockLower = p.copy.getBlockLower().value_or(0);
       FailureOr<TmaPlan> plan = planFor(blockLower);
-      // A block_lower copy whose boxes cannot be split (a swizzle span
-      // wider than the block) loads coarser blocks on and below the
-      // diagonal instead (2, 4, ... times the block, while they still
-      // divide the tile's rows: a superset of the blocks asked for, e.g.
-      // 32-row blocks for 16 under a 32-column span), else the whole tile,
+      // A block_lower copy whose boxes cannot be split (blocks that, widened
+      // to whole swizzle spans, would cover the tile: e.g. a 128-byte span
+      // over a 64x64 tile of 32-row blocks) loads the whole tile instead,
       // which its semantics allow, rather than costing the ring its TMA.
-      int64_t rows =
-          cast<BufferType>(p.copy.getDest().getType()).getShape().front();
-      for (int64_t k = 2 * blockLower;
-           failed(plan) && blockLower && k < rows && rows % k == 0; k *= 2)
-        plan = planFor(k);
       if (failed(plan) && blockLower)
         plan = planFor(0);
       if (failed(plan))

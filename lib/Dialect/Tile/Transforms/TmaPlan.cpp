@@ -13,6 +13,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <numeric>
+
 namespace mlir::gdn::tile {
 
 std::optional<std::string> hostExpr(Value v, func::FuncOp kernel,
@@ -230,17 +232,20 @@ FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType sType,
   // block_lower = K: the tile's rows in boxes of K (only those on and
   // below the diagonal blocks are loaded; the tensor dimension of the
   // tile's rows steps by K); each span (the box's width) must lie inside
-  // one block column.
+  // one block column. A span wider than K takes the blocks of lcm(K, span)
+  // instead, a superset of those asked for (32-row blocks for 16 under a
+  // 32-column span), while they are smaller than the tile.
   if (blockLower) {
-    int64_t span = plan.box[rank - 1];
-    if (sType.getRank() != 2 || !plan.swizzle || blockLower % span != 0 ||
-        sType.getShape()[0] % blockLower != 0) {
-      why = "a block_lower load needs a swizzled 2-D tile whose swizzle "
-            "span divides the block";
+    int64_t rows = sType.getShape()[0];
+    int64_t block = plan.swizzle ? std::lcm(blockLower, plan.box[rank - 1])
+                                 : 0;
+    if (sType.getRank() != 2 || !block || block >= rows || rows % block) {
+      why = "a block_lower load needs a swizzled 2-D tile whose blocks, "
+            "widened to whole swizzle spans, are smaller than the tile";
       return failure();
     }
-    plan.box[viewDimOf[0]] = blockLower;
-    plan.blockLower = blockLower;
+    plan.box[viewDimOf[0]] = block;
+    plan.blockLower = block;
     plan.l2Promotion = 0;
   }
   for (int64_t b : plan.box)

@@ -48,8 +48,8 @@ struct TmaPlan {
   /// TMA's own zero fill past the tensor's end is the whole mask.
   Value maskSize;
   int64_t maskOffset = -1;
-  /// K of a block_lower load (boxes of K rows; tile.tma_load {block_lower}),
-  /// else 0.
+  /// The block of a block_lower load (boxes of that many rows; the copy's
+  /// K widened to whole swizzle spans; tile.tma_load {block_lower}), else 0.
   int64_t blockLower = 0;
   /// The tensor map's L2 promotion in bytes (0: none). 256 by default; none
   /// for a block_lower load, whose boxes read part of each global row: a
@@ -68,8 +68,8 @@ enum class TmaUse {
 /// through tile.take and tile.narrow) at element offsets `offsets` and a
 /// shared tile of type `sType` (a load's destination, a store's source),
 /// or says why not. `masked`: a masked load. `blockLower` (a ring load of a
-/// tile.copy {block_lower = K}, else 0): boxes of K rows of one swizzle span,
-/// for tile.tma_load {block_lower = K}.
+/// tile.copy {block_lower = K}, else 0): boxes of K' = lcm(K, span) rows of
+/// one swizzle span, for tile.tma_load {block_lower = K'}.
 FailureOr<TmaPlan> planTma(Value global, ValueRange offsets, BufferType sType,
                            bool masked, TmaUse use, func::FuncOp kernel,
                            std::string &why, int64_t blockLower = 0);

@@ -436,8 +436,8 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     the diagonal of the buffer as they were: a TMA ring's load
     (`tile-pipeline`) skips their boxes (`tile.tma_load {block_lower}`,
     fewer bytes through L2; where a swizzle span is wider than K, the
-    blocks of 2K, 4K, ... on and below the diagonal that it can split, else
-    the whole tile),
+    blocks of lcm(K, span) if they are smaller than the tile, else the
+    whole tile),
     other lowerings copy the whole tile; either
     way nothing may read those blocks afterwards. With `transpose` (shared
     buffers only) the blocks are the buffer's: the fragment's blocks on and
