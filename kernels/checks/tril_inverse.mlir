@@ -21,6 +21,9 @@
 //   n = 128 (merges of sizes 16, 32 and 64: two rounds of merge tasks on
 //           four warps, one branch per 16-column block),
 //   n = 16 and 24 (left as tile.tril_inverse: one column per thread),
+//   n = 128 on one warp and n = 96 packed on one warp (one column per
+//           thread too, four and three columns each: past 8,192 unrolled
+//           multiply-adds the lowering emits it as loops),
 //   n = 64 lower_only, 128 (four warps) and 128 lower_only (eight) with L
 //           stored from registers (`_regs`), as the prep stores it: padded
 //           rows (with gdn-lower-to-ptx tril-overlap=1, as the build also
@@ -259,6 +262,76 @@ module @tril_inverse_checks {
       tile.yield %r : f32
     }
     tile.copy %x to %Tb[%c0, %c0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, global>
+    return
+  }
+
+  func.func @tril_inverse_n128_w1(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 1 : i64,
+                  tile.meta = {op = "tril_inverse", n = 128 : i64}} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %cn = arith.constant 128 : index
+    %zero = arith.constant 0.0 : f32
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x128x128xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x128x128xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x128x128xf32, global> -> !tile.buffer<128x128xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x128x128xf32, global> -> !tile.buffer<128x128xf32, global>
+    %sL = tile.alloc : !tile.buffer<128x128xf32, shared>
+    tile.copy %Lb[%c0, %c0] to %sL : !tile.buffer<128x128xf32, global> to !tile.buffer<128x128xf32, shared>
+    %sT = tile.alloc : !tile.buffer<128x128xf32, shared>
+    tile.tril_inverse %sL, %sT : !tile.buffer<128x128xf32, shared>, !tile.buffer<128x128xf32, shared>
+    // T out 16 rows at a time (a whole 128x128 fragment would not fit
+    // 32 threads' registers).
+    %x = tile.alloc : !tile.buffer<16x128xf32, fragment>
+    scf.for %s = %c0 to %cn step %c16 {
+      tile.map indexed outs(%x : !tile.buffer<16x128xf32, fragment>) {
+      ^bb0(%i: index, %j: index):
+        %ii = arith.addi %i, %s : index
+        %v = tile.load %sT[%ii, %j] : !tile.buffer<128x128xf32, shared>
+        tile.yield %v : f32
+      }
+      tile.copy %x to %Tb[%s, %c0] : !tile.buffer<16x128xf32, fragment> to !tile.buffer<128x128xf32, global>
+    }
+    return
+  }
+
+  func.func @tril_inverse_n96_packed_w1(
+      %pl: !tile.ptr<f32> {tile.name = "L"}, %pt: !tile.ptr<f32> {tile.name = "T"},
+      %count: i32 {tile.name = "count"})
+      attributes {tile.kernel, tile.num_warps = 1 : i64,
+                  tile.meta = {op = "tril_inverse", n = 96 : i64}} {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %cn = arith.constant 96 : index
+    %zero = arith.constant 0.0 : f32
+    %cnt = arith.index_cast %count : i32 to index
+    %b = tile.program_id x
+    %L = tile.view %pl[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x96x96xf32, global>
+    %T = tile.view %pt[%cnt] : !tile.ptr<f32> -> !tile.buffer<?x96x96xf32, global>
+    %Lb = tile.take %L[%b] dims [0] : !tile.buffer<?x96x96xf32, global> -> !tile.buffer<96x96xf32, global>
+    %Tb = tile.take %T[%b] dims [0] : !tile.buffer<?x96x96xf32, global> -> !tile.buffer<96x96xf32, global>
+    %sL = tile.alloc : !tile.buffer<96x96xf32, shared>
+    tile.copy %Lb[%c0, %c0] to %sL : !tile.buffer<96x96xf32, global> to !tile.buffer<96x96xf32, shared>
+    tile.tril_inverse %sL, %sL {packed} : !tile.buffer<96x96xf32, shared>, !tile.buffer<96x96xf32, shared>
+    // T out 16 rows at a time (a whole 96x96 fragment would not fit
+    // 32 threads' registers).
+    // T(i, j) (i >= j) is at [j][i]; zeros above the diagonal.
+    %x = tile.alloc : !tile.buffer<16x96xf32, fragment>
+    scf.for %s = %c0 to %cn step %c16 {
+      tile.map indexed outs(%x : !tile.buffer<16x96xf32, fragment>) {
+      ^bb0(%i: index, %j: index):
+        %ii = arith.addi %i, %s : index
+        %v = tile.load %sL[%j, %ii] : !tile.buffer<96x96xf32, shared>
+        %lower = arith.cmpi uge, %ii, %j : index
+        %r = arith.select %lower, %v, %zero : f32
+        tile.yield %r : f32
+      }
+      tile.copy %x to %Tb[%s, %c0] : !tile.buffer<16x96xf32, fragment> to !tile.buffer<96x96xf32, global>
+    }
     return
   }
 

@@ -329,6 +329,42 @@ void emitGuarded(ConversionPatternRewriter &rewriter, Location loc, Value cond,
   rewriter.setInsertionPointToStart(cont);
 }
 
+SmallVector<Value>
+emitCountedLoop(ConversionPatternRewriter &rewriter, Idx &ix, Value ub,
+                int64_t step, ValueRange inits,
+                function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+  Location loc = ix.loc;
+  SmallVector<Type> types{ix.index};
+  llvm::append_range(types, inits.getTypes());
+  ArrayRef<Type> carried = ArrayRef<Type>(types).drop_front();
+  Block *cur = rewriter.getInsertionBlock();
+  Block *cont = rewriter.splitBlock(cur, rewriter.getInsertionPoint());
+  Block *header = rewriter.createBlock(
+      cont, types, SmallVector<Location>(types.size(), loc));
+  Block *loop = rewriter.createBlock(cont);
+  Block *exit = rewriter.createBlock(
+      cont, carried, SmallVector<Location>(carried.size(), loc));
+  rewriter.setInsertionPointToEnd(cur);
+  SmallVector<Value> first{ix.c(0)};
+  llvm::append_range(first, inits);
+  rewriter.create<LLVM::BrOp>(loc, first, header);
+  rewriter.setInsertionPointToEnd(header);
+  Value iv = header->getArgument(0);
+  ValueRange iters = header->getArguments().drop_front();
+  rewriter.create<LLVM::CondBrOp>(loc, ix.ult(iv, ub), loop, ValueRange{},
+                                  exit, iters);
+  rewriter.setInsertionPointToEnd(loop);
+  SmallVector<Value> next{Value()};
+  llvm::append_range(next, body(iv, iters));
+  assert(next.size() == types.size() && "one next value per carried value");
+  next[0] = ix.add(iv, step);
+  rewriter.create<LLVM::BrOp>(loc, next, header);
+  rewriter.setInsertionPointToEnd(exit);
+  rewriter.create<LLVM::BrOp>(loc, ValueRange{}, cont);
+  rewriter.setInsertionPointToStart(cont);
+  return SmallVector<Value>(exit->getArguments());
+}
+
 Value emitInlineAsm(OpBuilder &b, Location loc, Type result,
                     ValueRange operands, StringRef code, StringRef constraints,
                     bool hasSideEffects) {

@@ -232,6 +232,16 @@ Type vecType(Type elem, int64_t len);
 void emitGuarded(ConversionPatternRewriter &rewriter, Location loc, Value cond,
                  function_ref<void(OpBuilder &)> body);
 
+/// A counted loop `for (iv = 0; iv < ub; iv += step)` (unsigned, in the
+/// index type of `ix`) as LLVM control flow, carrying `inits`: `body` gets
+/// the induction variable and the carried values and returns their next
+/// values (it may emit control flow of its own). Returns the values after
+/// the last iteration; the rewriter continues after the loop.
+SmallVector<Value>
+emitCountedLoop(ConversionPatternRewriter &rewriter, Idx &ix, Value ub,
+                int64_t step, ValueRange inits,
+                function_ref<SmallVector<Value>(Value, ValueRange)> body);
+
 /// One PTX instruction as AT&T-dialect inline asm (the forms NVVM 19 has no
 /// op for); its result (a struct for several outputs).
 Value emitInlineAsm(OpBuilder &b, Location loc, Type result,

@@ -131,14 +131,101 @@ struct PhaseIO {
   }
 };
 
+/// The straight-line column substitution below unrolls slots x n (n - 1) / 2
+/// multiply-adds (slots = columns per thread); past this many, LLVM's
+/// compile time grows much faster than the code (measured 2026-12-05: 8,001
+/// at n = 127 on four warps 5 s, 13,680 at n = 96 on one warp 31 s, 16,256
+/// at n = 128 on two warps 55 s), so larger inverses take the loop form.
+constexpr int64_t kMaxUnrolledColumnFmas = 8192;
+
+/// lowerTrilColumns as loops (slots, rows, groups of four of the row's
+/// columns): the same sums, four accumulators by k mod 4 combined in the
+/// same order, so the same bits, with the column's earlier entries read back
+/// from the destination instead of held in registers; code size independent
+/// of n. In a group the entries k >= i enter as 0 x 0 (the reads clamped to
+/// k = i - 1: L's entry there lies below the diagonal, T's this thread wrote
+/// a row earlier), and, packed, T's entries above the diagonal (k < col,
+/// which the buffer does not hold: L's are there) as zeros.
+void lowerTrilColumnsRolled(ConversionPatternRewriter &rewriter, Location loc,
+                            BufferType t, BufferType dstType, Value src,
+                            Value dst, int64_t numThreads, bool packed) {
+  Idx ix(rewriter, loc);
+  int64_t n = t.getShape()[0];
+  Type f32 = rewriter.getF32Type();
+  Value zero =
+      rewriter.create<LLVM::ConstantOp>(loc, f32, rewriter.getF32FloatAttr(0));
+  Value one =
+      rewriter.create<LLVM::ConstantOp>(loc, f32, rewriter.getF32FloatAttr(1));
+  Value tid = ix.tid();
+  auto elemPtr = [&](Value base, BufferType type, Value i, Value j) {
+    return ix.gep(base, rewriter.getI8Type(),
+                  sharedByteOffset(ix, type, {i, j}));
+  };
+  // T(k, col): packed, row col of the buffer from the diagonal on.
+  auto tPtr = [&](Value k, Value col) {
+    return packed ? elemPtr(dst, dstType, col, k)
+                  : elemPtr(dst, dstType, k, col);
+  };
+  auto select = [&](Value c, Value a, Value b) -> Value {
+    return rewriter.create<LLVM::SelectOp>(loc, c, a, b);
+  };
+  int64_t slots = llvm::divideCeil(n, numThreads);
+  auto columns = [&](Value slot, ValueRange) {
+    Value col = ix.add(tid, ix.mul(slot, numThreads));
+    Value guard = n % numThreads ? ix.ult(col, ix.c(n)) : Value();
+    emitGuarded(rewriter, loc, guard, [&](OpBuilder &) {
+      emitCountedLoop(rewriter, ix, ix.c(n), 1, {}, [&](Value i, ValueRange) {
+        Value last = ix.add(i, -1);
+        SmallVector<Value> partial = emitCountedLoop(
+            rewriter, ix, i, 4, {zero, zero, zero, zero},
+            [&](Value k0, ValueRange p) {
+              SmallVector<Value> next;
+              for (int64_t e = 0; e < 4; ++e) {
+                Value k = ix.add(k0, e);
+                Value in = ix.ult(k, i);
+                Value kk = select(in, k, last);
+                Value l = rewriter.create<LLVM::LoadOp>(
+                    loc, f32, elemPtr(src, t, i, kk));
+                Value x =
+                    rewriter.create<LLVM::LoadOp>(loc, f32, tPtr(kk, col));
+                Value xin = packed ? ix.and_(in, ix.ule(col, kk)) : in;
+                next.push_back(rewriter.create<LLVM::FMAOp>(
+                    loc, select(in, l, zero), select(xin, x, zero), p[e]));
+              }
+              return next;
+            });
+        Value sum = rewriter.create<LLVM::FAddOp>(
+            loc, rewriter.create<LLVM::FAddOp>(loc, partial[0], partial[1]),
+            rewriter.create<LLVM::FAddOp>(loc, partial[2], partial[3]));
+        Value isDiag = rewriter.create<LLVM::ICmpOp>(
+            loc, LLVM::ICmpPredicate::eq, col, i);
+        Value xi = rewriter.create<LLVM::FSubOp>(
+            loc, select(isDiag, one, zero), sum);
+        emitGuarded(rewriter, loc, packed ? ix.ule(col, i) : Value(),
+                    [&](OpBuilder &) {
+                      rewriter.create<LLVM::StoreOp>(loc, xi, tPtr(i, col));
+                    });
+        return SmallVector<Value>{};
+      });
+    });
+    return SmallVector<Value>{};
+  };
+  emitCountedLoop(rewriter, ix, ix.c(slots), 1, {}, columns);
+}
+
 /// Forward substitution, one column per thread: t = e_j - L t over the rows
 /// in order. Rows above j come out as exact zeros, so every thread runs the
-/// same straight-line code. Used for small or odd sizes.
+/// same straight-line code. Used for small or odd sizes (large ones as
+/// loops: lowerTrilColumnsRolled).
 void lowerTrilColumns(ConversionPatternRewriter &rewriter, Location loc,
                       BufferType t, BufferType dstType, Value src, Value dst,
                       int64_t numThreads, bool packed) {
-  Idx ix(rewriter, loc);
   int64_t n = t.getShape()[0];
+  if (llvm::divideCeil(n, numThreads) * (n * (n - 1) / 2) >
+      kMaxUnrolledColumnFmas)
+    return lowerTrilColumnsRolled(rewriter, loc, t, dstType, src, dst,
+                                  numThreads, packed);
+  Idx ix(rewriter, loc);
   Type f32 = rewriter.getF32Type();
   Value tid = ix.tid();
   Value zero =

@@ -1135,6 +1135,64 @@ func.func @tril_small() attributes {tile.kernel, tile.num_warps = 1 : i64, tile.
 
 // -----
 
+// Past 8,192 unrolled multiply-adds (here 4 columns per thread x 128 x 127 /
+// 2) the column substitution is three loops (columns of the thread, rows,
+// groups of four of the row's entries carrying four partial sums): four fma
+// in all, whatever n, each on operands selected to zero past the row's
+// diagonal; then the row's entry is stored for the later rows to read.
+// CHECK-LABEL: llvm.func @tril_columns_rolled
+// CHECK:       llvm.br ^[[SLOT:bb[0-9]+]](%{{.*}} : i64)
+// CHECK:       ^[[SLOT]](%{{.*}}: i64):
+// CHECK:       llvm.br ^[[ROW:bb[0-9]+]](%{{.*}} : i64)
+// CHECK:       ^[[ROW]](%{{.*}}: i64):
+// CHECK:       llvm.br ^[[K:bb[0-9]+]](%{{.*}} : i64, f32, f32, f32, f32)
+// CHECK:       ^[[K]](%{{.*}}: i64, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NOT:   llvm.intr.fma
+// CHECK:       llvm.cond_br
+// CHECK-COUNT-4: llvm.intr.fma
+// CHECK-NOT:   llvm.intr.fma
+// CHECK:       llvm.br ^[[K]](
+// CHECK-NOT:   llvm.intr.fma
+// CHECK:       llvm.fsub
+// CHECK-NOT:   llvm.intr.fma
+// CHECK:       llvm.store {{.*}} : f32, !llvm.ptr<3>
+// CHECK-NOT:   llvm.intr.fma
+// CHECK:       llvm.br ^[[ROW]](
+// CHECK-NOT:   llvm.intr.fma
+// CHECK:       llvm.br ^[[SLOT]](
+// CHECK-NOT:   llvm.intr.fma
+// CHECK:       llvm.return
+func.func @tril_columns_rolled() attributes {tile.kernel, tile.num_warps = 1 : i64, tile.shared_memory_bytes = 131072 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<128x128xf32, shared>
+  %t = tile.alloc {offset = 65536 : i64} : !tile.buffer<128x128xf32, shared>
+  tile.tril_inverse %l, %t : !tile.buffer<128x128xf32, shared>, !tile.buffer<128x128xf32, shared>
+  return
+}
+
+// -----
+
+// Packed, rolled: T's entries above the diagonal (k < col) are not in the
+// buffer (L is), so each T operand's select also asks col <= k, and only
+// the entries on and below the diagonal are stored.
+// CHECK-LABEL: llvm.func @tril_columns_rolled_packed
+// CHECK:       llvm.br ^[[K:bb[0-9]+]](%{{.*}} : i64, f32, f32, f32, f32)
+// CHECK-COUNT-4: llvm.and {{.*}} : i1
+// CHECK:       llvm.br ^[[K]](
+// CHECK:       llvm.fsub
+// CHECK:       llvm.icmp "ule"
+// CHECK-NEXT:  llvm.cond_br %{{.*}}, ^[[STORE:bb[0-9]+]], ^[[NEXT:bb[0-9]+]]
+// CHECK:       ^[[STORE]]:
+// CHECK:       llvm.store {{.*}} : f32, !llvm.ptr<3>
+// CHECK-NEXT:  llvm.br ^[[NEXT]]
+// CHECK:       llvm.return
+func.func @tril_columns_rolled_packed() attributes {tile.kernel, tile.num_warps = 1 : i64, tile.shared_memory_bytes = 36864 : i64} {
+  %lt = tile.alloc {offset = 0 : i64} : !tile.buffer<96x96xf32, shared>
+  tile.tril_inverse %lt, %lt {packed} : !tile.buffer<96x96xf32, shared>, !tile.buffer<96x96xf32, shared>
+  return
+}
+
+// -----
+
 // wgmma: one m64n64k16 per k16 step (K = 64: 4 steps) between a fence and a
 // commit + wait; barriers get the generic-to-async proxy fence.
 // CHECK-LABEL: llvm.func @wgmma_gemm

@@ -144,7 +144,10 @@ def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
     zeros).
     The inverse is computed exactly in f32 by forward
     substitution, one column per thread, in a fixed order (bit-identical
-    from run to run): no truncated series. `tile-expand-tril-inverse`
+    from run to run): no truncated series. Small inverses lower to
+    straight-line code; past 8,192 multiply-adds per thread (e.g. 128 x 128
+    on one warp) to loops with the same sums, so that compile time stays
+    flat in the size. `tile-expand-tril-inverse`
     rewrites sizes that are multiples of 16 (32 up to one element per
     thread) into the phases of the blocked inverse
     (`tile.tril_inverse_diag`, then one `tile.tril_inverse_level` per
