@@ -333,6 +333,7 @@ SmallVector<Value>
 emitCountedLoop(ConversionPatternRewriter &rewriter, Idx &ix, Value ub,
                 int64_t step, ValueRange inits,
                 function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+  assert(step > 0 && &ix.b == &rewriter && "a forward loop on the rewriter");
   Location loc = ix.loc;
   SmallVector<Type> types{ix.index};
   llvm::append_range(types, inits.getTypes());

@@ -233,10 +233,11 @@ void emitGuarded(ConversionPatternRewriter &rewriter, Location loc, Value cond,
                  function_ref<void(OpBuilder &)> body);
 
 /// A counted loop `for (iv = 0; iv < ub; iv += step)` (unsigned, in the
-/// index type of `ix`) as LLVM control flow, carrying `inits`: `body` gets
-/// the induction variable and the carried values and returns their next
-/// values (it may emit control flow of its own). Returns the values after
-/// the last iteration; the rewriter continues after the loop.
+/// index type of `ix`, step > 0) as LLVM control flow, carrying `inits`:
+/// `body` gets the induction variable and the carried values and returns
+/// their next values (it may emit control flow of its own). Returns the
+/// values after the last iteration; the rewriter continues after the loop.
+/// `ix` must build with `rewriter`.
 SmallVector<Value>
 emitCountedLoop(ConversionPatternRewriter &rewriter, Idx &ix, Value ub,
                 int64_t step, ValueRange inits,

@@ -140,12 +140,15 @@ constexpr int64_t kMaxUnrolledColumnFmas = 8192;
 
 /// lowerTrilColumns as loops (slots, rows, groups of four of the row's
 /// columns): the same sums, four accumulators by k mod 4 combined in the
-/// same order, so the same bits, with the column's earlier entries read back
-/// from the destination instead of held in registers; code size independent
-/// of n. In a group the entries k >= i enter as 0 x 0 (the reads clamped to
-/// k = i - 1: L's entry there lies below the diagonal, T's this thread wrote
-/// a row earlier), and, packed, T's entries above the diagonal (k < col,
-/// which the buffer does not hold: L's are there) as zeros.
+/// same order, with the column's earlier entries read back from the
+/// destination instead of held in registers; code size independent of n.
+/// In a group the entries k >= i enter as 0 x 0 (the reads clamped to
+/// k = i - 1, in bounds, their values dropped), and, packed, T's entries
+/// above the diagonal (k < col: the buffer holds L's there) as zeros. So
+/// the bits are the straight-line form's, but for one case: packed, with a
+/// non-finite L entry in a row above column col's diagonal, the straight-
+/// line form multiplies it by those zeros and turns the whole column into
+/// NaN, while here only the entries that entry reaches are.
 void lowerTrilColumnsRolled(ConversionPatternRewriter &rewriter, Location loc,
                             BufferType t, BufferType dstType, Value src,
                             Value dst, int64_t numThreads, bool packed) {

@@ -1149,7 +1149,22 @@ func.func @tril_small() attributes {tile.kernel, tile.num_warps = 1 : i64, tile.
 // CHECK:       ^[[K]](%{{.*}}: i64, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32, %{{.*}}: f32):
 // CHECK-NOT:   llvm.intr.fma
 // CHECK:       llvm.cond_br
-// CHECK-COUNT-4: llvm.intr.fma
+// CHECK:       %[[IN0:.*]] = llvm.icmp "ult"
+// CHECK:       %[[X0:.*]] = llvm.select %[[IN0]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  %[[L0:.*]] = llvm.select %[[IN0]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  llvm.intr.fma(%[[L0]], %[[X0]], %{{.*}})
+// CHECK:       %[[IN1:.*]] = llvm.icmp "ult"
+// CHECK:       %[[X1:.*]] = llvm.select %[[IN1]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  %[[L1:.*]] = llvm.select %[[IN1]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  llvm.intr.fma(%[[L1]], %[[X1]], %{{.*}})
+// CHECK:       %[[IN2:.*]] = llvm.icmp "ult"
+// CHECK:       %[[X2:.*]] = llvm.select %[[IN2]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  %[[L2:.*]] = llvm.select %[[IN2]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  llvm.intr.fma(%[[L2]], %[[X2]], %{{.*}})
+// CHECK:       %[[IN3:.*]] = llvm.icmp "ult"
+// CHECK:       %[[X3:.*]] = llvm.select %[[IN3]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  %[[L3:.*]] = llvm.select %[[IN3]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  llvm.intr.fma(%[[L3]], %[[X3]], %{{.*}})
 // CHECK-NOT:   llvm.intr.fma
 // CHECK:       llvm.br ^[[K]](
 // CHECK-NOT:   llvm.intr.fma
@@ -1176,7 +1191,31 @@ func.func @tril_columns_rolled() attributes {tile.kernel, tile.num_warps = 1 : i
 // the entries on and below the diagonal are stored.
 // CHECK-LABEL: llvm.func @tril_columns_rolled_packed
 // CHECK:       llvm.br ^[[K:bb[0-9]+]](%{{.*}} : i64, f32, f32, f32, f32)
-// CHECK-COUNT-4: llvm.and {{.*}} : i1
+// CHECK:       llvm.cond_br
+// CHECK:       %[[IN0:.*]] = llvm.icmp "ult"
+// CHECK:       %[[ABOVE0:.*]] = llvm.icmp "ule"
+// CHECK-NEXT:  %[[XIN0:.*]] = llvm.and %[[IN0]], %[[ABOVE0]] : i1
+// CHECK-NEXT:  %[[X0:.*]] = llvm.select %[[XIN0]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  %[[L0:.*]] = llvm.select %[[IN0]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  llvm.intr.fma(%[[L0]], %[[X0]], %{{.*}})
+// CHECK:       %[[IN1:.*]] = llvm.icmp "ult"
+// CHECK:       %[[ABOVE1:.*]] = llvm.icmp "ule"
+// CHECK-NEXT:  %[[XIN1:.*]] = llvm.and %[[IN1]], %[[ABOVE1]] : i1
+// CHECK-NEXT:  %[[X1:.*]] = llvm.select %[[XIN1]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  %[[L1:.*]] = llvm.select %[[IN1]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  llvm.intr.fma(%[[L1]], %[[X1]], %{{.*}})
+// CHECK:       %[[IN2:.*]] = llvm.icmp "ult"
+// CHECK:       %[[ABOVE2:.*]] = llvm.icmp "ule"
+// CHECK-NEXT:  %[[XIN2:.*]] = llvm.and %[[IN2]], %[[ABOVE2]] : i1
+// CHECK-NEXT:  %[[X2:.*]] = llvm.select %[[XIN2]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  %[[L2:.*]] = llvm.select %[[IN2]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  llvm.intr.fma(%[[L2]], %[[X2]], %{{.*}})
+// CHECK:       %[[IN3:.*]] = llvm.icmp "ult"
+// CHECK:       %[[ABOVE3:.*]] = llvm.icmp "ule"
+// CHECK-NEXT:  %[[XIN3:.*]] = llvm.and %[[IN3]], %[[ABOVE3]] : i1
+// CHECK-NEXT:  %[[X3:.*]] = llvm.select %[[XIN3]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  %[[L3:.*]] = llvm.select %[[IN3]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:  llvm.intr.fma(%[[L3]], %[[X3]], %{{.*}})
 // CHECK:       llvm.br ^[[K]](
 // CHECK:       llvm.fsub
 // CHECK:       llvm.icmp "ule"
