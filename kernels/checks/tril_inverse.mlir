@@ -22,7 +22,7 @@
 //           four warps, one branch per 16-column block),
 //   n = 16 and 24 (left as tile.tril_inverse: one column per thread),
 //   n = 128 on one warp and n = 96 packed on one warp (one column per
-//           thread too, four and three columns each: past 8,192 unrolled
+//           thread too, four and three columns each: past 4,096 unrolled
 //           multiply-adds the lowering emits it as loops),
 //   n = 64 lower_only, 128 (four warps) and 128 lower_only (eight) with L
 //           stored from registers (`_regs`), as the prep stores it: padded

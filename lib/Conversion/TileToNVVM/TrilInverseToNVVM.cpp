@@ -132,11 +132,12 @@ struct PhaseIO {
 };
 
 /// The straight-line column substitution below unrolls slots x n (n - 1) / 2
-/// multiply-adds (slots = columns per thread); past this many, LLVM's
-/// compile time grows much faster than the code (measured 2026-12-05: 8,001
-/// at n = 127 on four warps 5 s, 13,680 at n = 96 on one warp 31 s, 16,256
-/// at n = 128 on two warps 55 s), so larger inverses take the loop form.
-constexpr int64_t kMaxUnrolledColumnFmas = 8192;
+/// multiply-adds (slots = columns per thread); LLVM's compile time grows
+/// much faster than that (measured 2026-12-05: 4,032 at n = 64 on one warp
+/// 0.95 s, 4,950 at n = 100 on four warps 2 s, 8,001 at n = 127 on four
+/// warps 5 s, 13,680 at n = 96 on one warp 31 s, 16,256 at n = 128 on two
+/// warps 55 s), so past this many the inverse takes the loop form.
+constexpr int64_t kMaxUnrolledColumnFmas = 4096;
 
 /// lowerTrilColumns as loops (slots, rows, groups of four of the row's
 /// columns): the same sums, four accumulators by k mod 4 combined in the

@@ -1135,7 +1135,7 @@ func.func @tril_small() attributes {tile.kernel, tile.num_warps = 1 : i64, tile.
 
 // -----
 
-// Past 8,192 unrolled multiply-adds (here 4 columns per thread x 128 x 127 /
+// Past 4,096 unrolled multiply-adds (here 4 columns per thread x 128 x 127 /
 // 2) the column substitution is three loops (columns of the thread, rows,
 // groups of four of the row's entries carrying four partial sums): four fma
 // in all, whatever n, each on operands selected to zero past the row's

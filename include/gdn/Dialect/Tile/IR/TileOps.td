@@ -145,7 +145,7 @@ def Tile_TrilInverseOp : Tile_Op<"tril_inverse"> {
     The inverse is computed exactly in f32 by forward
     substitution, one column per thread, in a fixed order (bit-identical
     from run to run): no truncated series. Small inverses lower to
-    straight-line code; past 8,192 multiply-adds per thread (e.g. 128 x 128
+    straight-line code; past 4,096 multiply-adds per thread (e.g. 128 x 128
     on one warp) to loops with the same sums, so that compile time stays
     flat in the size. `tile-expand-tril-inverse`
     rewrites sizes that are multiples of 16 (32 up to one element per
