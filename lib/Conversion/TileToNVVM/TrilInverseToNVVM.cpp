@@ -161,14 +161,10 @@ void lowerTrilColumnsRolled(ConversionPatternRewriter &rewriter, Location loc,
   Value one =
       rewriter.create<LLVM::ConstantOp>(loc, f32, rewriter.getF32FloatAttr(1));
   Value tid = ix.tid();
-  auto elemPtr = [&](Value base, BufferType type, Value i, Value j) {
-    return ix.gep(base, rewriter.getI8Type(),
-                  sharedByteOffset(ix, type, {i, j}));
-  };
+  SquareAccess acc{t, dstType, src, dst};
   // T(k, col): packed, row col of the buffer from the diagonal on.
   auto tPtr = [&](Value k, Value col) {
-    return packed ? elemPtr(dst, dstType, col, k)
-                  : elemPtr(dst, dstType, k, col);
+    return packed ? acc.ptr(ix, dst, col, k) : acc.ptr(ix, dst, k, col);
   };
   auto select = [&](Value c, Value a, Value b) -> Value {
     return rewriter.create<LLVM::SelectOp>(loc, c, a, b);
@@ -188,8 +184,7 @@ void lowerTrilColumnsRolled(ConversionPatternRewriter &rewriter, Location loc,
                 Value k = ix.add(k0, e);
                 Value in = ix.ult(k, i);
                 Value kk = select(in, k, last);
-                Value l = rewriter.create<LLVM::LoadOp>(
-                    loc, f32, elemPtr(src, t, i, kk));
+                Value l = acc.load(ix, src, i, kk);
                 Value x =
                     rewriter.create<LLVM::LoadOp>(loc, f32, tPtr(kk, col));
                 Value xin = packed ? ix.and_(in, ix.ule(col, kk)) : in;
