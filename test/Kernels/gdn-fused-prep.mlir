@@ -22,16 +22,26 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.out/gdn_forward_vm_f16.ptx -o %t.out/fused.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t.out/gdn_chunk_fused_vm128_f16.manifest
 
-// The split: the producer warpgroup runs the TMA ring's loads and the task
-// (its barriers the named barrier 2 over 128 threads, thread base 256;
-// at its end it stores the next chunk's g and beta, loaded at its start);
-// the consumers wait on the hand-off's full barrier, run the step and
-// release the slot; the task's buffers and the ring live for the whole
-// kernel (disjoint from the consumers' by the plan).
+// The split: the producer warpgroup runs the TMA ring's loads (three
+// stages) and the task (its barriers the named barrier 2 over 128 threads,
+// thread base 256; at its end it stores the next chunk's g and beta,
+// loaded at its start); the task reads the chunk's K from the ring's stage
+// (it waits for the stage's loads itself and zeroes the rows past the
+// sequence's end: no copy of K of its own); the consumers wait on the
+// hand-off's full barrier, run the step and release the slot; the task's
+// buffers and the ring live for the whole kernel (disjoint from the
+// consumers' by the plan).
 // SPLIT-LABEL: func.func @gdn_chunk_fused_vm128_f16
+// SPLIT:         tile.mbarrier_init %[[RFULL:[0-9]+]] {count = 1 : i64} : !tile.buffer<3xi64, shared>
 // SPLIT:         tile.warp_specialize {consumer_registers = 200 : i64, producer_registers = 104 : i64, producer_warps = 4 : i64} producer {
 // SPLIT:           tile.producer_task warps 4 {
-// SPLIT:             tile.async_copy
+// SPLIT-NEXT:        tile.mbarrier_wait %[[RFULL]][
+// SPLIT-NOT:         tile.async_copy
+// SPLIT:             tile.zero_tail
+// SPLIT:             tile.zero_tail
+// SPLIT:             tile.zero_tail
+// SPLIT-NEXT:        tile.barrier {id = 2 : i64, threads = 128 : i64}
+// SPLIT-NOT:         tile.async_copy
 // SPLIT:             tile.scan add
 // SPLIT:             tile.barrier {id = 2 : i64, threads = 128 : i64}
 // SPLIT:             tile.gemm
@@ -49,6 +59,7 @@
 // SPLIT:             tile.tma_load
 // SPLIT:         } consumer {
 // SPLIT-NOT:       tile.producer_task
+// SPLIT-NOT:       tile.zero_tail
 // SPLIT-NOT:       tile.tril_inverse
 // SPLIT:           tile.mbarrier_wait
 // SPLIT:           tile.gemm

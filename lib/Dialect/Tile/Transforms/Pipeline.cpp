@@ -188,6 +188,112 @@ void recomputeGateOperands(OpBuilder &b, ArrayRef<FlagWaitOp> gates,
       recompute(b, v, loop, mapping);
 }
 
+/// The tile.producer_tasks of `loop`'s body that read a buffer of
+/// `producers` (directly or through a tile.slice).
+SmallVector<ProducerTaskOp> findRingReaders(ForOp loop,
+                                            ArrayRef<Producer> producers) {
+  SmallVector<ProducerTaskOp> readers;
+  loop.getBody()->walk([&](ProducerTaskOp task) {
+    bool reads = false;
+    for (Producer p : producers)
+      forEachBufferUser(p.buffer.getResult(), [&](Operation *user, Value) {
+        reads |= task->isAncestor(user);
+        return !reads;
+      });
+    if (reads)
+      readers.push_back(task);
+  });
+  return readers;
+}
+
+/// The tile.mbarrier_arrive by which `task` hands its results over: the
+/// last op of its body that is such an arrival without expect_tx, or a
+/// tile.producer holding one (null: none).
+MBarrierArriveOp findHandOff(ProducerTaskOp task, Operation *&top) {
+  for (Operation &op : llvm::reverse(task.getBody().front())) {
+    MBarrierArriveOp arrive = dyn_cast<MBarrierArriveOp>(op);
+    if (auto prod = dyn_cast<ProducerOp>(op))
+      prod.getBody().walk([&](MBarrierArriveOp a) { arrive = a; });
+    if (arrive && !arrive.getExpectTx()) {
+      top = &op;
+      return arrive;
+    }
+  }
+  return nullptr;
+}
+
+/// Checks that a TMA ring's stage may be read by `task`, a
+/// tile.producer_task of the loop body: it is at the body's top level,
+/// the only such reader, reads the stage only before the arrival that
+/// hands its results over (`barriers[index]`), and the rest of the body
+/// waits on that same barrier before it touches any stage. Then the
+/// consumers' release of the stage (their arrival on `empty` after their
+/// last read) follows the task's last read, and the task may zero the
+/// stage's tail rows for the consumers.
+LogicalResult checkRingReader(ForOp loop, ProducerTaskOp task,
+                              ArrayRef<ProducerTaskOp> readers,
+                              ArrayRef<Producer> producers) {
+  if (readers.size() > 1)
+    return ProducerTaskOp(readers[1]).emitOpError(
+        "reads a TMA ring stage that another tile.producer_task of the "
+        "loop reads too; one task per ring may read its stages");
+  Block *body = loop.getBody();
+  if (task->getBlock() != body)
+    return task.emitOpError("reads a TMA ring stage, so it must sit at the "
+                            "top level of the pipelined loop's body");
+  Operation *handOffTop = nullptr;
+  MBarrierArriveOp handOff = findHandOff(task, handOffTop);
+  if (!handOff)
+    return task.emitOpError(
+        "reads a TMA ring stage but hands nothing to the consumers: it must "
+        "end by arriving on a barrier (tile.mbarrier_arrive without "
+        "expect_tx) that the loop body waits on before its reads of the "
+        "stage");
+  MBarrierWaitOp wait;
+  for (Operation &op : *body) {
+    auto w = dyn_cast<MBarrierWaitOp>(op);
+    if (w && task->isBeforeInBlock(w) &&
+        w.getBarriers() == handOff.getBarriers() &&
+        w.getIndex() == handOff.getIndex()) {
+      wait = w;
+      break;
+    }
+  }
+  if (!wait)
+    return task.emitOpError(
+        "reads a TMA ring stage, but the loop body does not wait (a "
+        "tile.mbarrier_wait at its top level, after the task) on the "
+        "barrier the task arrives on last: the consumers could release "
+        "the stage before the task read it");
+  Block &taskBody = task.getBody().front();
+  LogicalResult result = success();
+  for (Producer p : producers)
+    forEachBufferUser(p.buffer.getResult(), [&](Operation *user, Value) {
+      if (user == p.copy.getOperation())
+        return true;
+      if (task->isAncestor(user)) {
+        Operation *top = taskBody.findAncestorOpInBlock(*user);
+        if (top && top->isBeforeInBlock(handOffTop))
+          return true;
+        result = user->emitOpError(
+            "reads a TMA ring stage in a tile.producer_task after the "
+            "task's hand-off arrival; the consumers may have released the "
+            "stage by then");
+        return false;
+      }
+      Operation *top = body->findAncestorOpInBlock(*user);
+      if (top && top != task.getOperation() && wait->isBeforeInBlock(top))
+        return true;
+      result = user->emitOpError(
+          "uses a TMA ring stage that a tile.producer_task of the loop "
+          "reads before waiting on the task's hand-off barrier; the task "
+          "zeroes the stage's tail rows, so the rest of the body must wait "
+          "for it first");
+      return false;
+    });
+  return result;
+}
+
 struct PipelinePass : impl::TilePipelineBase<PipelinePass> {
   using TilePipelineBase::TilePipelineBase;
   void runOnOperation() override;
@@ -347,6 +453,13 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
       return pipelineTma(loop, producers, plans, gates);
     loop.emitRemark("pipelined with cp.async instead of TMA: ") << why;
   }
+  // Only a TMA ring's mbarriers order a task's reads of a stage.
+  if (numStages >= 2)
+    if (SmallVector<ProducerTaskOp> readers = findRingReaders(loop, producers);
+        !readers.empty())
+      return readers.front().emitOpError(
+          "reads a stage of a loop pipelined with cp.async; a "
+          "tile.producer_task may read only the stages of a TMA ring");
 
   if (numStages == 1 || producers.empty()) {
     // Run as written: barriers make the body's copies visible and protect
@@ -478,6 +591,11 @@ bool canRunAsync(GemmOp gemm, ForOp loop, MutableArrayRef<Producer> producers) {
     AllocOp root = rootAlloc(operand);
     if (!root || !kernel)
       continue;
+    // A ring stage a task reads is released by the ring's own scheme (the
+    // task's reads precede its hand-off, which the consumers wait on).
+    if (llvm::any_of(producers,
+                     [&](Producer &p) { return p.buffer == root; }))
+      continue;
     bool touched = false;
     kernel.walk([&](ProducerTaskOp task) {
       forEachBufferUser(root.getResult(), [&](Operation *user, Value) {
@@ -531,6 +649,10 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
   int64_t numStages = loop.getNumStages();
   auto kernel = loop->getParentOfType<func::FuncOp>();
   MLIRContext *ctx = &getContext();
+  SmallVector<ProducerTaskOp> readers = findRingReaders(loop, producers);
+  if (!readers.empty() &&
+      failed(checkRingReader(loop, readers.front(), readers, producers)))
+    return failure();
   int64_t consumerThreads =
       32 * cast<IntegerAttr>(kernel->getAttr(TileDialect::getNumWarpsAttrName()))
                .getInt();
@@ -677,12 +799,15 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
       loc, ib.create<arith::SubIOp>(loc, iv, lb), step);
   Value g = ib.create<arith::AddIOp>(loc, base, iter);
   Value cur = stageOf(ib, g);
-  ib.create<MBarrierWaitOp>(loc, full, cur, parityOf(ib, g));
+  Value parity = parityOf(ib, g);
+  ib.create<MBarrierWaitOp>(loc, full, cur, parity);
   // Masked copies from narrowed views: the rows past the narrowed extent
   // hold the neighbouring data TMA read; zero them (only in an iteration
   // whose tile crosses the extent's end), then a barrier before any thread
-  // reads the stage. `valid` is the same in every thread.
-  {
+  // reads the stage. `valid` is the same in every thread. The consumers
+  // do it, or, where a producer task reads the stage, the task (before
+  // its reads; the consumers wait for its hand-off before theirs).
+  auto emitTails = [&](OpBuilder &ib) {
     IRMapping mapping;
     mapping.map(loop.getInductionVar(), iv);
     Value anyTail;
@@ -715,13 +840,26 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
       }
       tb.create<BarrierOp>(loc);
     }
-  }
+  };
+  if (readers.empty())
+    emitTails(ib);
+  ProducerTaskOp readerClone;
   cloneStageBody(ib, loop, iv, producers, staged, cur, gates,
                  [&](Operation &op, Operation *clone) {
                    if (auto gemm = dyn_cast<GemmOp>(op);
                        gemm && llvm::is_contained(asyncGemms, gemm))
                      cast<GemmOp>(clone).setAsync(true);
+                   if (!readers.empty() && &op == readers.front())
+                     readerClone = cast<ProducerTaskOp>(clone);
                  });
+  // The task reading the stage waits for its loads itself (its warpgroup
+  // does not run the consumers' wait above).
+  if (readerClone) {
+    OpBuilder tb =
+        OpBuilder::atBlockBegin(&readerClone.getBody().front());
+    tb.create<MBarrierWaitOp>(loc, full, cur, parity);
+    emitTails(tb);
+  }
   // Release the stage the consumers are done with: with asynchronous
   // wgmma that is the previous iteration's, once its group retired.
   if (!asyncGemms.empty()) {

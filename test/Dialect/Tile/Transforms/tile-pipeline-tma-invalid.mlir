@@ -204,3 +204,174 @@ func.func @unaligned_columns(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {til
   }
   return
 }
+
+// -----
+
+// A tile.producer_task may read a ring stage only if the consumers wait for
+// its hand-off before they touch the stage (they release the stage after
+// their reads, and the task zeroes its tail rows): here they read it first.
+
+func.func @ring_read_before_hand_off(%pk: !tile.ptr<f16> {tile.name = "k"}, %T: i32 {tile.name = "T"}, %slot: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %k = tile.view %pk[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sk = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %ring = tile.alloc : !tile.buffer<2x64x64xf32, shared>
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %i = %c0 to %t step %c64 stages 2 {
+    tile.copy %k[%i, %c0] to %sk : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.producer_task warps 4 {
+      %g = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      tile.copy %sk to %g : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      %dst = tile.slice %ring[%slot] : !tile.buffer<2x64x64xf32, shared> -> !tile.buffer<64x64xf32, shared>
+      tile.copy %g to %dst : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64x64xf32, shared>
+      tile.barrier
+      tile.producer {
+        tile.mbarrier_arrive %full[%slot] : !tile.buffer<2xi64, shared>
+      }
+    }
+    // expected-error @below {{uses a TMA ring stage that a tile.producer_task of the loop reads before waiting on the task's hand-off barrier}}
+    tile.copy %sk to %f : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+    tile.mbarrier_wait %full[%slot], %i : !tile.buffer<2xi64, shared>
+  }
+  return
+}
+
+// -----
+
+// A task that reads a ring stage but hands nothing over: nothing orders its
+// reads before the consumers' release of the stage.
+
+func.func @ring_read_no_hand_off(%pk: !tile.ptr<f16> {tile.name = "k"}, %T: i32 {tile.name = "T"}, %slot: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %k = tile.view %pk[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sk = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %ring = tile.alloc : !tile.buffer<2x64x64xf32, shared>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %i = %c0 to %t step %c64 stages 2 {
+    tile.copy %k[%i, %c0] to %sk : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared>
+    // expected-error @below {{reads a TMA ring stage but hands nothing to the consumers}}
+    tile.producer_task warps 4 {
+      %g = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      tile.copy %sk to %g : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      %dst = tile.slice %ring[%slot] : !tile.buffer<2x64x64xf32, shared> -> !tile.buffer<64x64xf32, shared>
+      tile.copy %g to %dst : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64x64xf32, shared>
+    }
+    tile.copy %sk to %f : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}
+
+// -----
+
+// The task hands over on one slot, the consumers wait on another: no wait
+// of the body matches the task's last arrival.
+
+func.func @ring_read_other_slot(%pk: !tile.ptr<f16> {tile.name = "k"}, %T: i32 {tile.name = "T"}, %slot: index, %other: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %k = tile.view %pk[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sk = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %ring = tile.alloc : !tile.buffer<2x64x64xf32, shared>
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %i = %c0 to %t step %c64 stages 2 {
+    tile.copy %k[%i, %c0] to %sk : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared>
+    // expected-error @below {{reads a TMA ring stage, but the loop body does not wait}}
+    tile.producer_task warps 4 {
+      %g = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      tile.copy %sk to %g : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      %dst = tile.slice %ring[%slot] : !tile.buffer<2x64x64xf32, shared> -> !tile.buffer<64x64xf32, shared>
+      tile.copy %g to %dst : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64x64xf32, shared>
+      tile.barrier
+      tile.producer {
+        tile.mbarrier_arrive %full[%slot] : !tile.buffer<2xi64, shared>
+      }
+    }
+    tile.mbarrier_wait %full[%other], %i : !tile.buffer<2xi64, shared>
+    tile.copy %sk to %f : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}
+
+// -----
+
+// A read of the stage after the task's hand-off: the consumers may have
+// released the stage (and TMA refilled it) by then.
+
+func.func @ring_read_after_hand_off(%pk: !tile.ptr<f16> {tile.name = "k"}, %T: i32 {tile.name = "T"}, %slot: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %k = tile.view %pk[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sk = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %ring = tile.alloc : !tile.buffer<2x64x64xf32, shared>
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %i = %c0 to %t step %c64 stages 2 {
+    tile.copy %k[%i, %c0] to %sk : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.producer_task warps 4 {
+      %g = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      tile.copy %sk to %g : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      %dst = tile.slice %ring[%slot] : !tile.buffer<2x64x64xf32, shared> -> !tile.buffer<64x64xf32, shared>
+      tile.copy %g to %dst : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64x64xf32, shared>
+      tile.barrier
+      tile.producer {
+        tile.mbarrier_arrive %full[%slot] : !tile.buffer<2xi64, shared>
+      }
+      // expected-error @below {{reads a TMA ring stage in a tile.producer_task after the task's hand-off arrival}}
+      tile.copy %sk to %g : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+    }
+    tile.mbarrier_wait %full[%slot], %i : !tile.buffer<2xi64, shared>
+    tile.copy %sk to %f : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}
+
+// -----
+
+// Only a TMA ring's mbarriers order a task's reads of a stage: in a loop
+// pipelined with cp.async (no tile.copy_engine = "tma") it is an error.
+
+func.func @ring_read_cp_async(%pk: !tile.ptr<f16> {tile.name = "k"}, %T: i32 {tile.name = "T"}, %slot: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %k = tile.view %pk[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sk = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %ring = tile.alloc : !tile.buffer<2x64x64xf32, shared>
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %i = %c0 to %t step %c64 stages 2 {
+    tile.copy %k[%i, %c0] to %sk {layout = #tile.blocked<vector = 8>} : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared>
+    // expected-error @below {{reads a stage of a loop pipelined with cp.async}}
+    tile.producer_task warps 4 {
+      %g = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      tile.copy %sk to %g : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      %dst = tile.slice %ring[%slot] : !tile.buffer<2x64x64xf32, shared> -> !tile.buffer<64x64xf32, shared>
+      tile.copy %g to %dst : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64x64xf32, shared>
+      tile.barrier
+      tile.producer {
+        tile.mbarrier_arrive %full[%slot] : !tile.buffer<2xi64, shared>
+      }
+    }
+    tile.mbarrier_wait %full[%slot], %i : !tile.buffer<2xi64, shared>
+    tile.copy %sk to %f : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}

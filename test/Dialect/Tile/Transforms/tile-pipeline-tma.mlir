@@ -516,3 +516,71 @@ func.func @block_lower_whole(%pag: !tile.ptr<f16> {tile.name = "Ag"},
 // block it does not have (this crashed, found by the fuzzer).
 // CHECK-LABEL: func.func private @declared(f32, !tile.ptr<f16>)
 func.func private @declared(f32, !tile.ptr<f16>)
+
+// -----
+
+// A tile.producer_task that reads a ring stage (here the Gram K K^T of the
+// chunk the consumers also read, handed over through a slot ring): the
+// task waits for the stage's loads itself (its warpgroup does not run the
+// consumers' wait) and zeroes the rows past the sequence's end before its
+// reads; the consumers, which wait for the task's hand-off before touching
+// the stage, zero nothing. Their wgmma on the stage may still run
+// asynchronously (the ring's release follows the task's reads).
+
+// CHECK-LABEL: func.func @task_reads_ring
+// CHECK-SAME:    %{{[^:]*}}: index, %{{[^:]*}}: index, %[[LEN:[^:]*]]: index
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %[[LEN]] step %{{.*}} {
+// CHECK:           tile.mbarrier_wait %[[FULL:.*]][%[[CUR:.*]]], %[[PAR:[^ ]*]] :
+// CHECK-NOT:       tile.zero_tail
+// CHECK:           tile.producer_task warps 4 {
+// CHECK-NEXT:        tile.mbarrier_wait %[[FULL]][%[[CUR]]], %[[PAR]] :
+// CHECK-NEXT:        %[[VALID:.*]] = arith.subi %[[LEN]], %[[I]] : index
+// CHECK:             scf.if %{{.*}} {
+// CHECK-NEXT:          %[[SK:.*]] = tile.slice %{{.*}}[%[[CUR]]]
+// CHECK-NEXT:          tile.zero_tail %[[SK]] from %[[VALID]]
+// CHECK-NEXT:          tile.barrier
+// CHECK-NEXT:        }
+// CHECK:             tile.gemm %[[KS:[0-9]+]], %[[KS]], %{{.*}} {transpose_b}
+// CHECK:             tile.producer {
+// CHECK-NEXT:          tile.mbarrier_arrive
+// CHECK:           }
+// CHECK-NOT:       tile.zero_tail
+// CHECK:           tile.mbarrier_wait
+// CHECK:           tile.gemm %{{.*}} {async, transpose_b}
+// CHECK:           tile.gemm_wait {pending = 1 : i64}
+func.func @task_reads_ring(%pk: !tile.ptr<f16> {tile.name = "k"}, %T: i32 {tile.name = "T"},
+                           %bos: index, %slot: index, %len: index)
+    attributes {tile.kernel, tile.num_warps = 8 : i64, tile.mma_engine = "wgmma", tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %t = arith.index_cast %T : i32 to index
+  %k = tile.view %pk[%t] : !tile.ptr<f16> -> !tile.buffer<?x128xf16, global>
+  %ks = tile.narrow %k[%bos, %len] dim 0 : !tile.buffer<?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+  %sk = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+  %ring = tile.alloc : !tile.buffer<2x64x64xf32, shared>
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  %empty = tile.alloc : !tile.buffer<2xi64, shared>
+  %acc = tile.alloc : !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+  %a = tile.alloc : !tile.buffer<128x128xf16, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+  tile.for %i = %c0 to %len step %c64 stages 2 {
+    tile.copy %ks[%i, %c0] to %sk {masked} : !tile.buffer<?x128xf16, global> to !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+    tile.producer_task warps 4 {
+      %gram = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+      tile.fill %gram, %zero : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>, f32
+      tile.gemm %sk, %sk, %gram {transpose_b} : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+      tile.mbarrier_wait %empty[%slot], %i : !tile.buffer<2xi64, shared>
+      %dst = tile.slice %ring[%slot] : !tile.buffer<2x64x64xf32, shared> -> !tile.buffer<64x64xf32, shared>
+      tile.copy %gram to %dst : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>> to !tile.buffer<64x64xf32, shared>
+      tile.barrier
+      tile.producer {
+        tile.mbarrier_arrive %full[%slot] : !tile.buffer<2xi64, shared>
+      }
+    }
+    tile.mbarrier_wait %full[%slot], %i : !tile.buffer<2xi64, shared>
+    tile.gemm %a, %sk, %acc {transpose_b} : !tile.buffer<128x128xf16, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>, !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+    tile.mbarrier_arrive %empty[%slot] : !tile.buffer<2xi64, shared>
+  }
+  return
+}

@@ -292,7 +292,10 @@ def Tile_ProducerTaskOp : Tile_Op<"producer_task", [
     through shared buffers allocated outside it, ordered by mbarriers the
     kernel writes (wait for a free slot, write it, `tile.barrier`, one
     thread arrives on the slot's full barrier; the consumers wait on it and
-    arrive on the empty barrier after their last read). The passes treat it
+    arrive on the empty barrier after their last read), and the stages of
+    the TMA ring of the loop it sits in, which it may read before that
+    hand-off (`tile-pipeline` adds its wait for the stage's loads and checks
+    the order). The passes treat it
     as a separate program: `tile-assign-layouts` lays out its gemms over
     its warps, `tile-plan-shared-memory` keeps the shared buffers it shares
     with the rest of the kernel live for the whole kernel and lets its own

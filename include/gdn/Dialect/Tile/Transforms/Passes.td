@@ -246,6 +246,18 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
       clear the rows past it (`tile.zero_tail`) and meet at a block
       barrier before the body.
 
+    * a `tile.producer_task` at the top level of the body may read the
+      iteration's stages too (e.g. the chunk's K for a Gram product whose
+      result it hands to the consumers): the task waits on `full` itself
+      (its warpgroup does not run the consumers' wait) and, where copies
+      are masked, zeroes the tail rows in place of the consumers, before
+      its reads. Sound only if the consumers' release follows the task's
+      reads, so the pass checks that the task's reads all come before its
+      hand-off (its last `tile.mbarrier_arrive` without `expect_tx`) and
+      that the body waits on that barrier and slot before any other use
+      of a stage; one task per loop; an error otherwise, and in a loop
+      pipelined with cp.async (no mbarriers order the task's reads there).
+
     A copy qualifies when its source is a `tile.view` of a kernel pointer
     (through `tile.take` and `tile.narrow`; a masked one narrowed along
     the tile's first dimension only, a narrowed dimension not taken; view
