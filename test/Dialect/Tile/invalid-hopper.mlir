@@ -259,7 +259,7 @@ func.func @ws_key() attributes {tile.warp_specialize = {producers = 1 : i64}} { 
 
 // -----
 
-// expected-error @below {{'tile.warp_specialize' tma_issue must be "first" or "round_robin"}}
+// expected-error @below {{'tile.warp_specialize' tma_issue must be "first", "round_robin" or "consumer"}}
 func.func @ws_issue() attributes {tile.warp_specialize = {tma_issue = "last"}} { return }
 
 // -----

@@ -261,10 +261,11 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       StringRef key = e.getName().getValue();
       if (key == "tma_issue") {
         auto s = dyn_cast<StringAttr>(e.getValue());
-        if (!s || (s.getValue() != "first" && s.getValue() != "round_robin"))
+        if (!s || !llvm::is_contained({"first", "round_robin", "consumer"},
+                                      s.getValue()))
           return op->emitError() << "'" << name
-                                 << "' tma_issue must be \"first\" or "
-                                    "\"round_robin\"";
+                                 << "' tma_issue must be \"first\", "
+                                    "\"round_robin\" or \"consumer\"";
         continue;
       }
       std::optional<int64_t> v = getKernelInt(e.getValue());

@@ -79,7 +79,8 @@ void toNamedBarrier(BarrierOp barrier, int64_t id, int64_t threads) {
 }
 
 /// The producer's program: keeps control flow, pure ops, allocations, the
-/// rings' producer steps and the producer tasks (whole, with their thread
+/// rings' producer steps (with `issue`; dropped without) and the producer
+/// tasks (whole, with their thread
 /// base and named barriers); drops every other op with memory effects
 /// (also tile.producer regions that issue no TMA load). Walks
 /// the block backwards so that an op's users are gone before the op is
@@ -90,7 +91,8 @@ void toNamedBarrier(BarrierOp barrier, int64_t id, int64_t threads) {
 /// (e.g. a CP summary's window, read before its loop), and the producer
 /// must read it after the same wait as the consumers, or the two roles
 /// could compute different loop bounds.
-LogicalResult stripToProducer(Block &block, int64_t producerThread) {
+LogicalResult stripToProducer(Block &block, int64_t producerThread,
+                              bool issue) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
     if (auto task = dyn_cast<ProducerTaskOp>(op)) {
       // The task's producer warpgroup (its group) runs it whole; its
@@ -106,7 +108,7 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread) {
       continue;
     }
     if (auto prod = dyn_cast<ProducerOp>(op)) {
-      if (issuesTma(prod))
+      if (issue && issuesTma(prod))
         prod.setThread(producerThread);
       else
         prod.erase();
@@ -117,7 +119,7 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread) {
     if (op.getNumRegions() != 0 && !isa<MapOp, ReduceOp>(op)) {
       for (Region &r : op.getRegions())
         for (Block &b : r)
-          if (failed(stripToProducer(b, producerThread)))
+          if (failed(stripToProducer(b, producerThread, issue)))
             return failure();
       continue;
     }
@@ -353,7 +355,11 @@ void WarpSpecializePass::runOnOperation() {
   for (Operation &op : *consumer)
     pb.clone(op, mapping);
 
-  if (failed(stripToProducer(*producer, consumerThreads)))
+  // tma_issue = "consumer": the rings' producer steps stay with the
+  // consumers (their thread 0, after its release of the stage it reuses
+  // last), so the producer warpgroups run only their tasks.
+  bool consumerIssue = issue == "consumer";
+  if (failed(stripToProducer(*producer, consumerThreads, !consumerIssue)))
     return signalPassFailure();
   if (issue == "round_robin" && groups > 1 &&
       failed(issueRoundRobin(ws.getProducer(), consumerThreads, groups)))
@@ -362,7 +368,7 @@ void WarpSpecializePass::runOnOperation() {
 
   consumer->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto prod = dyn_cast<ProducerOp>(op)) {
-      if (issuesTma(prod))
+      if (issuesTma(prod) && !consumerIssue)
         prod.erase();
       return WalkResult::skip();
     }

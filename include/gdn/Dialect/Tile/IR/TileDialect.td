@@ -36,7 +36,8 @@ def Tile_Dialect : Dialect {
     mbarrier ring), `tile.warp_specialize` (`{producer_registers = 40,
     consumer_registers = 232}`: a producer warpgroup issues the loads, the
     `tile.num_warps` warps compute; `tma_issue = "round_robin"` spreads the
-    rings' loads over the producer warpgroups of several task groups),
+    rings' loads over the producer warpgroups of several task groups,
+    `tma_issue = "consumer"` leaves them to consumer thread 0),
     `tile.grid_dependency` (programmatic
     dependent launch: the kernel waits at entry for its stream predecessor
     and lets its successor launch early; `"flags"`: it lets its successor

@@ -758,7 +758,11 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
       warpgroup and guarded by `stage mod G == g` (its loads' ring stage),
       on warpgroup g's first thread: a stage always has one issuer, and
       with `G` dividing the ring's stages warpgroup g issues the loads of
-      the iterations whose tasks it runs;
+      the iterations whose tasks it runs. With `tma_issue = "consumer"`
+      the producer steps stay in the consumer region instead (consumer
+      thread 0 issues them, after its own release of the stage it reuses
+      last), and the producer warpgroups run only their tasks: a task's
+      warps then never wait on the rings' barriers;
     * the **consumer** region is the body without the rings' producer
       steps and without the producer tasks; its block barriers become named
       barriers over the consumer threads only (`bar.sync 1, 32 *
