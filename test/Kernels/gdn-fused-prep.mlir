@@ -26,8 +26,9 @@
 // stages) and the task (its barriers the named barrier 2 over 128 threads,
 // thread base 256; at its end it stores the next chunk's g and beta,
 // loaded at its start); the task reads the chunk's K from the ring's stage
-// (it waits for the stage's loads itself and zeroes the rows past the
-// sequence's end: no copy of K of its own); the consumers wait on the
+// (after its gamma, it waits for the stage's loads itself and zeroes the
+// rows past the sequence's end: no copy of K of its own); the consumers
+// (no tail zeroing of their own) wait on the
 // hand-off's full barrier, run the step and release the slot; the task's
 // buffers and the ring live for the whole kernel (disjoint from the
 // consumers' by the plan).
@@ -35,16 +36,17 @@
 // SPLIT:         tile.mbarrier_init %[[RFULL:[0-9]+]] {count = 1 : i64} : !tile.buffer<3xi64, shared>
 // SPLIT:         tile.warp_specialize {consumer_registers = 200 : i64, producer_registers = 104 : i64, producer_warps = 4 : i64} producer {
 // SPLIT:           tile.producer_task warps 4 {
-// SPLIT-NEXT:        tile.mbarrier_wait %[[RFULL]][
 // SPLIT-NOT:         tile.async_copy
+// SPLIT:             tile.scan add
+// SPLIT:             tile.barrier {id = 2 : i64, threads = 128 : i64}
+// SPLIT-NOT:         tile.async_copy
+// SPLIT:             tile.mbarrier_wait %[[RFULL]][
 // SPLIT:             tile.zero_tail
 // SPLIT:             tile.zero_tail
 // SPLIT:             tile.zero_tail
 // SPLIT-NEXT:        tile.barrier {id = 2 : i64, threads = 128 : i64}
-// SPLIT-NOT:         tile.async_copy
-// SPLIT:             tile.scan add
-// SPLIT:             tile.barrier {id = 2 : i64, threads = 128 : i64}
-// SPLIT:             tile.gemm
+// SPLIT-NEXT:      }
+// SPLIT-NEXT:      tile.gemm %[[KST:[0-9]+]], %[[KST]]
 // SPLIT:             tile.tril_inverse_diag
 // SPLIT:             tile.mbarrier_wait
 // SPLIT:             scf.if
@@ -59,11 +61,15 @@
 // SPLIT:             tile.tma_load
 // SPLIT:         } consumer {
 // SPLIT-NOT:       tile.producer_task
-// SPLIT-NOT:       tile.zero_tail
 // SPLIT-NOT:       tile.tril_inverse
+// SPLIT:           tile.mbarrier_wait %[[RFULL]][
+// SPLIT-NOT:       tile.zero_tail
 // SPLIT:           tile.mbarrier_wait
+// SPLIT-NOT:       tile.zero_tail
 // SPLIT:           tile.gemm
+// SPLIT-NOT:       tile.zero_tail
 // SPLIT:           tile.mbarrier_arrive
+// SPLIT-NOT:       tile.zero_tail
 // SPLIT:         return
 
 // In the PTX the producer gives registers back to 104, the consumers take

@@ -208,12 +208,14 @@ SmallVector<ProducerTaskOp> findRingReaders(ForOp loop,
 
 /// The tile.mbarrier_arrive by which `task` hands its results over: the
 /// last op of its body that is such an arrival without expect_tx, or a
-/// tile.producer holding one (null: none).
+/// tile.producer holding one directly (null: none); `top` is that op.
 MBarrierArriveOp findHandOff(ProducerTaskOp task, Operation *&top) {
   for (Operation &op : llvm::reverse(task.getBody().front())) {
     MBarrierArriveOp arrive = dyn_cast<MBarrierArriveOp>(op);
     if (auto prod = dyn_cast<ProducerOp>(op))
-      prod.getBody().walk([&](MBarrierArriveOp a) { arrive = a; });
+      for (Operation &inner : llvm::reverse(prod.getBody().front()))
+        if ((arrive = dyn_cast<MBarrierArriveOp>(inner)))
+          break;
     if (arrive && !arrive.getExpectTx()) {
       top = &op;
       return arrive;
@@ -222,21 +224,42 @@ MBarrierArriveOp findHandOff(ProducerTaskOp task, Operation *&top) {
   return nullptr;
 }
 
-/// Checks that a TMA ring's stage may be read by `task`, a
+/// The first op of `task`'s body that uses a buffer of `producers` (itself
+/// or in its regions), null if none.
+Operation *firstRingUse(ProducerTaskOp task, ArrayRef<Producer> producers) {
+  Block &taskBody = task.getBody().front();
+  Operation *first = nullptr;
+  for (Producer p : producers)
+    forEachBufferUser(p.buffer.getResult(), [&](Operation *user, Value) {
+      Operation *top = taskBody.findAncestorOpInBlock(*user);
+      if (top && (!first || top->isBeforeInBlock(first)))
+        first = top;
+      return true;
+    });
+  return first;
+}
+
+/// Checks that a TMA ring's stage may be read by `readers.front()`, a
 /// tile.producer_task of the loop body: it is at the body's top level,
 /// the only such reader, reads the stage only before the arrival that
-/// hands its results over (`barriers[index]`), and the rest of the body
+/// hands its results over (`barriers[index]`; from one thread, then after
+/// a task-wide barrier that follows every read), and the rest of the body
 /// waits on that same barrier before it touches any stage. Then the
 /// consumers' release of the stage (their arrival on `empty` after their
 /// last read) follows the task's last read, and the task may zero the
-/// stage's tail rows for the consumers.
-LogicalResult checkRingReader(ForOp loop, ProducerTaskOp task,
-                              ArrayRef<ProducerTaskOp> readers,
+/// stage's tail rows for the consumers. (The wait's phase is the
+/// kernel's: the pass matches the barrier and the slot, not the parity.)
+/// Views of a stage other than tile.slice (a select, a yield, a region
+/// result) are refused: the check could not follow them.
+LogicalResult checkRingReader(ForOp loop, ArrayRef<ProducerTaskOp> readers,
                               ArrayRef<Producer> producers) {
-  if (readers.size() > 1)
-    return ProducerTaskOp(readers[1]).emitOpError(
+  ProducerTaskOp task = readers.front();
+  if (readers.size() > 1) {
+    ProducerTaskOp other = readers[1];
+    return other.emitOpError(
         "reads a TMA ring stage that another tile.producer_task of the "
         "loop reads too; one task per ring may read its stages");
+  }
   Block *body = loop.getBody();
   if (task->getBlock() != body)
     return task.emitOpError("reads a TMA ring stage, so it must sit at the "
@@ -267,14 +290,28 @@ LogicalResult checkRingReader(ForOp loop, ProducerTaskOp task,
         "the stage before the task read it");
   Block &taskBody = task.getBody().front();
   LogicalResult result = success();
+  Operation *lastRead = nullptr;
   for (Producer p : producers)
     forEachBufferUser(p.buffer.getResult(), [&](Operation *user, Value) {
       if (user == p.copy.getOperation())
         return true;
+      if (user->hasTrait<OpTrait::IsTerminator>() ||
+          llvm::any_of(user->getResultTypes(),
+                       [](Type t) { return isa<BufferType>(t); })) {
+        result = user->emitOpError(
+            "forwards a TMA ring stage that a tile.producer_task reads "
+            "(only tile.slice views of a stage can be followed by the "
+            "check that orders the task's reads before the consumers' "
+            "release)");
+        return false;
+      }
       if (task->isAncestor(user)) {
         Operation *top = taskBody.findAncestorOpInBlock(*user);
-        if (top && top->isBeforeInBlock(handOffTop))
+        if (top && top->isBeforeInBlock(handOffTop)) {
+          if (!lastRead || lastRead->isBeforeInBlock(top))
+            lastRead = top;
           return true;
+        }
         result = user->emitOpError(
             "reads a TMA ring stage in a tile.producer_task after the "
             "task's hand-off arrival; the consumers may have released the "
@@ -291,7 +328,19 @@ LogicalResult checkRingReader(ForOp loop, ProducerTaskOp task,
           "for it first");
       return false;
     });
-  return result;
+  if (failed(result) || !isa<ProducerOp>(handOffTop))
+    return result;
+  // One thread hands over: a barrier of the whole task must separate the
+  // other threads' reads from its arrival.
+  for (Operation *op = lastRead->getNextNode(); op != handOffTop;
+       op = op->getNextNode())
+    if (isa<BarrierOp>(op))
+      return success();
+  return handOff.emitOpError(
+      "hands a tile.producer_task's results over from one thread, but no "
+      "tile.barrier of the task separates its last read of a TMA ring "
+      "stage from this arrival: the task's other threads could still be "
+      "reading when the consumers release the stage");
 }
 
 struct PipelinePass : impl::TilePipelineBase<PipelinePass> {
@@ -650,8 +699,7 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
   auto kernel = loop->getParentOfType<func::FuncOp>();
   MLIRContext *ctx = &getContext();
   SmallVector<ProducerTaskOp> readers = findRingReaders(loop, producers);
-  if (!readers.empty() &&
-      failed(checkRingReader(loop, readers.front(), readers, producers)))
+  if (!readers.empty() && failed(checkRingReader(loop, readers, producers)))
     return failure();
   int64_t consumerThreads =
       32 * cast<IntegerAttr>(kernel->getAttr(TileDialect::getNumWarpsAttrName()))
@@ -807,7 +855,7 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
   // reads the stage. `valid` is the same in every thread. The consumers
   // do it, or, where a producer task reads the stage, the task (before
   // its reads; the consumers wait for its hand-off before theirs).
-  auto emitTails = [&](OpBuilder &ib) {
+  auto emitTails = [&](OpBuilder &tb0) {
     IRMapping mapping;
     mapping.map(loop.getInductionVar(), iv);
     Value anyTail;
@@ -820,19 +868,19 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
     for (auto [p, plan, buf] : llvm::zip(producers, plans, staged)) {
       if (!plan.maskSize)
         continue;
-      Value off = recompute(ib, p.copy.getSourceOffsets()[plan.maskOffset],
+      Value off = recompute(tb0, p.copy.getSourceOffsets()[plan.maskOffset],
                             loop, mapping);
-      Value valid = ib.create<arith::SubIOp>(
-          loc, recompute(ib, plan.maskSize, loop, mapping), off);
+      Value valid = tb0.create<arith::SubIOp>(
+          loc, recompute(tb0, plan.maskSize, loop, mapping), off);
       int64_t rows = cast<BufferType>(p.buffer.getType()).getShape()[0];
-      Value partial = ib.create<arith::CmpIOp>(
-          loc, arith::CmpIPredicate::slt, valid, cst(ib, rows));
-      anyTail = anyTail ? ib.create<arith::OrIOp>(loc, anyTail, partial)
+      Value partial = tb0.create<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::slt, valid, cst(tb0, rows));
+      anyTail = anyTail ? tb0.create<arith::OrIOp>(loc, anyTail, partial)
                         : partial;
       tails.push_back({p.buffer.getType(), buf, valid});
     }
     if (anyTail) {
-      auto ifOp = ib.create<scf::IfOp>(loc, anyTail, /*withElse=*/false);
+      auto ifOp = tb0.create<scf::IfOp>(loc, anyTail, /*withElse=*/false);
       OpBuilder tb = ifOp.getThenBodyBuilder();
       for (Tail &t : tails) {
         Value slice = tb.create<SliceOp>(loc, t.type, t.stages, cur);
@@ -853,10 +901,15 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
                      readerClone = cast<ProducerTaskOp>(clone);
                  });
   // The task reading the stage waits for its loads itself (its warpgroup
-  // does not run the consumers' wait above).
+  // does not run the consumers' wait above), right before its first use
+  // of a stage (what it does before, e.g. loads for later chunks, goes
+  // on while the stage lands).
   if (readerClone) {
-    OpBuilder tb =
-        OpBuilder::atBlockBegin(&readerClone.getBody().front());
+    Block &orig = readers.front().getBody().front();
+    Operation *first = firstRingUse(readers.front(), producers);
+    auto at = readerClone.getBody().front().begin();
+    std::advance(at, std::distance(orig.begin(), first->getIterator()));
+    OpBuilder tb(&readerClone.getBody().front(), at);
     tb.create<MBarrierWaitOp>(loc, full, cur, parity);
     emitTails(tb);
   }

@@ -273,10 +273,20 @@ void WarpSpecializePass::runOnOperation() {
     d << " to the " << numWarps << " warps; a block has at most 32";
     return signalPassFailure();
   }
-  // (The dialect verifies the value: "first" or "round_robin".)
+  // (The dialect verifies the value: "first", "round_robin" or
+  // "consumer".)
   StringRef issue = "first";
   if (auto s = request.getAs<StringAttr>("tma_issue"))
     issue = s.getValue();
+  bool anyTask = false;
+  kernel.walk([&](ProducerTaskOp) { anyTask = true; });
+  if (issue == "consumer" && !anyTask) {
+    kernel.emitError("tile.warp_specialize with tma_issue = \"consumer\" "
+                     "needs a tile.producer_task: the consumers issue the "
+                     "rings' loads, so a producer warpgroup without a task "
+                     "would only hold registers");
+    return signalPassFailure();
+  }
   // setmaxnreg moves registers between the warpgroups of a block: every
   // thread starts with what ptxas allocates for the whole block (at most
   // 65536 / threads, rounded down to 8, and at most the kernel's

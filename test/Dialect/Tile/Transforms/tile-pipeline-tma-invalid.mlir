@@ -375,3 +375,159 @@ func.func @ring_read_cp_async(%pk: !tile.ptr<f16> {tile.name = "k"}, %T: i32 {ti
   }
   return
 }
+
+// -----
+
+// Two tasks reading the same ring: one task per ring may.
+
+func.func @ring_two_readers(%pk: !tile.ptr<f16> {tile.name = "k"}, %T: i32 {tile.name = "T"}, %slot: index, %c: i1)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %k = tile.view %pk[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sk = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %oth = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %ring = tile.alloc : !tile.buffer<2x64x64xf32, shared>
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %i = %c0 to %t step %c64 stages 2 {
+    tile.copy %k[%i, %c0] to %sk : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.producer_task warps 4 {
+      %g = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      tile.copy %sk to %g : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      %dst = tile.slice %ring[%slot] : !tile.buffer<2x64x64xf32, shared> -> !tile.buffer<64x64xf32, shared>
+      tile.copy %g to %dst : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64x64xf32, shared>
+      tile.barrier
+      tile.producer {
+        tile.mbarrier_arrive %full[%slot] : !tile.buffer<2xi64, shared>
+      }
+    }
+    // expected-error @below {{reads a TMA ring stage that another tile.producer_task of the loop reads too}}
+    tile.producer_task warps 4 {
+      %g = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      tile.copy %sk to %g : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      %dst = tile.slice %ring[%slot] : !tile.buffer<2x64x64xf32, shared> -> !tile.buffer<64x64xf32, shared>
+      tile.copy %g to %dst : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64x64xf32, shared>
+      tile.barrier
+      tile.producer {
+        tile.mbarrier_arrive %full[%slot] : !tile.buffer<2xi64, shared>
+      }
+    }
+    tile.mbarrier_wait %full[%slot], %i : !tile.buffer<2xi64, shared>
+    tile.copy %sk to %f : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}
+
+// -----
+
+// A reading task nested in the body's control flow: the check (and the
+// wait the pass gives the task) need it at the body's top level.
+
+func.func @ring_nested_reader(%pk: !tile.ptr<f16> {tile.name = "k"}, %T: i32 {tile.name = "T"}, %slot: index, %c: i1)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %k = tile.view %pk[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sk = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %oth = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %ring = tile.alloc : !tile.buffer<2x64x64xf32, shared>
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %i = %c0 to %t step %c64 stages 2 {
+    tile.copy %k[%i, %c0] to %sk : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared>
+    scf.if %c {
+      // expected-error @below {{reads a TMA ring stage, so it must sit at the top level of the pipelined loop's body}}
+      tile.producer_task warps 4 {
+        %g = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+        tile.copy %sk to %g : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+        %dst = tile.slice %ring[%slot] : !tile.buffer<2x64x64xf32, shared> -> !tile.buffer<64x64xf32, shared>
+        tile.copy %g to %dst : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64x64xf32, shared>
+        tile.barrier
+        tile.producer {
+          tile.mbarrier_arrive %full[%slot] : !tile.buffer<2xi64, shared>
+        }
+      }
+    }
+    tile.mbarrier_wait %full[%slot], %i : !tile.buffer<2xi64, shared>
+    tile.copy %sk to %f : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}
+
+// -----
+
+// A stage reached through a select: the check follows tile.slice views
+// only, so the pass refuses rather than miss a read after the hand-off.
+
+func.func @ring_forwarded(%pk: !tile.ptr<f16> {tile.name = "k"}, %T: i32 {tile.name = "T"}, %slot: index, %c: i1)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %k = tile.view %pk[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sk = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %oth = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %ring = tile.alloc : !tile.buffer<2x64x64xf32, shared>
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %i = %c0 to %t step %c64 stages 2 {
+    tile.copy %k[%i, %c0] to %sk : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.producer_task warps 4 {
+      // expected-error @below {{forwards a TMA ring stage that a tile.producer_task reads}}
+      %sel = arith.select %c, %sk, %oth : !tile.buffer<64x64xf16, shared>
+      %g = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      tile.copy %sel to %g : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      %dst = tile.slice %ring[%slot] : !tile.buffer<2x64x64xf32, shared> -> !tile.buffer<64x64xf32, shared>
+      tile.copy %g to %dst : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64x64xf32, shared>
+      tile.barrier
+      tile.producer {
+        tile.mbarrier_arrive %full[%slot] : !tile.buffer<2xi64, shared>
+      }
+    }
+    tile.mbarrier_wait %full[%slot], %i : !tile.buffer<2xi64, shared>
+    tile.copy %sk to %f : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}
+
+// -----
+
+// A one-thread hand-off with no barrier of the task after its reads: the
+// other task threads could still read the stage when the consumers
+// release it.
+
+func.func @ring_hand_off_no_barrier(%pk: !tile.ptr<f16> {tile.name = "k"}, %T: i32 {tile.name = "T"}, %slot: index, %c: i1)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %k = tile.view %pk[%t] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sk = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %oth = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %ring = tile.alloc : !tile.buffer<2x64x64xf32, shared>
+  %full = tile.alloc : !tile.buffer<2xi64, shared>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %i = %c0 to %t step %c64 stages 2 {
+    tile.copy %k[%i, %c0] to %sk : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.producer_task warps 4 {
+      %g = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      tile.copy %sk to %g : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+      %dst = tile.slice %ring[%slot] : !tile.buffer<2x64x64xf32, shared> -> !tile.buffer<64x64xf32, shared>
+      tile.copy %g to %dst : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<64x64xf32, shared>
+      tile.producer {
+        // expected-error @below {{hands a tile.producer_task's results over from one thread, but no tile.barrier of the task separates its last read}}
+        tile.mbarrier_arrive %full[%slot] : !tile.buffer<2xi64, shared>
+      }
+    }
+    tile.mbarrier_wait %full[%slot], %i : !tile.buffer<2xi64, shared>
+    tile.copy %sk to %f : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}

@@ -522,17 +522,20 @@ func.func private @declared(f32, !tile.ptr<f16>)
 // A tile.producer_task that reads a ring stage (here the Gram K K^T of the
 // chunk the consumers also read, handed over through a slot ring): the
 // task waits for the stage's loads itself (its warpgroup does not run the
-// consumers' wait) and zeroes the rows past the sequence's end before its
-// reads; the consumers, which wait for the task's hand-off before touching
-// the stage, zero nothing. Their wgmma on the stage may still run
+// consumers' wait), right before its first use of the stage, and zeroes
+// the rows past the sequence's end before its reads; the consumers, which
+// wait for the task's hand-off before touching the stage, zero nothing. Their wgmma on the stage may still run
 // asynchronously (the ring's release follows the task's reads).
 
 // CHECK-LABEL: func.func @task_reads_ring
 // CHECK-SAME:    %{{[^:]*}}: index, %{{[^:]*}}: index, %[[LEN:[^:]*]]: index
 // CHECK:         scf.for %[[I:.*]] = %{{.*}} to %[[LEN]] step %{{.*}} {
 // CHECK:           tile.mbarrier_wait %[[FULL:.*]][%[[CUR:.*]]], %[[PAR:[^ ]*]] :
+// CHECK-NEXT:      %[[STAGE:.*]] = tile.slice %{{.*}}[%[[CUR]]]
 // CHECK-NOT:       tile.zero_tail
 // CHECK:           tile.producer_task warps 4 {
+// CHECK-NEXT:        tile.alloc
+// CHECK-NEXT:        tile.fill
 // CHECK-NEXT:        tile.mbarrier_wait %[[FULL]][%[[CUR]]], %[[PAR]] :
 // CHECK-NEXT:        %[[VALID:.*]] = arith.subi %[[LEN]], %[[I]] : index
 // CHECK:             scf.if %{{.*}} {
@@ -540,13 +543,13 @@ func.func private @declared(f32, !tile.ptr<f16>)
 // CHECK-NEXT:          tile.zero_tail %[[SK]] from %[[VALID]]
 // CHECK-NEXT:          tile.barrier
 // CHECK-NEXT:        }
-// CHECK:             tile.gemm %[[KS:[0-9]+]], %[[KS]], %{{.*}} {transpose_b}
+// CHECK-NEXT:        tile.gemm %[[STAGE]], %[[STAGE]], %{{.*}} {transpose_b}
 // CHECK:             tile.producer {
 // CHECK-NEXT:          tile.mbarrier_arrive
 // CHECK:           }
 // CHECK-NOT:       tile.zero_tail
 // CHECK:           tile.mbarrier_wait
-// CHECK:           tile.gemm %{{.*}} {async, transpose_b}
+// CHECK:           tile.gemm %{{.*}}, %[[STAGE]], %{{.*}} {async, transpose_b}
 // CHECK:           tile.gemm_wait {pending = 1 : i64}
 func.func @task_reads_ring(%pk: !tile.ptr<f16> {tile.name = "k"}, %T: i32 {tile.name = "T"},
                            %bos: index, %slot: index, %len: index)

@@ -201,3 +201,39 @@ func.func @stage_inside(%map: !tile.tensormap<64x64xf16, swizzle = 128>, %k: ind
   }
   return
 }
+
+// -----
+
+// tma_issue = "consumer" without a tile.producer_task: the consumers issue
+// the ring's loads, so a producer warpgroup would only hold registers.
+
+// expected-error @below {{tile.warp_specialize with tma_issue = "consumer" needs a tile.producer_task}}
+func.func @consumer_issue_no_task(%k: index, %map: !tile.tensormap<64x64xf16, swizzle = 128>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64,
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64,
+                                        tma_issue = "consumer"}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %full = tile.alloc {offset = 0 : i64} : !tile.buffer<2xi64, shared>
+  %empty = tile.alloc {offset = 16 : i64} : !tile.buffer<2xi64, shared>
+  tile.producer {
+    tile.mbarrier_init %full {count = 1} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %empty {count = 128} : !tile.buffer<2xi64, shared>
+  }
+  tile.barrier
+  %s = tile.alloc {offset = 1024 : i64} : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>>
+  scf.for %i = %c0 to %k step %c1 {
+    %st = arith.remsi %i, %c2 : index
+    %ph = arith.divsi %i, %c2 : index
+    tile.mbarrier_wait %full[%st], %ph : !tile.buffer<2xi64, shared>
+    tile.mbarrier_arrive %empty[%st] : !tile.buffer<2xi64, shared>
+    %next = tile.slice %s[%st] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.producer {
+      tile.mbarrier_wait %empty[%st], %ph : !tile.buffer<2xi64, shared>
+      tile.mbarrier_arrive %full[%st] {expect_tx = 8192} : !tile.buffer<2xi64, shared>
+      tile.tma_load %map[%c0, %i] to %next, %full[%st] : !tile.tensormap<64x64xf16, swizzle = 128>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<2xi64, shared>
+    }
+  }
+  return
+}

@@ -640,6 +640,8 @@ func.func @tma_in_task(%map: !tile.tensormap<64x64xf16, swizzle = 128>, %k: inde
 // warpgroup runs only its task and never waits on the ring's barriers.
 
 // CHECK-LABEL: func.func @consumer_issue
+// CHECK:         tile.mbarrier_init %[[RFULL:[0-9]+]] {count = 1 : i64}
+// CHECK-NEXT:    tile.mbarrier_init %[[REMPTY:[0-9]+]] {count = 256 : i64}
 // CHECK:         tile.warp_specialize {consumer_registers = 200 : i64, producer_registers = 104 : i64, producer_warps = 4 : i64} producer {
 // CHECK-NOT:       tile.tma_load
 // CHECK:           scf.for
@@ -652,11 +654,11 @@ func.func @tma_in_task(%map: !tile.tensormap<64x64xf16, swizzle = 128>, %k: inde
 // CHECK:           scf.for
 // CHECK:             tile.mbarrier_wait
 // CHECK:             tile.gemm
-// CHECK:             tile.mbarrier_arrive %{{.*}}[%{{.*}}] : !tile.buffer<2xi64, shared>
+// CHECK:             tile.mbarrier_arrive %[[REMPTY]][%{{.*}}] : !tile.buffer<2xi64, shared>
 // CHECK:             scf.if
 // CHECK:               tile.producer {
-// CHECK-NEXT:            tile.mbarrier_wait
-// CHECK-NEXT:            tile.mbarrier_arrive %{{.*}} {expect_tx = 16384 : i64}
+// CHECK-NEXT:            tile.mbarrier_wait %[[REMPTY]][
+// CHECK-NEXT:            tile.mbarrier_arrive %[[RFULL]][%{{.*}}] {expect_tx = 16384 : i64}
 // CHECK-NEXT:            tile.tma_load
 // CHECK-NEXT:          }
 // CHECK:         return

@@ -255,8 +255,13 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
       reads, so the pass checks that the task's reads all come before its
       hand-off (its last `tile.mbarrier_arrive` without `expect_tx`) and
       that the body waits on that barrier and slot before any other use
-      of a stage; one task per loop; an error otherwise, and in a loop
-      pipelined with cp.async (no mbarriers order the task's reads there).
+      of a stage (the wait's parity is the kernel's to get right); a
+      hand-off from one thread (`tile.producer`) needs a `tile.barrier`
+      of the task after its last read of a stage; the stages may be
+      viewed only through `tile.slice`; one task per loop; an error
+      otherwise, and in a loop pipelined with cp.async (no mbarriers
+      order the task's reads there). The task's wait and tail zeroing go
+      right before its first use of a stage.
 
     A copy qualifies when its source is a `tile.view` of a kernel pointer
     (through `tile.take` and `tile.narrow`; a masked one narrowed along
@@ -761,8 +766,9 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
       the iterations whose tasks it runs. With `tma_issue = "consumer"`
       the producer steps stay in the consumer region instead (consumer
       thread 0 issues them, after its own release of the stage it reuses
-      last), and the producer warpgroups run only their tasks: a task's
-      warps then never wait on the rings' barriers;
+      last), and the producer warpgroups run only their tasks (a kernel
+      without one is an error): a task's warps then never wait for free
+      stages (a task that reads a stage still waits for its loads);
     * the **consumer** region is the body without the rings' producer
       steps and without the producer tasks; its block barriers become named
       barriers over the consumer threads only (`bar.sync 1, 32 *
