@@ -328,7 +328,7 @@ LogicalResult checkRingReader(ForOp loop, ArrayRef<ProducerTaskOp> readers,
           "for it first");
       return false;
     });
-  if (failed(result) || !isa<ProducerOp>(handOffTop))
+  if (failed(result) || !lastRead || !isa<ProducerOp>(handOffTop))
     return result;
   // One thread hands over: a barrier of the whole task must separate the
   // other threads' reads from its arrival.
@@ -825,19 +825,33 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
     ab.create<MBarrierArriveOp>(loc, full, stage, ab.getI64IntegerAttr(bytes));
   };
 
-  // Prologue: iterations 0 .. N-2.
-  for (int64_t s = 0; s + 1 < numStages; ++s) {
-    Value iter = cst(b, s);
-    Value iv = b.create<arith::AddIOp>(
-        loc, lb, b.create<arith::MulIOp>(loc, iter, step));
-    issue(b, iter, iv);
-  }
-
   SmallVector<GemmOp> asyncGemms;
   for (Operation &op : loop.getBody()->without_terminator())
     if (auto gemm = dyn_cast<GemmOp>(op))
       if (canRunAsync(gemm, loop, producers))
         asyncGemms.push_back(gemm);
+
+  // How far ahead the loads go: N - 1 iterations, issued after the release
+  // of the iteration's stage by a producer of its own, which refills that
+  // stage as soon as it is free. Where the consumers issue the loads
+  // themselves (tile-warp-specialize's tma_issue = "consumer") the issue
+  // runs right after their release, so it takes the stage just released:
+  // N ahead (with asynchronous wgmma the stage released is the previous
+  // iteration's, so N - 1 is already that).
+  int64_t ahead = numStages - 1;
+  if (auto ws = kernel->getAttrOfType<DictionaryAttr>(
+          TileDialect::getWarpSpecializeAttrName()))
+    if (auto s = ws.getAs<StringAttr>("tma_issue");
+        s && s.getValue() == "consumer" && asyncGemms.empty())
+      ahead = numStages;
+
+  // Prologue: iterations 0 .. ahead - 1.
+  for (int64_t s = 0; s < ahead; ++s) {
+    Value iter = cst(b, s);
+    Value iv = b.create<arith::AddIOp>(
+        loc, lb, b.create<arith::MulIOp>(loc, iter, step));
+    issue(b, iter, iv);
+  }
 
   auto forOp = b.create<scf::ForOp>(loc, lb, ub, step);
   keepLoopAnnotation(loop, forOp);
@@ -927,12 +941,13 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
   } else {
     ib.create<MBarrierArriveOp>(loc, empty, cur, IntegerAttr());
   }
-  // The producer step N-1 iterations ahead, after the release (a thread
-  // that is producer and consumer must not wait for its own release).
-  Value ahead = cst(ib, numStages - 1);
-  issue(ib, ib.create<arith::AddIOp>(loc, iter, ahead),
-        ib.create<arith::AddIOp>(loc, iv,
-                                 ib.create<arith::MulIOp>(loc, ahead, step)));
+  // The producer step `ahead` iterations ahead, after the release (a
+  // thread that is producer and consumer must not wait for its own
+  // release).
+  Value aheadV = cst(ib, ahead);
+  issue(ib, ib.create<arith::AddIOp>(loc, iter, aheadV),
+        ib.create<arith::AddIOp>(
+            loc, iv, ib.create<arith::MulIOp>(loc, aheadV, step)));
 
   b.setInsertionPointAfter(forOp);
   if (!asyncGemms.empty()) {

@@ -587,3 +587,44 @@ func.func @task_reads_ring(%pk: !tile.ptr<f16> {tile.name = "k"}, %T: i32 {tile.
   }
   return
 }
+
+// -----
+
+// With tile.warp_specialize's tma_issue = "consumer" the consumers issue
+// the loads right after releasing their stage, so the ring runs N ahead
+// (the stage just released takes iteration i + N): a prologue of N = 2
+// iterations, and the loop's issue for i + 2 into the current stage.
+
+// CHECK-LABEL: func.func @consumer_issue_ahead
+// CHECK:         scf.if
+// CHECK:           tile.tma_load
+// CHECK:         scf.if
+// CHECK:           tile.tma_load
+// CHECK-NOT:     tile.tma_load
+// CHECK:         scf.for
+// CHECK:           tile.mbarrier_wait %[[FULL:[0-9]+]][%[[CUR:[0-9]+]]], %{{.*}} :
+// CHECK:           tile.mbarrier_arrive %[[EMPTY:[0-9]+]][%[[CUR]]] :
+// CHECK-NEXT:      %[[TWO:.*]] = arith.constant 2 : index
+// CHECK:           arith.addi %{{.*}}, %[[TWO]] : index
+// CHECK:           scf.if
+// CHECK:             tile.producer {
+// CHECK-NEXT:          tile.mbarrier_wait %[[EMPTY]][
+// CHECK-NEXT:          tile.mbarrier_arrive %[[FULL]][{{.*}}] {expect_tx = 16384 : i64}
+// CHECK:         return
+func.func @consumer_issue_ahead(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {tile.name = "M"}, %K: i32 {tile.name = "K"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64,
+                                        tma_issue = "consumer"}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m = arith.index_cast %M : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %s = tile.alloc : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+  %f = tile.alloc : !tile.buffer<128x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %kk = %c0 to %k step %c64 stages 2 {
+    tile.copy %A[%c0, %kk] to %s : !tile.buffer<?x?xf16, global> to !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+    tile.copy %s to %f : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>> to !tile.buffer<128x64xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}

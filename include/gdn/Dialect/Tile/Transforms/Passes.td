@@ -237,7 +237,12 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::func::FuncOp"> {
     * consumers wait on `full`, run the body and release the stage by
       arriving on `empty`; with asynchronous `tile.gemm`s the release of
       a stage follows `tile.gemm_wait {pending = 1}` one iteration later, so
-      one wgmma group stays in flight.
+      one wgmma group stays in flight;
+    * in a kernel whose `tile.warp_specialize` says `tma_issue =
+      "consumer"` (consumer thread 0 issues the loads right after its
+      release) and without asynchronous gemms the loads run `N`
+      iterations ahead instead of `N - 1`: the stage just released takes
+      iteration `i + N` (a prologue of `N` iterations).
 
     * a masked copy from a view narrowed along the tile's first dimension
       (`tile.narrow`: a packed sequence) is loaded from the whole tensor at
@@ -766,8 +771,9 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
       the iterations whose tasks it runs. With `tma_issue = "consumer"`
       the producer steps stay in the consumer region instead (consumer
       thread 0 issues them, after its own release of the stage it reuses
-      last), and the producer warpgroups run only their tasks (a kernel
-      without one is an error): a task's warps then never wait for free
+      last; tile-pipeline then issues the loads `N` iterations ahead,
+      into the stage just released), and the producer warpgroups run
+      only their tasks (a kernel without one is an error): a task's warps then never wait for free
       stages (a task that reads a stage still waits for its loads);
     * the **consumer** region is the body without the rings' producer
       steps and without the producer tasks; its block barriers become named
