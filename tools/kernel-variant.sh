@@ -3,7 +3,7 @@
 #
 # usage: tools/kernel-variant.sh [-b BASE_DIR] [-I INCLUDE_DIR] [-t DTYPES]
 #                                [--no-i64] [--fused P/C] [--fused2 P/C]
-#                                [-O OPTIONS]
+#                                [--tma-issue MODE] [-O OPTIONS]
 #                                [--forward-regs MAX/P/C] [--flags]
 #                                [--prep-regs N] [--prep-overlap N]
 #                                [--prep-prefetch] [--step-gate-factors]
@@ -39,6 +39,12 @@
 # --fused2 P/C: the same with the two-task fused kernel
 # (gdn_chunk_fused2.mlir.inc: two producer warpgroups, P x 256 + C x 256
 # <= 65536 registers, e.g. 64/192).
+#
+# --tma-issue MODE (with --fused or --fused2): the fused kernel's
+# tile.warp_specialize gets tma_issue = "MODE" (first, round_robin or
+# consumer: who issues the q/k/v ring's TMA loads; "consumer" leaves them
+# to consumer thread 0, N chunks ahead, so the task warpgroup only
+# computes; docs/perf-notes.md v53).
 #
 # --forward-regs MAX/P/C (TEMPLATE a gdn_forward_vm.mlir.in): the direct
 # path's forward kernel (@gdn_chunk_fwd_vm128) capped at MAX registers per
@@ -107,11 +113,12 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage() { sed -n '4,10s/^# //p' "$0" >&2; exit 2; }
-base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" fusedopt=--fused fusedk=fused extra="" fwdregs="" flags="" prepregs="" prepov="" prefetch="" gatef="" cpu=""
+base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" fusedopt=--fused fusedk=fused tmaissue="" extra="" fwdregs="" flags="" prepregs="" prepov="" prefetch="" gatef="" cpu=""
 while [[ $# -gt 0 ]]; do
   case $1 in
   --fused) [[ $# -ge 2 ]] || usage; fused=$2; shift 2 ;;
   --fused2) [[ $# -ge 2 ]] || usage; fused=$2 fusedopt=--fused2 fusedk=fused2; shift 2 ;;
+  --tma-issue) [[ $# -ge 2 ]] || usage; tmaissue=$2; shift 2 ;;
   --forward-regs) [[ $# -ge 2 ]] || usage; fwdregs=$2; shift 2 ;;
   --flags) flags=1; shift ;;
   --prep-regs) [[ $# -ge 2 ]] || usage; prepregs=$2; shift 2 ;;
@@ -184,6 +191,12 @@ trap 'rm -rf "$work"' EXIT
 cp "$incdir"/*.inc "$work"/ 2>/dev/null || true
 cp "$tmpl" "$work/$name.mlir.in"
 cmake -P "$root/cmake/GdnExpandIncludes.cmake" "$work/$name.mlir.in" "$work/$name.expanded"
+if [[ -n $tmaissue ]]; then
+  [[ -n $fused ]] ||
+    { echo "kernel-variant.sh: --tma-issue applies to --fused or --fused2" >&2; exit 1; }
+  [[ $tmaissue == first || $tmaissue == round_robin || $tmaissue == consumer ]] ||
+    { echo "kernel-variant.sh: --tma-issue $tmaissue: expected first, round_robin or consumer" >&2; exit 1; }
+fi
 if [[ -n $fused ]]; then
   [[ $name == gdn_forward_vm ]] ||
     { echo "kernel-variant.sh: $fusedopt needs gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1; }
@@ -201,7 +214,16 @@ if [[ -n $fused ]]; then
   sed -e "s/@gdn_chunk_${fusedk}_vm128_@DT@/@gdn_chunk_fwd_vm128_@DT@/" \
     -e "s/stage = \"chunk_$fusedk\"/stage = \"chunk_fwd\"/" \
     -e "s/producer_registers = [0-9]* : i64, consumer_registers = [0-9]* : i64/producer_registers = $preg : i64, consumer_registers = $creg : i64/" \
-    "$incdir/gdn_chunk_$fusedk.mlir.inc" >>"$work/$name.fused"
+    "$incdir/gdn_chunk_$fusedk.mlir.inc" >"$work/$name.fusedk"
+  if [[ -n $tmaissue ]]; then
+    # Any tma_issue the kernel names is replaced; else one is added.
+    sed -i -e 's/, tma_issue = "[a-z_]*"//' \
+      -e "s/consumer_registers = $creg : i64/consumer_registers = $creg : i64, tma_issue = \"$tmaissue\"/" \
+      "$work/$name.fusedk"
+    grep -q "tma_issue = \"$tmaissue\"" "$work/$name.fusedk" ||
+      { echo "kernel-variant.sh: --tma-issue: no tile.warp_specialize request in gdn_chunk_$fusedk.mlir.inc" >&2; exit 1; }
+  fi
+  cat "$work/$name.fusedk" >>"$work/$name.fused"
   echo "}" >>"$work/$name.fused"
   mv "$work/$name.fused" "$work/$name.expanded"
   [[ -z ${KERNEL_VARIANT_KEEP:-} ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
@@ -310,4 +332,4 @@ for dt in $dtypes; do
       "--gdn-lower-to-ptx=chip=$chip kernel-suffix=_i64$extra output-dir=$out" -o /dev/null
   fi
 done
-echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", $fusedk $fused")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prepov ]] || echo ", prep overlap $prepov")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $gatef ]] || echo ", step gate factors")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $extra ]] || echo ",$extra"))"
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", $fusedk $fused")$([[ -z $tmaissue ]] || echo ", TMA issue $tmaissue")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prepov ]] || echo ", prep overlap $prepov")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $gatef ]] || echo ", step gate factors")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $extra ]] || echo ",$extra"))"
