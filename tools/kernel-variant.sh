@@ -135,6 +135,12 @@ while [[ $# -gt 0 ]]; do
   *) break ;;
   esac
 done
+if [[ -n $tmaissue ]]; then
+  [[ -n $fused ]] ||
+    { echo "kernel-variant.sh: --tma-issue applies to --fused or --fused2" >&2; exit 1; }
+  [[ $tmaissue == first || $tmaissue == round_robin || $tmaissue == consumer ]] ||
+    { echo "kernel-variant.sh: --tma-issue $tmaissue: expected first, round_robin or consumer" >&2; exit 1; }
+fi
 [[ $# -eq 2 ]] || usage
 out=$1 tmpl=$2
 [[ -f $tmpl ]] || { echo "kernel-variant.sh: no template $tmpl" >&2; exit 1; }
@@ -191,12 +197,6 @@ trap 'rm -rf "$work"' EXIT
 cp "$incdir"/*.inc "$work"/ 2>/dev/null || true
 cp "$tmpl" "$work/$name.mlir.in"
 cmake -P "$root/cmake/GdnExpandIncludes.cmake" "$work/$name.mlir.in" "$work/$name.expanded"
-if [[ -n $tmaissue ]]; then
-  [[ -n $fused ]] ||
-    { echo "kernel-variant.sh: --tma-issue applies to --fused or --fused2" >&2; exit 1; }
-  [[ $tmaissue == first || $tmaissue == round_robin || $tmaissue == consumer ]] ||
-    { echo "kernel-variant.sh: --tma-issue $tmaissue: expected first, round_robin or consumer" >&2; exit 1; }
-fi
 if [[ -n $fused ]]; then
   [[ $name == gdn_forward_vm ]] ||
     { echo "kernel-variant.sh: $fusedopt needs gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1; }
@@ -217,8 +217,9 @@ if [[ -n $fused ]]; then
     "$incdir/gdn_chunk_$fusedk.mlir.inc" >"$work/$name.fusedk"
   if [[ -n $tmaissue ]]; then
     # Any tma_issue the kernel names is replaced; else one is added.
-    sed -i -e 's/, tma_issue = "[a-z_]*"//' \
-      -e "s/consumer_registers = $creg : i64/consumer_registers = $creg : i64, tma_issue = \"$tmaissue\"/" \
+    # (-z: the request may span lines, as gdn_chunk_fused2.mlir.inc's.)
+    sed -z -i 's/,[[:space:]]*tma_issue = "[a-z_]*"//' "$work/$name.fusedk"
+    sed -i "s/consumer_registers = $creg : i64/consumer_registers = $creg : i64, tma_issue = \"$tmaissue\"/" \
       "$work/$name.fusedk"
     grep -q "tma_issue = \"$tmaissue\"" "$work/$name.fusedk" ||
       { echo "kernel-variant.sh: --tma-issue: no tile.warp_specialize request in gdn_chunk_$fusedk.mlir.inc" >&2; exit 1; }

@@ -628,3 +628,46 @@ func.func @consumer_issue_ahead(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {
   }
   return
 }
+
+// -----
+
+// Consumer issue with asynchronous wgmma: the stage released in iteration i
+// is iteration i - 1's (after its group retired), so the ring stays N - 1
+// ahead: a prologue of 1 iteration for 2 stages, the loop's issue for i + 1.
+
+// CHECK-LABEL: func.func @consumer_issue_async
+// CHECK:         scf.if
+// CHECK:           tile.tma_load
+// CHECK-NEXT:      tile.tma_load
+// CHECK-NOT:     tile.tma_load
+// CHECK:         scf.for
+// CHECK:           tile.gemm %{{.*}} {async, transpose_b}
+// CHECK:           tile.gemm_wait {pending = 1 : i64}
+// CHECK:           %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:      arith.muli %[[ONE]], %{{.*}} : index
+// CHECK:           tile.producer {
+// CHECK:             tile.tma_load
+func.func @consumer_issue_async(%pa: !tile.ptr<bf16> {tile.name = "A"}, %pb: !tile.ptr<bf16> {tile.name = "B"},
+                                %M: i32 {tile.name = "M"}, %N: i32 {tile.name = "N"}, %K: i32 {tile.name = "K"})
+    attributes {tile.kernel, tile.num_warps = 8 : i64, tile.copy_engine = "tma", tile.mma_engine = "wgmma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64,
+                                        tma_issue = "consumer"}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %m = arith.index_cast %M : i32 to index
+  %n = arith.index_cast %N : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<bf16> -> !tile.buffer<?x?xbf16, global>
+  %B = tile.view %pb[%n, %k] : !tile.ptr<bf16> -> !tile.buffer<?x?xbf16, global>
+  %sA = tile.alloc : !tile.buffer<128x64xbf16, shared, #tile.swizzle<128>>
+  %sB = tile.alloc : !tile.buffer<256x64xbf16, shared, #tile.swizzle<128>>
+  %acc = tile.alloc : !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+  tile.fill %acc, %zero : !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>, f32
+  tile.for %kk = %c0 to %k step %c64 stages 2 {
+    tile.copy %A[%c0, %kk] to %sA : !tile.buffer<?x?xbf16, global> to !tile.buffer<128x64xbf16, shared, #tile.swizzle<128>>
+    tile.copy %B[%c0, %kk] to %sB : !tile.buffer<?x?xbf16, global> to !tile.buffer<256x64xbf16, shared, #tile.swizzle<128>>
+    tile.gemm %sA, %sB, %acc {transpose_b} : !tile.buffer<128x64xbf16, shared, #tile.swizzle<128>>, !tile.buffer<256x64xbf16, shared, #tile.swizzle<128>>, !tile.buffer<128x256xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+  }
+  return
+}

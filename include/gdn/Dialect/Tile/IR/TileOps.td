@@ -865,7 +865,8 @@ def Tile_ForOp : Tile_Op<"for", [
   let description = [{
     Iterates `%iv` from `lb` to `ub` by `step`. `tile-pipeline` multi-buffers
     the shared buffers written by global-to-shared copies in the body and
-    issues them `num_stages - 1` iterations ahead as asynchronous copies;
+    issues them `num_stages - 1` iterations ahead as asynchronous copies
+    (`num_stages` on a TMA ring whose loads the consumers issue);
     with `num_stages = 1` the loop runs as written. The body has memory
     semantics only (no iteration arguments). A `LoopLikeOpInterface` loop
     (one induction variable, bounds and step; loop-invariant code motion
