@@ -123,6 +123,14 @@ int TileDialect::getGridDependencyMode(Attribute value) {
   return mode.getValue() == "wait_and_flags" ? 3 : 0;
 }
 
+StringRef TileDialect::getTmaIssue(Operation *kernel) {
+  if (auto request =
+          kernel->getAttrOfType<DictionaryAttr>(getWarpSpecializeAttrName()))
+    if (auto s = request.getAs<StringAttr>("tma_issue"))
+      return s.getValue();
+  return "first";
+}
+
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();

@@ -839,11 +839,8 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
   // N ahead (with asynchronous wgmma the stage released is the previous
   // iteration's, so N - 1 is already that).
   int64_t ahead = numStages - 1;
-  if (auto ws = kernel->getAttrOfType<DictionaryAttr>(
-          TileDialect::getWarpSpecializeAttrName()))
-    if (auto s = ws.getAs<StringAttr>("tma_issue");
-        s && s.getValue() == "consumer" && asyncGemms.empty())
-      ahead = numStages;
+  if (TileDialect::getTmaIssue(kernel) == "consumer" && asyncGemms.empty())
+    ahead = numStages;
 
   // Prologue: iterations 0 .. ahead - 1.
   for (int64_t s = 0; s < ahead; ++s) {

@@ -80,11 +80,11 @@ void toNamedBarrier(BarrierOp barrier, int64_t id, int64_t threads) {
 
 /// The producer's program: keeps control flow, pure ops, allocations, the
 /// rings' producer steps (with `issue`; dropped without) and the producer
-/// tasks (whole, with their thread
-/// base and named barriers); drops every other op with memory effects
-/// (also tile.producer regions that issue no TMA load). Walks
-/// the block backwards so that an op's users are gone before the op is
-/// looked at: an op whose result the kept control flow still uses (a loop
+/// tasks (whole, with their thread base and named barriers); drops every
+/// other op with memory effects (also tile.producer regions that issue no
+/// TMA load). Walks the block backwards so that an op's users are gone
+/// before the op is looked at: an op whose result the kept control flow
+/// still uses (a loop
 /// bound loaded from global memory) stays when it only reads global memory,
 /// and is an error otherwise. Ready-flag waits stay too: a global read the
 /// producer repeats may read what another block releases behind a flag
@@ -259,8 +259,10 @@ void WarpSpecializePass::runOnOperation() {
   // One producer warpgroup per task group (0 .. groups - 1), at least one
   // (the rings' TMA issue).
   int64_t groups = 1;
+  bool anyTask = false;
   kernel.walk([&](ProducerTaskOp task) {
     groups = std::max(groups, task.getGroupIndex() + 1);
+    anyTask = true;
   });
   int64_t producerWarps = kWarpgroupWarps * groups;
   if (numWarps + producerWarps > 32) {
@@ -275,11 +277,7 @@ void WarpSpecializePass::runOnOperation() {
   }
   // (The dialect verifies the value: "first", "round_robin" or
   // "consumer".)
-  StringRef issue = "first";
-  if (auto s = request.getAs<StringAttr>("tma_issue"))
-    issue = s.getValue();
-  bool anyTask = false;
-  kernel.walk([&](ProducerTaskOp) { anyTask = true; });
+  StringRef issue = TileDialect::getTmaIssue(kernel);
   if (issue == "consumer" && !anyTask) {
     kernel.emitError("tile.warp_specialize with tma_issue = \"consumer\" "
                      "needs a tile.producer_task: the consumers issue the "

@@ -105,10 +105,15 @@ def Tile_Dialect : Dialect {
       return ::llvm::StringLiteral("tile.copy_engine");
     }
     /// Request for tile-warp-specialize: a dictionary with the register
-    /// budgets `producer_registers` and `consumer_registers`.
+    /// budgets `producer_registers` and `consumer_registers`, and
+    /// optionally `tma_issue`.
     static constexpr ::llvm::StringLiteral getWarpSpecializeAttrName() {
       return ::llvm::StringLiteral("tile.warp_specialize");
     }
+    /// Who issues a warp-specialized kernel's TMA ring loads: its
+    /// request's `tma_issue` ("first", "round_robin" or "consumer"),
+    /// "first" where the kernel names none.
+    static ::llvm::StringRef getTmaIssue(::mlir::Operation *kernel);
     /// Request for tile-async-gemm (a unit attribute): overlap this
     /// kernel's independent wgmma gemms.
     static constexpr ::llvm::StringLiteral getAsyncGemmAttrName() {
