@@ -14,10 +14,20 @@
 #   ie     one tf32 product each on E = T - I only, the identity parts added
 #          in fp32: Y = L21 + L21 E11, T21 = -(Y + E22 Y), so a product's
 #          rounding scales with |E| (~|L|) instead of with |T| (~1).
+# and two forms of the diagonal blocks' inverse, the merges split as the
+# kernels do them:
+#   pst    the product form (I + N)^-1 = (I - N)(I + N^2)(I + N^4)(I + N^8)
+#          (N strictly lower 16x16, so N^16 = 0 and it is exact in exact
+#          arithmetic), every product split tf32: five dependent products
+#          instead of a 16-step substitution;
+#   p16    the same with f16 operands and fp32 sums (mma.sync on 16-bit
+#          operands, as TileOps forms T).
 # For each input family it prints the mean relative Frobenius error of Ag =
 # Gamma . T . beta^T against fp64 (keys and beta rounded to f16 first, as
 # the inputs are), beside the error of Ag's own f16 rounding (what every
-# form pays when Ag is stored), and the largest |L| and |E| seen.
+# form pays when Ag is stored), the largest |L| and |E| seen, and the
+# largest row sum of |L| inside a diagonal block (||N||_inf, what bounds
+# the product form's powers: ||N^m|| <= ||N||^m).
 # docs/perf-notes.md v51 has the table and what it means for the prep.
 #===----------------------------------------------------------------------===#
 import argparse
@@ -43,6 +53,23 @@ def mm_one(a, b):
     return (tf32(a) @ tf32(b)).astype(F32)
 
 
+def mm_f16(a, b):
+    h = lambda x: np.asarray(x, F32).astype(np.float16).astype(F32)
+    return (h(a) @ h(b)).astype(F32)
+
+
+def diag_product(L, mm):
+    """(I + L)^-1 of a unit lower 16x16 block as (I - N)(I + N^2)(I + N^4)
+    (I + N^8), each product by mm."""
+    eye = np.eye(L.shape[0], dtype=F32)
+    n2 = mm(L, L)
+    n4 = mm(n2, n2)
+    n8 = mm(n4, n4)
+    p1 = mm(eye - L, eye + n2)
+    p2 = mm(eye + n4, eye + n8)
+    return mm(p1, p2)
+
+
 def diag_inverse(L):
     """(I + L)^-1 of a unit lower 16x16 block by forward substitution."""
     n = L.shape[0]
@@ -59,7 +86,15 @@ def diag_inverse(L):
 def inverse(L, form):
     T = np.zeros((64, 64), F32)
     for b in range(0, 64, 16):
-        T[b:b + 16, b:b + 16] = diag_inverse(L[b:b + 16, b:b + 16])
+        blk = L[b:b + 16, b:b + 16]
+        if form == "pst":
+            T[b:b + 16, b:b + 16] = diag_product(blk, mm_split)
+        elif form == "p16":
+            T[b:b + 16, b:b + 16] = diag_product(blk, mm_f16)
+        else:
+            T[b:b + 16, b:b + 16] = diag_inverse(blk)
+    if form in ("pst", "p16"):
+        form = "split"
     for size in (16, 32):
         for b0 in range(0, 64, 2 * size):
             a, c = slice(b0, b0 + size), slice(b0 + size, b0 + 2 * size)
@@ -107,18 +142,19 @@ FAMILIES = {
 
 
 def main():
+    np.seterr(over="ignore", invalid="ignore")  # p16 overflows f16
     ap = argparse.ArgumentParser(
         description="accuracy of cheaper chunk inverses (see the header)")
     ap.add_argument("--chunks", type=int, default=12)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     rng = np.random.default_rng(args.seed)
-    forms = ("split", "one", "ie")
-    print("%-19s %9s %9s %9s %9s %6s %6s" % (
-        "family", *forms, "f16(Ag)", "max|L|", "max|E|"))
+    forms = ("split", "one", "ie", "pst", "p16")
+    print("%-19s %9s %9s %9s %9s %9s %9s %6s %6s %6s" % (
+        "family", *forms, "f16(Ag)", "max|L|", "max|E|", "|N|inf"))
     for family in FAMILIES:
         err = {f: [] for f in forms + ("f16",)}
-        max_l = max_e = 0.0
+        max_l = max_e = max_n = 0.0
         for _ in range(args.chunks):
             k, beta, g = chunk(rng, family)
             L = np.tril(beta[:, None] * (k @ k.T), -1)
@@ -134,9 +170,12 @@ def main():
             err["f16"].append(np.linalg.norm(rounded - Ag) / norm)
             max_l = max(max_l, np.abs(L).max())
             max_e = max(max_e, np.abs(np.tril(T, -1)).max())
-        print("%-19s %s %6.2f %6.2f" % (
+            for b in range(0, 64, 16):
+                blk = np.abs(L[b:b + 16, b:b + 16])
+                max_n = max(max_n, blk.sum(axis=1).max())
+        print("%-19s %s %6.2f %6.2f %6.2f" % (
             family, " ".join("%9.2e" % np.mean(err[f]) for f in forms + ("f16",)),
-            max_l, max_e))
+            max_l, max_e, max_n))
 
 
 if __name__ == "__main__":
