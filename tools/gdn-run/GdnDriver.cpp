@@ -160,7 +160,8 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
                  "--gate-in-kernel computes (from a raw N(0,1) gate, a_log "
                  "and dt_bias)");
   if (options.betaSigmoid &&
-      (family_ == GdnFamily::Beta0 || family_ == GdnFamily::Beta1))
+      (family_ == GdnFamily::Beta0 || family_ == GdnFamily::Beta1 ||
+       family_ == GdnFamily::Collinear))
     return usage("--family " + options.family + " sets beta, which "
                  "--beta-sigmoid computes from a raw N(0,1) logit");
   if ((load_ || !options.saveDir.empty()) && options.gateInKernel)

@@ -37,11 +37,13 @@ const struct {
     {GdnFamily::Strong, "strong"},     {GdnFamily::FqStrong, "fqstrong"},
     {GdnFamily::Mixed, "mixed"},       {GdnFamily::Beta0, "beta0"},
     {GdnFamily::Beta1, "beta1"},       {GdnFamily::Unnorm, "unnorm"},
-    {GdnFamily::BigKey, "bigkey"},
+    {GdnFamily::BigKey, "bigkey"},     {GdnFamily::Collinear, "collinear"},
 };
 
 /// Random streams of the tensors (see deriveSeed).
-enum Stream : uint64_t { kQ = 100, kK, kV, kG, kBeta, kH0, kDecayScale, kGateBias };
+enum Stream : uint64_t {
+  kQ = 100, kK, kV, kG, kBeta, kH0, kDecayScale, kGateBias, kKeyDirection
+};
 
 constexpr size_t kBlock = size_t(1) << 16;
 
@@ -200,6 +202,7 @@ std::vector<double> generateG(const GdnProblem &p, GdnFamily family,
   std::vector<double> g(n, 0.0);
   switch (family) {
   case GdnFamily::NoDecay:
+  case GdnFamily::Collinear:
     break;
   case GdnFamily::Strong:
     gdn::ref::fillUniform(g.data(), n, -1.0, 0.0, gSeed);
@@ -243,7 +246,18 @@ void generateGdnInputs(const GdnProblem &p, GdnFamily family, uint64_t seed,
   encodeHostArray(p.dtype, std::move(q), keepValues, out.q);
 
   bool unnorm = family == GdnFamily::Unnorm;
-  std::vector<double> k = normal(nqk, unnorm ? 0.1 : 1.0, deriveSeed(seed, kK));
+  bool collinear = family == GdnFamily::Collinear;
+  std::vector<double> k = normal(nqk, unnorm ? 0.1 : collinear ? 0.05 : 1.0,
+                                 deriveSeed(seed, kK));
+  if (collinear) {
+    // One direction per key head, the same for every sequence and token
+    // (rows are [.., H, DK] in the generation layout).
+    const size_t dk = static_cast<size_t>(p.DK), h = static_cast<size_t>(p.H);
+    std::vector<double> u =
+        normal(h * dk, 1.0, deriveSeed(seed, kKeyDirection));
+    for (size_t i = 0; i < nqk; ++i)
+      k[i] += u[i % (h * dk)];
+  }
   if (!unnorm && !p.qkL2Norm)
     normalizeRows(k, p.DK);
   if (family == GdnFamily::BigKey)
@@ -277,8 +291,9 @@ void generateGdnInputs(const GdnProblem &p, GdnFamily family, uint64_t seed,
 
   // With p.betaSigmoid beta is the raw logit (the kernels take the sigmoid).
   std::vector<double> beta;
-  if (family == GdnFamily::Beta0 || family == GdnFamily::Beta1) {
-    beta.assign(ng, family == GdnFamily::Beta1 ? 1.0 : 0.0);
+  if (family == GdnFamily::Beta0 || family == GdnFamily::Beta1 ||
+      family == GdnFamily::Collinear) {
+    beta.assign(ng, family == GdnFamily::Beta0 ? 0.0 : 1.0);
   } else {
     beta = normal(ng, 1.0, deriveSeed(seed, kBeta));
     if (!p.betaSigmoid)

@@ -35,9 +35,14 @@ namespace gdn::run {
 ///   bigkey    k normalized, then scaled to ||k||^2 = 2.2: beta ||k||^2 > 2
 ///             for beta > 0.91, so I - beta k k^T is no contraction there
 ///             (the CP summaries' guarded warm-up must fall back)
+///   collinear nearly collinear keys: per key head one direction u ~
+///             N(0,1), k = u + 0.05 N(0,1) L2-normalized; beta = 1, g = 0
+///             (the chunk inverse's worst case: row sums of |beta k k^T|
+///             ~15 in a 16-token block, where its product form overflows
+///             and cancels; docs/perf-notes.md v54)
 /// The random initial state (--h0) is N(0,1) in fp32.
 enum class GdnFamily { Weak, NoDecay, Strong, FqStrong, Mixed, Beta0, Beta1,
-                       Unnorm, BigKey };
+                       Unnorm, BigKey, Collinear };
 
 /// The --family spelling of `family`.
 const char *gdnFamilyName(GdnFamily family);

@@ -344,6 +344,9 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                          unnorm    k = 0.1 N(0,1), not normalized
                          bigkey    k normalized to ||k||^2 = 2.2 (no
                                    contraction where beta > 0.91)
+                         collinear k = u_h + 0.05 N(0,1) normalized, one
+                                   direction u_h per key head; beta = 1,
+                                   g = 0
   --scale X            output scale (default DK^-1/2), passed as f32
   --h0                 random N(0,1) fp32 initial state
   --qk-l2norm          q and k are L2-normalized over the head dim by the

@@ -195,7 +195,8 @@ TEST(GdnInputsTest, Transposition) {
 
 TEST(GdnInputsTest, FamiliesAndNames) {
   for (const char *name : {"weak", "nodecay", "strong", "fqstrong", "mixed",
-                           "beta0", "beta1", "unnorm", "bigkey"}) {
+                           "beta0", "beta1", "unnorm", "bigkey",
+                           "collinear"}) {
     GdnFamily f;
     ASSERT_TRUE(parseGdnFamily(name, f)) << name;
     EXPECT_STREQ(gdnFamilyName(f), name);
@@ -283,6 +284,27 @@ TEST(GdnInputsTest, GeneratedInputs) {
   for (int d = 0; d < 128; ++d)
     kk += un.k.values[d] * un.k.values[d];
   EXPECT_NEAR(kk, 0.01 * 128, 0.6); // 0.1 N(0,1): E||k||^2 = 1.28
+
+  // collinear: unit keys, one direction per key head (rows [b, t, h], H =
+  // 2: rows of one parity are one head), beta = 1, g = 0.
+  GdnInputs co = gen(GdnFamily::Collinear, 7);
+  EXPECT_EQ(co.q.bytes, a.q.bytes);
+  for (double x : co.beta.values)
+    EXPECT_EQ(x, 1.0);
+  for (double x : co.g.values)
+    EXPECT_EQ(x, 0.0);
+  auto dot = [&](int64_t r, int64_t s) {
+    double sum = 0;
+    for (int d = 0; d < 128; ++d)
+      sum += co.k.values[r * 128 + d] * co.k.values[s * 128 + d];
+    return sum;
+  };
+  const int64_t rows = p.B * p.T * p.H;
+  for (int64_t r = 0; r < rows; r += 7) {
+    EXPECT_NEAR(dot(r, r), 1.0, 2e-3);
+    EXPECT_GT(dot(r, (r + 22) % rows), 0.99);        // the same head
+    EXPECT_LT(std::fabs(dot(r, r ^ 1)), 0.5);        // the other head
+  }
 
   // bf16 and f32 beta formats; without keepValues only bytes remain.
   p.dtype = DType::BF16;
@@ -680,7 +702,8 @@ TEST(GdnDriverTest, PrepareRejections) {
                   "fwd.manifest:14");
   EXPECT_CONTAINS(prepareError({"--family", "lukewarm"}),
                   "--family: unknown input family 'lukewarm' (known: weak, "
-                  "nodecay, strong, fqstrong, mixed, beta0, beta1, unnorm, bigkey)");
+                  "nodecay, strong, fqstrong, mixed, beta0, beta1, unnorm, bigkey, "
+                  "collinear)");
   EXPECT_CONTAINS(prepareError({"--check", "sample"}),
                   "--check sample is not supported by gdn_prefill");
   EXPECT_CONTAINS(prepareError({"--HV", "24"}),

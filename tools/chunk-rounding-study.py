@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+#===- chunk-rounding-study.py - where a chunk's 16-bit roundings go, CPU --===#
+#
+# usage: chunk-rounding-study.py [--chunks N] [--seed S] [--dtype f16|bf16]
+#
+# A CPU study (numpy) of the chunk form's 16-bit intermediates on one
+# 64-token chunk from a zero state without decay (g = 0), where the output is
+# o = scale * tril(Q K^T) V_new with V_new = Ag V and Ag = (I + L)^-1 beta^T,
+# L the strictly lower part of diag(beta) K K^T. It rounds one intermediate at
+# a time to the kernels' 16-bit format (Ag as stored by the prep, V_new and P
+# = tril(Q K^T) as the forward's gemm operands, o as stored; everything else
+# exact) and prints the mean relative L2 error of o against the fp64 token
+# recurrence on the same (16-bit rounded) inputs, per input family:
+#   weak       normalized keys, beta = sigmoid(N(0,1))
+#   collinear  k_t = u + 0.05 n_t normalized, beta = 1 (gdn-run --family
+#              collinear): L is nearly all ones below the diagonal, so
+#              V_new holds differences of consecutive values and P V_new
+#              telescopes: each rounding of P or V_new is summed over up
+#              to 64 terms whose total is one value's size.
+# docs/perf-notes.md v54 item 4 has the table and what it means.
+#===----------------------------------------------------------------------===#
+import argparse
+
+import numpy as np
+
+
+def rounder(dtype):
+    if dtype == "f16":
+        return lambda x: np.asarray(x).astype(np.float16).astype(np.float64)
+
+    def bf16(x):
+        b = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+        b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
+        return b.astype(np.uint32).view(np.float32).astype(np.float64)
+    return bf16
+
+
+def chunk_error(rng, family, rounded, r16):
+    d = 128
+    if family == "collinear":
+        k = rng.standard_normal(d) + 0.05 * rng.standard_normal((64, d))
+        beta = np.ones(64)
+    else:
+        k = rng.standard_normal((64, d))
+        beta = 1 / (1 + np.exp(-rng.standard_normal(64)))
+    k = r16(k / np.linalg.norm(k, axis=1, keepdims=True))
+    beta = r16(beta)
+    q = rng.standard_normal((64, d))
+    q = r16(q / np.linalg.norm(q, axis=1, keepdims=True))
+    v = r16(rng.standard_normal((64, d)))
+    scale = d ** -0.5
+    state = np.zeros((d, d))
+    o = np.zeros((64, d))
+    for t in range(64):
+        u = beta[t] * (v[t] - k[t] @ state)
+        state += np.outer(k[t], u)
+        o[t] = scale * q[t] @ state
+    ell = np.tril(beta[:, None] * (k @ k.T), -1)
+    ag = np.linalg.inv(np.eye(64) + ell) * beta[None, :]
+    keep = lambda name, x: r16(x) if name in rounded else x
+    vn = keep("V_new", keep("Ag", ag) @ v)
+    oc = keep("o", scale * (keep("P", np.tril(q @ k.T)) @ vn))
+    return np.linalg.norm(oc - o) / np.linalg.norm(o)
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description="where a chunk's 16-bit roundings go (see the header)")
+    ap.add_argument("--chunks", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--dtype", choices=("f16", "bf16"), default="f16")
+    args = ap.parse_args()
+    r16 = rounder(args.dtype)
+    cases = ((), ("Ag",), ("V_new",), ("P",), ("o",), ("Ag", "V_new", "P", "o"))
+    names = ["exact", "Ag", "V_new", "P", "o", "all"]
+    print("%-10s %s" % ("family", " ".join("%10s" % n[:10] for n in names)))
+    for family in ("weak", "collinear"):
+        errs = []
+        for c in cases:
+            rng = np.random.default_rng(args.seed)
+            errs.append(np.mean([chunk_error(rng, family, c, r16)
+                                 for _ in range(args.chunks)]))
+        print("%-10s %s" % (family, " ".join("%10.2e" % e for e in errs)))
+
+
+if __name__ == "__main__":
+    main()
