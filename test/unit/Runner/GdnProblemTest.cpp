@@ -720,6 +720,12 @@ TEST(GdnDriverTest, PrepareRejections) {
                   "computes");
   EXPECT_CONTAINS(prepareError({"--beta-sigmoid", "--family", "beta1"}),
                   "--family beta1 sets beta, which --beta-sigmoid computes");
+  EXPECT_CONTAINS(
+      prepareError({"--beta-sigmoid", "--family", "collinear"}),
+      "--family collinear sets beta, which --beta-sigmoid computes");
+  EXPECT_CONTAINS(
+      prepareError({"--gate-in-kernel", "--family", "collinear"}),
+      "--family collinear sets the decay g, which --gate-in-kernel");
   EXPECT_CONTAINS(prepareError({"--load", "/nonexistent", "--gate-in-kernel"}),
                   "--gate-in-kernel needs a_log and dt_bias, which --load "
                   "does not read");
