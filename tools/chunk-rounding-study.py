@@ -17,6 +17,10 @@
 #              V_new holds differences of consecutive values and P V_new
 #              telescopes: each rounding of P or V_new is summed over up
 #              to 64 terms whose total is one value's size.
+# Last, the state after the chunk (S = K^T V_new, V_new rounded: "S all")
+# and a well-conditioned form of both: M = P Ag and U = Ag^T K formed
+# exactly and rounded once, o = scale * M V and S = U^T V ("MU o", "MU S"),
+# whose products no longer telescope.
 # docs/perf-notes.md v54 item 4 has the table and what it means.
 #===----------------------------------------------------------------------===#
 import argparse
@@ -58,9 +62,14 @@ def chunk_error(rng, family, rounded, r16):
     ell = np.tril(beta[:, None] * (k @ k.T), -1)
     ag = np.linalg.inv(np.eye(64) + ell) * beta[None, :]
     keep = lambda name, x: r16(x) if name in rounded else x
+    rel = lambda x, y: np.linalg.norm(x - y) / np.linalg.norm(y)
+    p = np.tril(q @ k.T)
+    if rounded == ("MU",):
+        om = r16(scale * (r16(p @ ag) @ v))
+        return rel(om, o), rel(r16(ag.T @ k).T @ v, state)
     vn = keep("V_new", keep("Ag", ag) @ v)
-    oc = keep("o", scale * (keep("P", np.tril(q @ k.T)) @ vn))
-    return np.linalg.norm(oc - o) / np.linalg.norm(o)
+    oc = keep("o", scale * (keep("P", p) @ vn))
+    return rel(oc, o), rel(k.T @ vn, state)
 
 
 def main():
@@ -71,15 +80,17 @@ def main():
     ap.add_argument("--dtype", choices=("f16", "bf16"), default="f16")
     args = ap.parse_args()
     r16 = rounder(args.dtype)
-    cases = ((), ("Ag",), ("V_new",), ("P",), ("o",), ("Ag", "V_new", "P", "o"))
-    names = ["exact", "Ag", "V_new", "P", "o", "all"]
+    cases = ((), ("Ag",), ("V_new",), ("P",), ("o",), ("Ag", "V_new", "P", "o"),
+             ("MU",))
+    names = ["exact", "Ag", "V_new", "P", "o", "all", "S all", "MU o", "MU S"]
     print("%-10s %s" % ("family", " ".join("%10s" % n[:10] for n in names)))
     for family in ("weak", "collinear"):
         errs = []
         for c in cases:
             rng = np.random.default_rng(args.seed)
-            errs.append(np.mean([chunk_error(rng, family, c, r16)
-                                 for _ in range(args.chunks)]))
+            e = np.mean([chunk_error(rng, family, c, r16)
+                         for _ in range(args.chunks)], axis=0)
+            errs += [e[0], e[1]] if c in (cases[-2], cases[-1]) else [e[0]]
         print("%-10s %s" % (family, " ".join("%10.2e" % e for e in errs)))
 
 
