@@ -2,6 +2,7 @@
 #===- chunk-rounding-study.py - where a chunk's 16-bit roundings go, CPU --===#
 #
 # usage: chunk-rounding-study.py [--chunks N] [--seed S] [--dtype f16|bf16]
+#                                [--noise X,...]
 #
 # A CPU study (numpy) of the chunk form's 16-bit intermediates on one
 # 64-token chunk from a zero state without decay (g = 0), where the output is
@@ -16,7 +17,9 @@
 #              collinear): L is nearly all ones below the diagonal, so
 #              V_new holds differences of consecutive values and P V_new
 #              telescopes: each rounding of P or V_new is summed over up
-#              to 64 terms whose total is one value's size.
+#              to 64 terms whose total is one value's size. --noise X,...
+#              adds rows for other noise levels (k_t = u + X n_t: the
+#              cosine of two keys is about 1 / (1 + X^2)).
 # Last, the state after the chunk (S = K^T V_new, V_new rounded: "S all")
 # and a well-conditioned form of both: M = P Ag and U = Ag^T K formed
 # exactly and rounded once, o = scale * M V and S = U^T V ("MU o", "MU S"),
@@ -39,10 +42,10 @@ def rounder(dtype):
     return bf16
 
 
-def chunk_error(rng, family, rounded, r16):
+def chunk_error(rng, family, rounded, r16, noise=0.05):
     d = 128
     if family == "collinear":
-        k = rng.standard_normal(d) + 0.05 * rng.standard_normal((64, d))
+        k = rng.standard_normal(d) + noise * rng.standard_normal((64, d))
         beta = np.ones(64)
     else:
         k = rng.standard_normal((64, d))
@@ -78,20 +81,25 @@ def main():
     ap.add_argument("--chunks", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--dtype", choices=("f16", "bf16"), default="f16")
+    ap.add_argument("--noise", default="0.05",
+                    help="collinear noise levels, comma-separated")
     args = ap.parse_args()
     r16 = rounder(args.dtype)
     cases = ((), ("Ag",), ("V_new",), ("P",), ("o",), ("Ag", "V_new", "P", "o"),
              ("MU",))
     names = ["exact", "Ag", "V_new", "P", "o", "all", "S all", "MU o", "MU S"]
     print("%-10s %s" % ("family", " ".join("%10s" % n[:10] for n in names)))
-    for family in ("weak", "collinear"):
+    rows = [("weak", 0.0)] + [("collinear", float(x))
+                              for x in args.noise.split(",")]
+    for family, noise in rows:
         errs = []
         for c in cases:
             rng = np.random.default_rng(args.seed)
-            e = np.mean([chunk_error(rng, family, c, r16)
+            e = np.mean([chunk_error(rng, family, c, r16, noise)
                          for _ in range(args.chunks)], axis=0)
             errs += [e[0], e[1]] if c in (cases[-2], cases[-1]) else [e[0]]
-        print("%-10s %s" % (family, " ".join("%10.2e" % e for e in errs)))
+        name = family if family == "weak" else "col %g" % noise
+        print("%-10s %s" % (name, " ".join("%10.2e" % e for e in errs)))
 
 
 if __name__ == "__main__":
