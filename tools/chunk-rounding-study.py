@@ -23,7 +23,11 @@
 # Last, the state after the chunk (S = K^T V_new, V_new rounded: "S all")
 # and a well-conditioned form of both: M = P Ag and U = Ag^T K formed
 # exactly and rounded once, o = scale * M V and S = U^T V ("MU o", "MU S"),
-# whose products no longer telescope.
+# whose products no longer telescope. "c_K" is a candidate per-chunk guard,
+# computable where Ag is formed: || |K|^T |Ag| ||_F / || K^T Ag ||_F, the
+# cancellation in the state's product (and, keys driving P's rows, in o's):
+# about 2 for random keys, growing with the keys' alikeness as the error
+# does.
 # docs/perf-notes.md v54 item 4 has the table and what it means.
 #===----------------------------------------------------------------------===#
 import argparse
@@ -67,12 +71,13 @@ def chunk_error(rng, family, rounded, r16, noise=0.05):
     keep = lambda name, x: r16(x) if name in rounded else x
     rel = lambda x, y: np.linalg.norm(x - y) / np.linalg.norm(y)
     p = np.tril(q @ k.T)
+    c_k = np.linalg.norm(np.abs(k).T @ np.abs(ag)) / np.linalg.norm(k.T @ ag)
     if rounded == ("MU",):
         om = r16(scale * (r16(p @ ag) @ v))
-        return rel(om, o), rel(r16(ag.T @ k).T @ v, state)
+        return rel(om, o), rel(r16(ag.T @ k).T @ v, state), c_k
     vn = keep("V_new", keep("Ag", ag) @ v)
     oc = keep("o", scale * (keep("P", p) @ vn))
-    return rel(oc, o), rel(k.T @ vn, state)
+    return rel(oc, o), rel(k.T @ vn, state), c_k
 
 
 def main():
@@ -87,7 +92,8 @@ def main():
     r16 = rounder(args.dtype)
     cases = ((), ("Ag",), ("V_new",), ("P",), ("o",), ("Ag", "V_new", "P", "o"),
              ("MU",))
-    names = ["exact", "Ag", "V_new", "P", "o", "all", "S all", "MU o", "MU S"]
+    names = ["exact", "Ag", "V_new", "P", "o", "all", "S all", "MU o", "MU S",
+             "c_K"]
     print("%-10s %s" % ("family", " ".join("%10s" % n[:10] for n in names)))
     rows = [("weak", 0.0)] + [("collinear", float(x))
                               for x in args.noise.split(",")]
@@ -98,8 +104,10 @@ def main():
             e = np.mean([chunk_error(rng, family, c, r16, noise)
                          for _ in range(args.chunks)], axis=0)
             errs += [e[0], e[1]] if c in (cases[-2], cases[-1]) else [e[0]]
+        errs.append(e[2])
         name = family if family == "weak" else "col %g" % noise
-        print("%-10s %s" % (name, " ".join("%10.2e" % e for e in errs)))
+        print("%-10s %s %10.1f" % (name, " ".join("%10.2e" % e for e in errs[:-1]),
+                                   errs[-1]))
 
 
 if __name__ == "__main__":
