@@ -37,9 +37,10 @@ namespace gdn::run {
 ///             (the CP summaries' guarded warm-up must fall back)
 ///   collinear nearly collinear keys: per key head one direction u ~
 ///             N(0,1), k = u + 0.05 N(0,1) L2-normalized; beta = 1, g = 0
-///             (the chunk inverse's worst case: row sums of |beta k k^T|
-///             ~15 in a 16-token block, where its product form overflows
-///             and cancels; docs/perf-notes.md v54)
+///             (the chunk form's worst case: (I + L)^-1's rows become
+///             alternating differences, so o = P V_new telescopes and
+///             16-bit roundings add up; a 16-bit product-form inverse
+///             overflows; docs/perf-notes.md v54 items 3-4)
 /// The random initial state (--h0) is N(0,1) in fp32.
 enum class GdnFamily { Weak, NoDecay, Strong, FqStrong, Mixed, Beta0, Beta1,
                        Unnorm, BigKey, Collinear };
