@@ -3,6 +3,7 @@
 #
 # usage: tools/gpu-check.sh [--suite] [--peers DIR] [--coldstart]
 #                           [--peers-with NAME,NAME,...]
+#                           [--peers-acc FAMILY,...]
 #                           [--bench LABEL=GDN_RUN:KERNEL_DIR[::OPTS] ...]
 #                           [--shapes "B T H;B T H;..."] [--rounds N]
 #                           [--ident KERNEL_DIR] [--profile REGEX ...]
@@ -36,6 +37,11 @@
 #      (DIR/run-peers.sh, the peers kit; gate weak): TileOps, or the
 #      peers --peers-with names (TileOps, FlashQLA, FLA; FLA autotunes for
 #      ~40 s);
+#   4b. --peers-acc FAMILY,... (with --peers): accuracy on gdn-run's input
+#      families (weak, nodecay, beta1, collinear) at 8x4096 H16 f16:
+#      tools/peers-accuracy.py for TileOps / FlashQLA of --peers-with, and
+#      build-gpu/bin/gdn-run --family FAMILY on build/kernels, o's and the
+#      final state's relative L2 against fp64, into accuracy.txt;
 #   5. --bench: each LABEL=GDN_RUN:KERNEL_DIR times every gdn_prefill f16
 #      manifest of KERNEL_DIR with GDN_RUN (`new` = build-gpu/bin/gdn-run;
 #      `::OPTS` after the directory: more gdn-run options for this label
@@ -64,13 +70,13 @@
 set -u
 cd "$(dirname "$0")/.." || exit 2
 out=${OUT:-$PWD/gpu-check-out}
-suite=0 coldstart=0 peers="" rounds=1 benches=() extra=() ident="" profiles=()
+suite=0 coldstart=0 peers="" peersacc="" rounds=1 benches=() extra=() ident="" profiles=()
 suitekernels=build/kernels suitekernelsset=0
 peerlist=TileOps
 shapes="1 32768 16;1 65536 16;1 131072 16;1 131072 32;8 4096 16"
 occupancy=""
 pshape="1 32768 16"
-usage() { sed -n '3,12s/^# //p' "$0" >&2; exit 2; }
+usage() { sed -n '3,13s/^# //p' "$0" >&2; exit 2; }
 value() { # OPTION VALUE...: VALUE, or a usage error when it is missing
   if [[ $# -lt 2 || -z $2 ]]; then
     echo "gpu-check.sh: $1 needs a value" >&2
@@ -83,6 +89,7 @@ while [[ $# -gt 0 ]]; do
   --coldstart) coldstart=1 ;;
   --peers) value "$@"; peers=$2; shift ;;
   --peers-with) value "$@"; peerlist=$2; shift ;;
+  --peers-acc) value "$@"; peersacc=$2; shift ;;
   --bench) value "$@"; benches+=("$2"); shift ;;
   --shapes) value "$@"; shapes=$2; shift ;;
   --rounds) value "$@"; rounds=$2; shift ;;
@@ -106,6 +113,14 @@ for p in "${peernames[@]}"; do
   [[ $p == TileOps || $p == FlashQLA || $p == FLA ]] ||
     { echo "gpu-check.sh: --peers-with $peerlist: $p is not TileOps, FlashQLA or FLA" >&2; usage; }
 done
+if [[ -n $peersacc ]]; then
+  [[ -n $peers ]] || { echo "gpu-check.sh: --peers-acc needs --peers DIR" >&2; usage; }
+  IFS=',' read -ra accfams <<<"$peersacc"
+  for f in "${accfams[@]}"; do
+    [[ $f == weak || $f == nodecay || $f == beta1 || $f == collinear ]] ||
+      { echo "gpu-check.sh: --peers-acc $peersacc: $f is not weak, nodecay, beta1 or collinear" >&2; usage; }
+  done
+fi
 [[ -z $ident || -d $ident ]] || { echo "gpu-check.sh: --ident $ident is not a directory" >&2; usage; }
 if [[ $suitekernelsset == 1 ]]; then
   [[ $suite == 1 ]] || { echo "gpu-check.sh: --suite-kernels applies to --suite" >&2; usage; }
@@ -293,6 +308,22 @@ if [[ -n $peers ]]; then
     [[ -n $gm ]] && peertime["$name ${shape}${h}"]=$gm
   done < <(grep '^TIME ' "$logs/peers.txt" 2>/dev/null)
   grep '^TIME' "$logs/peers.txt" 2>/dev/null
+fi
+
+if [[ -n $peersacc ]]; then
+  step "accuracy on $peersacc, 8x4096 H16 f16 (gdn-run, $peerlist)"
+  accpeers=$(tr ',' '\n' <<<"$peerlist" | grep -v '^FLA$' | paste -sd, -)
+  {
+    for f in "${accfams[@]}"; do
+      build-gpu/bin/gdn-run --op gdn_prefill --iters 0 --B 8 --T 4096 --H 16 \
+        --family "$f" build/kernels/gdn_*_f16.manifest 2>&1 |
+        grep -E '^gdn_prefill ' | sed 's/^/ACC gdn       /'
+    done
+    [[ -z $accpeers ]] || python3 tools/peers-accuracy.py --kit "$peers" \
+      --families "$peersacc" --peers "$accpeers" --shape 8x4096x16 ||
+      status=1
+  } >"$out/accuracy.txt" 2>"$logs/accuracy.log"
+  grep '^ACC' "$out/accuracy.txt"
 fi
 
 if [[ ${#benches[@]} -gt 0 ]]; then
