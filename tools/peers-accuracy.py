@@ -82,6 +82,9 @@ def unpack(kit):
             t.extractall("/tmp")
         open(os.path.join(site, ".ok"), "w").close()
     sys.path.insert(0, site)
+    # As run-peers.sh: for anything the peers start in a subprocess too.
+    os.environ["PYTHONPATH"] = site + (
+        ":" + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
     os.environ.setdefault("TILELANG_CACHE_DIR", "/tmp/tlcache")
 
 
