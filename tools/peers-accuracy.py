@@ -8,7 +8,8 @@
 # kit's folder, e.g. .peers/, git-ignored; TileOps 0.1.0 and FlashQLA 0.1.3)
 # on the recipes of gdn-run's --family inputs and prints, per peer and
 # family, the relative L2 error of o and of the final state against an fp64
-# token recurrence (in torch, on the GPU), and whether o is finite:
+# token recurrence (tools/bench-coldstart.py's, in torch on the GPU), and
+# whether o is finite:
 #   ACC <peer> <BxTxH> <dtype> <family> o_rel <e> ht_rel <e> finite <bool>
 # Families (q, v ~ N(0,1), q L2-normalized, scale DK^-1/2, no initial state,
 # as tools/gdn-run/GdnInputs.h defines them; the random streams differ from
@@ -27,6 +28,7 @@
 #===----------------------------------------------------------------------===#
 import argparse
 import glob
+import importlib.util
 import os
 import sys
 import tarfile
@@ -120,23 +122,18 @@ def main():
 
     B, T, H, D = args.B, args.T, args.H, 128
     sc = D ** -0.5
+    # The fp64 token recurrence of tools/bench-coldstart.py (on the GPU).
+    spec = importlib.util.spec_from_file_location(
+        "bench_coldstart",
+        os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                     "bench-coldstart.py"))
+    coldstart = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(coldstart)
     gen = torch.Generator(device=dev).manual_seed(args.seed)
 
     def randn(*shape):
         return torch.randn(*shape, device=dev, generator=gen,
                            dtype=torch.float32)
-
-    def reference(q, k, v, g, beta):
-        q, k, v, g, beta = [x.double() for x in (q, k, v, g, beta)]
-        S = torch.zeros(B, H, D, D, dtype=torch.float64, device=dev)
-        o = torch.empty(B, T, H, D, dtype=torch.float64, device=dev)
-        for t in range(T):
-            S = S * torch.exp(g[:, t])[..., None, None]
-            kv = torch.einsum("bhk,bhkv->bhv", k[:, t], S)
-            u = beta[:, t][..., None] * (v[:, t] - kv)
-            S = S + k[:, t][..., :, None] * u[..., None, :]
-            o[:, t] = sc * torch.einsum("bhk,bhkv->bhv", q[:, t], S)
-        return o, S
 
     def rel(a, b):
         a, b = a.double(), b.double()
@@ -160,7 +157,7 @@ def main():
             g = torch.zeros(B, T, H, device=dev)
         else:
             g = -0.02 * torch.rand(B, T, H, device=dev, generator=gen)
-        ro, rs = reference(q, k, v, g, beta)
+        ro, rs = coldstart.reference(q, k, v, g, beta, sc, None, None)
         for name, fn in peers.items():
             try:
                 o, ht = fn(q, k, v, g, beta, sc)
