@@ -23,7 +23,12 @@
 # Last, the state after the chunk (S = K^T V_new, V_new rounded: "S all")
 # and a well-conditioned form of both: M = P Ag and U = Ag^T K formed
 # exactly and rounded once, o = scale * M V and S = U^T V ("MU o", "MU S"),
-# whose products no longer telescope. "c_K" is a candidate per-chunk guard,
+# whose products no longer telescope; and what the kernels do on flagged
+# chunks (the refined step, docs/gdn-math.md §6.8): Ag, V_new and P each as
+# a 16-bit pair hi + lo, o = scale (V_hi P_hi + V_hi P_lo + V_lo P_hi) and
+# S = K^T (V_hi + V_lo) ("split o", "split S"). "guard" is the prep's flag
+# statistic, max_i sum_{d=1..8} |L_{i,i-d}| (flagged above 4). "c_K" is
+# another candidate per-chunk guard,
 # computable where Ag is formed: || |K|^T |Ag| ||_F / || K^T Ag ||_F, the
 # cancellation in the state's product (and, keys driving P's rows, in o's):
 # about 2 for random keys, growing with the keys' alikeness as the error
@@ -44,6 +49,11 @@ def rounder(dtype):
         b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
         return b.astype(np.uint32).view(np.float32).astype(np.float64)
     return bf16
+
+
+def guard(ell):
+    """The prep's alike-keys statistic: max_i sum_{d=1..8} |L_{i,i-d}|."""
+    return max(np.abs(ell[i, max(i - 8, 0):i]).sum() for i in range(64))
 
 
 def chunk_error(rng, family, rounded, r16, noise=0.05):
@@ -72,12 +82,19 @@ def chunk_error(rng, family, rounded, r16, noise=0.05):
     rel = lambda x, y: np.linalg.norm(x - y) / np.linalg.norm(y)
     p = np.tril(q @ k.T)
     c_k = np.linalg.norm(np.abs(k).T @ np.abs(ag)) / np.linalg.norm(k.T @ ag)
+    if rounded == ("split",):
+        agh = r16(ag)
+        vn = (agh + r16(ag - agh)) @ v
+        vh, ph = r16(vn), r16(p)
+        vl, pl = r16(vn - vh), r16(p - ph)
+        os_ = r16(scale * (ph @ vh + pl @ vh + ph @ vl))
+        return rel(os_, o), rel(k.T @ (vh + vl), state), c_k, guard(ell)
     if rounded == ("MU",):
         om = r16(scale * (r16(p @ ag) @ v))
-        return rel(om, o), rel(r16(ag.T @ k).T @ v, state), c_k
+        return rel(om, o), rel(r16(ag.T @ k).T @ v, state), c_k, guard(ell)
     vn = keep("V_new", keep("Ag", ag) @ v)
     oc = keep("o", scale * (keep("P", p) @ vn))
-    return rel(oc, o), rel(k.T @ vn, state), c_k
+    return rel(oc, o), rel(k.T @ vn, state), c_k, guard(ell)
 
 
 def main():
@@ -91,9 +108,9 @@ def main():
     args = ap.parse_args()
     r16 = rounder(args.dtype)
     cases = ((), ("Ag",), ("V_new",), ("P",), ("o",), ("Ag", "V_new", "P", "o"),
-             ("MU",))
+             ("MU",), ("split",))
     names = ["exact", "Ag", "V_new", "P", "o", "all", "S all", "MU o", "MU S",
-             "c_K"]
+             "split o", "split S", "c_K", "guard"]
     print("%-10s %s" % ("family", " ".join("%10s" % n[:10] for n in names)))
     rows = [("weak", 0.0)] + [("collinear", float(x))
                               for x in args.noise.split(",")]
@@ -103,11 +120,12 @@ def main():
             rng = np.random.default_rng(args.seed)
             e = np.mean([chunk_error(rng, family, c, r16, noise)
                          for _ in range(args.chunks)], axis=0)
-            errs += [e[0], e[1]] if c in (cases[-2], cases[-1]) else [e[0]]
-        errs.append(e[2])
+            errs += [e[0], e[1]] if c in cases[-3:] else [e[0]]
+        errs += [e[2], e[3]]
         name = family if family == "weak" else "col %g" % noise
-        print("%-10s %s %10.1f" % (name, " ".join("%10.2e" % e for e in errs[:-1]),
-                                   errs[-1]))
+        print("%-10s %s %10.1f %10.2f" % (
+            name, " ".join("%10.2e" % e for e in errs[:-2]), errs[-2],
+            errs[-1]))
 
 
 if __name__ == "__main__":

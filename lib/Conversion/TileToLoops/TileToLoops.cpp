@@ -662,6 +662,45 @@ struct MapLowering : OpConversionPattern<MapOp> {
   }
 };
 
+/// tile.any: the body on every element in row-major order, its i1 results
+/// or-ed into a one-element accumulator (the vote; the barrier is moot in a
+/// sequential block).
+struct AnyLowering : OpConversionPattern<AnyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AnyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto acc = rewriter.create<memref::AllocaOp>(
+        loc, MemRefType::get({1}, rewriter.getI1Type()));
+    Value zero = cIdx(rewriter, loc, 0);
+    rewriter.create<memref::StoreOp>(loc, cBool(rewriter, loc, false), acc,
+                                     zero);
+    scf::LoopNest nest = loopNest(
+        rewriter, loc, cast<BufferType>(op.getSource().getType()).getShape());
+    SmallVector<Value> ivs;
+    for (scf::ForOp f : nest.loops)
+      ivs.push_back(f.getInductionVar());
+    Block *inner = nest.loops.back().getBody();
+    rewriter.setInsertionPoint(inner->getTerminator());
+    SmallVector<Value> args(ivs);
+    args.push_back(
+        rewriter.create<memref::LoadOp>(loc, adaptor.getSource(), ivs));
+    Block &body = op.getBody().front();
+    auto yield = cast<YieldOp>(body.getTerminator());
+    rewriter.inlineBlockBefore(&body, inner->getTerminator(), args);
+    rewriter.setInsertionPoint(yield);
+    Value old = rewriter.create<memref::LoadOp>(yield.getLoc(), acc, zero);
+    Value now = rewriter.create<arith::OrIOp>(yield.getLoc(), old,
+                                              yield.getValues()[0]);
+    rewriter.create<memref::StoreOp>(yield.getLoc(), now, acc, zero);
+    rewriter.eraseOp(yield);
+    rewriter.setInsertionPointAfter(nest.loops.front());
+    rewriter.replaceOpWithNewOp<memref::LoadOp>(op, acc, zero);
+    return success();
+  }
+};
+
 Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x, Value y) {
   switch (kind) {
   case ReduceKind::Add:
@@ -1149,7 +1188,8 @@ void ConvertTileToLoopsPass::runOnOperation() {
                EraseLowering<BarrierOp>, EraseLowering<AsyncCommitOp>,
                EraseLowering<AsyncWaitOp>, EraseLowering<PrefetchOp>,
                FillLowering, ZeroTailLowering, GemmLowering, MapLowering,
-               ReduceLowering, ScanLowering, TrilInverseLowering, ForLowering,
+               AnyLowering, ReduceLowering, ScanLowering, TrilInverseLowering,
+               ForLowering,
                ProducerLowering, ProducerTaskLowering, MBarrierInitLowering,
                MBarrierArriveLowering, MBarrierWaitLowering>(tc, ctx);
   patterns.add<AllocLowering>(tc, ctx, poison);

@@ -134,6 +134,74 @@ struct MapLowering : TilePattern<MapOp> {
   }
 };
 
+/// tile.any -> the body once per register, its i1 results or-ed per thread
+/// (slots a thread does not own vote false), then one bar.red.or.pred over
+/// the block: a barrier whose result is the or of every thread's vote. As
+/// tile.barrier (its proxy_fence, or without it the kernel-wide rule), it
+/// first orders generic-proxy shared writes before async-proxy reads.
+struct AnyLowering : TilePattern<AnyOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(AnyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<BufferType>(op.getSource().getType());
+    if (!type.getLayout())
+      return op.emitOpError("fragments have no layout; run "
+                            "tile-assign-layouts first");
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    int64_t numThreads = numThreadsOf(op);
+    int64_t n = fragmentRegs(type, numThreads);
+    SmallVector<SmallVector<Value>> coords(n);
+    SmallVector<Value> owned(n);
+    for (Run &run : fragmentRuns(ix, type, numThreads, ix.tid())) {
+      if (run.guard)
+        for (Value &c : run.coord)
+          c = rewriter.create<LLVM::SelectOp>(loc, run.guard, c, ix.c(0));
+      for (int64_t i = 0; i < run.len; ++i) {
+        coords[run.reg + i] = run.coord;
+        coords[run.reg + i].back() = ix.add(run.coord.back(), i);
+        owned[run.reg + i] = run.guard;
+      }
+    }
+    Block &body = op.getBody().front();
+    auto yield = cast<YieldOp>(body.getTerminator());
+    Regs regs{adaptor.getSource(), type.getElementType()};
+    Type i1 = rewriter.getI1Type();
+    Value vote = rewriter.create<LLVM::ConstantOp>(
+        loc, i1, rewriter.getBoolAttr(false));
+    for (int64_t r = 0; r < n; ++r) {
+      IRMapping mapping;
+      for (size_t d = 0; d < coords[r].size(); ++d)
+        mapping.map(body.getArgument(d),
+                    rewriter
+                        .create<UnrealizedConversionCastOp>(
+                            loc, rewriter.getIndexType(), coords[r][d])
+                        .getResult(0));
+      mapping.map(body.getArgument(type.getRank()), regs.load(ix, r));
+      for (Operation &inner : body.without_terminator())
+        rewriter.clone(inner, mapping);
+      Value v = mapping.lookupOrDefault(yield.getValues()[0]);
+      if (owned[r])
+        v = rewriter.create<LLVM::AndOp>(loc, v, owned[r]);
+      vote = rewriter.create<LLVM::OrOp>(loc, vote, v);
+    }
+    std::optional<bool> decided = op.getProxyFence();
+    if (decided ? *decided : usesWgmma(op) || usesTmaStores(op))
+      createAsyncProxyFence(rewriter, loc);
+    Type i32 = rewriter.getI32Type();
+    Value in = rewriter.create<LLVM::ZExtOp>(loc, i32, vote);
+    Value out = emitInlineAsm(
+        rewriter, loc, i32, in,
+        "{ .reg .pred vi, vo; setp.ne.u32 vi, $1, 0; "
+        "bar.red.or.pred vo, 0, vi; selp.u32 $0, 1, 0, vo; }",
+        "=r,r", /*hasSideEffects=*/true);
+    rewriter.replaceOpWithNewOp<LLVM::ICmpOp>(op, LLVM::ICmpPredicate::ne, out,
+                                              ix.c32(0));
+    return success();
+  }
+};
+
 Value f32Constant(OpBuilder &b, Location loc, float v) {
   return b.create<LLVM::ConstantOp>(loc, b.getF32Type(), b.getF32FloatAttr(v));
 }
@@ -463,7 +531,8 @@ struct F32MathLowering : ConvertOpToLLVMPattern<OpTy> {
 
 void populateElementwiseToNVVMPatterns(LLVMTypeConverter &converter,
                                        RewritePatternSet &patterns) {
-  patterns.add<FillLowering, MapLowering, ReduceLowering, ScanLowering>(
+  patterns.add<FillLowering, MapLowering, AnyLowering, ReduceLowering,
+               ScanLowering>(
       converter);
   // Preferred over MathToLLVM's intrinsics, which NVPTX cannot select.
   patterns.add<F32MathLowering<math::ExpOp, emitExp>,

@@ -131,6 +131,32 @@ func.func @map(%x: !tile.buffer<16x16xf32, fragment>) {
 
 // -----
 
+// tile.any: the body in the innermost loop, its i1 or-ed into a
+// one-element accumulator read after the loops (the block's vote).
+
+// CHECK-LABEL: func.func @any
+// CHECK: %[[ACC:.*]] = memref.alloca() : memref<1xi1>
+// CHECK: memref.store %false, %[[ACC]][%c0]
+// CHECK: scf.for %[[I:.*]] =
+// CHECK: scf.for %[[J:.*]] =
+// CHECK: %[[X:.*]] = memref.load %{{.*}}[%[[I]], %[[J]]]
+// CHECK: %[[B:.*]] = arith.cmpf ogt, %[[X]], %{{.*}} : f32
+// CHECK: %[[OLD:.*]] = memref.load %[[ACC]][%c0]
+// CHECK: %[[NEW:.*]] = arith.ori %[[OLD]], %[[B]] : i1
+// CHECK: memref.store %[[NEW]], %[[ACC]][%c0]
+// CHECK: %[[R:.*]] = memref.load %[[ACC]][%c0]
+// CHECK: return %[[R]] : i1
+// CHECK-NOT: tile.yield
+func.func @any(%x: !tile.buffer<16x16xf32, fragment>) -> i1 {
+  %half = arith.constant 0.5 : f32
+  %r = tile.any %x : !tile.buffer<16x16xf32, fragment> {
+  ^bb0(%i: index, %j: index, %a: f32):
+    %big = arith.cmpf ogt, %a, %half : f32
+    tile.yield %big : i1
+  }
+  return %r : i1
+}
+
 // tile.tril_inverse {lower_only}: zeros above the diagonal only inside the
 // 16 x 16 diagonal blocks (from row 16 (c / 16) of column c), then forward
 // substitution down the column.

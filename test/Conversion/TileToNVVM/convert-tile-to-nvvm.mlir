@@ -2152,3 +2152,37 @@ func.func @gemm_zero_init_mma() attributes {tile.kernel, tile.num_warps = 1 : i6
   tile.gemm %a, %b, %c {zero_init} : !tile.buffer<16x16xf16, shared>, !tile.buffer<16x16xf16, shared>, !tile.buffer<16x16xf32, fragment, #tile.mma<warps = [1, 1]>>
   return
 }
+
+// -----
+
+// tile.any: the body once per register (a 64x64 fragment in 4-wide blocked
+// vectors over 128 threads: 32 registers), or-ed into the thread's vote,
+// then one bar.red.or.pred over the block, whose result every thread gets.
+
+// CHECK-LABEL: llvm.func @any_vote
+// CHECK:       %[[F:.*]] = llvm.mlir.constant(false) : i1
+// CHECK:       %[[V0:.*]] = llvm.fcmp "ogt"
+// CHECK-NEXT:  llvm.or %[[F]], %[[V0]] : i1
+// CHECK-COUNT-31: llvm.fcmp "ogt"
+// CHECK:       %[[Z:.*]] = llvm.zext %{{.*}} : i1 to i32
+// CHECK:       %[[R:.*]] = llvm.inline_asm has_side_effects {{.*}}"{ .reg .pred vi, vo; setp.ne.u32 vi, $1, 0; bar.red.or.pred vo, 0, vi; selp.u32 $0, 1, 0, vo; }", "=r,r" %[[Z]] : (i32) -> i32
+// CHECK:       llvm.icmp "ne" %[[R]]
+// CHECK-NOT:   tile.any
+// CHECK:       llvm.return
+func.func @any_vote(%p: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %half = arith.constant 0.5 : f32
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  %any = tile.any %f : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> {
+  ^bb0(%i: index, %j: index, %x: f32):
+    %big = arith.cmpf ogt, %x, %half : f32
+    tile.yield %big : i1
+  }
+  %r = arith.extui %any : i1 to i32
+  %o = tile.alloc : !tile.buffer<1xi32, fragment, #tile.blocked<vector = 1>>
+  tile.fill %o, %r : !tile.buffer<1xi32, fragment, #tile.blocked<vector = 1>>, i32
+  %P = tile.view %p[%c1] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+  tile.copy %o to %P[%c0] : !tile.buffer<1xi32, fragment, #tile.blocked<vector = 1>> to !tile.buffer<?xi32, global>
+  return
+}

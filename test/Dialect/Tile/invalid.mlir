@@ -1398,3 +1398,50 @@ func.func @scan_wide(%a: !tile.buffer<128xf32, fragment, #tile.blocked<vector = 
   tile.scan add %a, %a : !tile.buffer<128xf32, fragment, #tile.blocked<vector = 2>> -> !tile.buffer<128xf32, fragment, #tile.blocked<vector = 2>>
   return
 }
+
+// -----
+
+func.func @any_shared(%s: !tile.buffer<64xf32, shared>) -> i1 {
+  // expected-error @below {{'tile.any' op source must be a fragment}}
+  %r = tile.any %s : !tile.buffer<64xf32, shared> {
+  ^bb0(%i: index, %x: f32):
+    %t = arith.constant true
+    tile.yield %t : i1
+  }
+  return %r : i1
+}
+
+// -----
+
+func.func @any_arity(%f: !tile.buffer<64x64xf32, fragment>) -> i1 {
+  // expected-error @below {{'tile.any' op body takes 2 arguments, expected 2 indices and the element}}
+  %r = tile.any %f : !tile.buffer<64x64xf32, fragment> {
+  ^bb0(%i: index, %x: f32):
+    %t = arith.constant true
+    tile.yield %t : i1
+  }
+  return %r : i1
+}
+
+// -----
+
+func.func @any_element(%f: !tile.buffer<64xf32, fragment>) -> i1 {
+  // expected-error @below {{'tile.any' op body argument type 'f16' does not match the source element type 'f32'}}
+  %r = tile.any %f : !tile.buffer<64xf32, fragment> {
+  ^bb0(%i: index, %x: f16):
+    %t = arith.constant true
+    tile.yield %t : i1
+  }
+  return %r : i1
+}
+
+// -----
+
+func.func @any_yield(%f: !tile.buffer<64xf32, fragment>) -> i1 {
+  // expected-error @below {{'tile.any' op body must yield one i1}}
+  %r = tile.any %f : !tile.buffer<64xf32, fragment> {
+  ^bb0(%i: index, %x: f32):
+    tile.yield %x : f32
+  }
+  return %r : i1
+}

@@ -181,3 +181,20 @@ func.func @scan(%g: !tile.buffer<64xf32, fragment>, %a: !tile.buffer<64xf32, fra
   tile.scan max %a, %b : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>> -> !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @any
+// CHECK: %[[A:.*]] = tile.any %{{.*}} : !tile.buffer<64x64xf32, fragment> {
+// CHECK: ^bb0(%{{.*}}: index, %{{.*}}: index, %[[X:.*]]: f32):
+// CHECK:   %[[B:.*]] = arith.cmpf ogt, %[[X]]
+// CHECK:   tile.yield %[[B]] : i1
+// CHECK: return %[[A]] : i1
+func.func @any(%f: !tile.buffer<64x64xf32, fragment>, %t: f32) -> i1 {
+  %r = tile.any %f : !tile.buffer<64x64xf32, fragment> {
+  ^bb0(%i: index, %j: index, %x: f32):
+    %b = arith.cmpf ogt, %x, %t : f32
+    tile.yield %b : i1
+  }
+  return %r : i1
+}

@@ -554,6 +554,39 @@ LogicalResult MapOp::verifyRegions() {
 }
 
 //===----------------------------------------------------------------------===//
+// AnyOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AnyOp::verify() {
+  if (!cast<BufferType>(getSource().getType()).isFragment())
+    return emitOpError("source must be a fragment");
+  return success();
+}
+
+LogicalResult AnyOp::verifyRegions() {
+  Block &block = getBody().front();
+  auto type = cast<BufferType>(getSource().getType());
+  size_t rank = type.getRank();
+  if (block.getNumArguments() != rank + 1)
+    return emitOpError("body takes ")
+           << block.getNumArguments() << " arguments, expected " << rank
+           << " indices and the element";
+  for (size_t i = 0; i < rank; ++i)
+    if (!block.getArgument(i).getType().isIndex())
+      return emitOpError("index argument #") << i << " must be 'index'";
+  if (block.getArgument(rank).getType() != type.getElementType())
+    return emitOpError("body argument type ")
+           << block.getArgument(rank).getType()
+           << " does not match the source element type "
+           << type.getElementType();
+  auto yield = cast<YieldOp>(block.getTerminator());
+  if (yield.getValues().size() != 1 ||
+      !yield.getValues()[0].getType().isInteger(1))
+    return emitOpError("body must yield one i1");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ReduceOp
 //===----------------------------------------------------------------------===//
 

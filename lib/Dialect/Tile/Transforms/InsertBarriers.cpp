@@ -273,6 +273,13 @@ void InsertBarriersPass::visitOp(Operation *op, State &state, bool insert) {
     }
     state.clearSync();
   }
+  if (isa<AnyOp>(op)) {
+    // Its body's reads (above: a barrier before it where they need one)
+    // come before its own block barrier, which then clears the state as
+    // tile.barrier does.
+    state.clearSync();
+    return;
+  }
   if (auto reduce = dyn_cast<ReduceOp>(op); reduce && reduce.getScratch()) {
     // Its lowering ends with a barrier (a reduction without a scratch, one
     // row in one warp, has none).

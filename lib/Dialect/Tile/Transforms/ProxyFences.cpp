@@ -75,7 +75,7 @@ Reach scanRegion(Region &region) {
 /// `tile.producer`, an `scf.while`) is taken as a whole: Found if it holds
 /// an async read.
 Reach scanOp(Operation &op) {
-  if (isa<BarrierOp>(op))
+  if (isa<BarrierOp, AnyOp>(op))
     return Reach::Blocked;
   if (isAsyncRead(&op))
     return Reach::Found;
@@ -116,7 +116,7 @@ Reach scanOps(Block::iterator it, Block::iterator end) {
 /// around to its body's start; a producer task's paths wrap around to its
 /// body's start and end there; any other op around the barrier than an
 /// `scf.if`, `scf.index_switch`, loop or producer task is taken as a whole.
-bool asyncReadMayFollow(BarrierOp barrier) {
+bool asyncReadMayFollow(Operation *barrier) {
   Operation *cur = barrier;
   while (true) {
     Reach r = scanOps(std::next(cur->getIterator()), cur->getBlock()->end());
@@ -159,13 +159,20 @@ struct TileProxyFencesPass
                                        : WalkResult::advance();
                           }).wasInterrupted();
     MLIRContext *ctx = &getContext();
-    func.walk([&](BarrierOp barrier) {
+    auto decide = [&](Operation *barrier, auto setFence) {
       bool fence = asyncReadMayFollow(barrier);
-      barrier.setProxyFenceAttr(BoolAttr::get(ctx, fence));
+      setFence(BoolAttr::get(ctx, fence));
       if (fence)
         ++numFenced;
       else if (kernelWide || barrier->getParentOfType<ProducerTaskOp>())
         ++numElided;
+    };
+    func.walk([&](BarrierOp barrier) {
+      decide(barrier, [&](BoolAttr a) { barrier.setProxyFenceAttr(a); });
+    });
+    // tile.any ends in a block barrier too.
+    func.walk([&](AnyOp any) {
+      decide(any, [&](BoolAttr a) { any.setProxyFenceAttr(a); });
     });
   }
 };

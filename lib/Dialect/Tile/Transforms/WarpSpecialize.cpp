@@ -60,6 +60,17 @@ bool onlyReadsGlobal(Operation *op) {
   });
 }
 
+/// Whether every region of `op` holds only terminators.
+bool onlyTerminators(Operation &op) {
+  return llvm::all_of(op.getRegions(), [](Region &r) {
+    return llvm::all_of(r, [](Block &b) {
+      return llvm::all_of(b, [](Operation &o) {
+        return o.hasTrait<OpTrait::IsTerminator>();
+      });
+    });
+  });
+}
+
 /// Whether `prod` is a ring's producer step (it issues TMA loads), which the
 /// producer warpgroup runs; other tile.producer regions are one consumer
 /// thread's work and stay with the consumers.
@@ -121,6 +132,12 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread,
         for (Block &b : r)
           if (failed(stripToProducer(b, producerThread, issue)))
             return failure();
+      // A branch or loop left with nothing to do goes now, so that its
+      // condition or bounds (maybe read from shared memory, which the
+      // producer cannot repeat) are dead when the walk reaches them.
+      if (isa<scf::IfOp, scf::ForOp>(op) && op.getNumResults() == 0 &&
+          onlyTerminators(op))
+        op.erase();
       continue;
     }
     if (isOpTriviallyDead(&op)) {
@@ -212,13 +229,7 @@ void eraseDeadOps(Region &region) {
       if (!dead && op->getNumResults() == 0 && op->getNumRegions() != 0 &&
           isa<scf::ForOp, scf::IfOp, ForOp>(op)) {
         // A loop or branch whose bodies hold only terminators.
-        dead = llvm::all_of(op->getRegions(), [](Region &r) {
-          return llvm::all_of(r, [](Block &b) {
-            return llvm::all_of(b, [](Operation &o) {
-              return o.hasTrait<OpTrait::IsTerminator>();
-            });
-          });
-        });
+        dead = onlyTerminators(*op);
       }
       if (dead) {
         op->erase();
@@ -248,6 +259,13 @@ void WarpSpecializePass::runOnOperation() {
                      "(tile.kernel with tile.num_warps)");
     return signalPassFailure();
   }
+  WalkResult votes = kernel.walk([](AnyOp any) {
+    any.emitOpError("is a whole-block barrier: not in a warp-specialized "
+                    "kernel, whose roles synchronize apart");
+    return WalkResult::interrupt();
+  });
+  if (votes.wasInterrupted())
+    return signalPassFailure();
   int64_t numWarps = warpsAttr.getInt();
   int64_t consumerThreads = 32 * numWarps;
   if (numWarps % kWarpgroupWarps != 0) {

@@ -148,3 +148,37 @@ func.func @tma_ring(%map: !tile.tensormap<64x64xf16, swizzle = 128>, %i: index)
   tile.copy %acc to %sc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>> to !tile.buffer<64x64xf32, shared>
   return
 }
+
+// -----
+
+// tile.any is a block barrier: the shared tile written before it is read
+// after it without another barrier; its body's shared read of a tile
+// written since the last barrier still gets one before the vote.
+// CHECK-LABEL: func.func @any_is_a_barrier
+// CHECK:      tile.copy %{{.*}} to %[[S:.*]] :
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: %[[V:.*]] = tile.any
+// CHECK:        tile.load %[[S]]
+// CHECK:      }
+// CHECK-NEXT: scf.if %[[V]] {
+// CHECK-NEXT:   tile.copy %[[S]] to %{{.*}} :
+// CHECK-NOT:  tile.barrier
+// CHECK:      return
+func.func @any_is_a_barrier() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %half = arith.constant 0.5 : f32
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  %g = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  %s = tile.alloc : !tile.buffer<64x64xf32, shared>
+  tile.copy %f to %s : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64x64xf32, shared>
+  %v = tile.any %f : !tile.buffer<64x64xf32, fragment> {
+  ^bb0(%i: index, %j: index, %x: f32):
+    %y = tile.load %s[%j, %i] : !tile.buffer<64x64xf32, shared>
+    %b = arith.cmpf ogt, %y, %half : f32
+    tile.yield %b : i1
+  }
+  scf.if %v {
+    tile.copy %s to %g : !tile.buffer<64x64xf32, shared> to !tile.buffer<64x64xf32, fragment>
+  }
+  return
+}

@@ -246,3 +246,37 @@ func.func @hand_off() attributes {tile.kernel, tile.num_warps = 4 : i64} {
   tile.barrier
   return
 }
+
+// -----
+
+// tile.any ends in a block barrier: it gets proxy_fence as tile.barrier
+// does (false here: only plain loads follow the wgmma; true where a wgmma
+// reads shared memory after it) and stops the scan of an earlier barrier.
+// CHECK-LABEL: func.func @vote
+// CHECK:      tile.barrier {proxy_fence = false}
+// CHECK:      tile.any %{{.*}} : !tile.buffer<64x64xf32, fragment> {
+// CHECK:      } {proxy_fence = true}
+// CHECK:      tile.gemm
+// CHECK:      tile.any %{{.*}} : !tile.buffer<64x64xf32, fragment> {
+// CHECK:      } {proxy_fence = false}
+func.func @vote(%n: index, %p: !tile.ptr<f16>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %c0 = arith.constant 0 : index
+  %half = arith.constant 0.5 : f32
+  %sK = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.barrier
+  %a = tile.any %f : !tile.buffer<64x64xf32, fragment> {
+  ^bb0(%i: index, %j: index, %x: f32):
+    %b = arith.cmpf ogt, %x, %half : f32
+    tile.yield %b : i1
+  }
+  tile.gemm %sK, %sK, %acc {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment>
+  %b2 = tile.any %acc : !tile.buffer<64x64xf32, fragment> {
+  ^bb0(%i: index, %j: index, %x: f32):
+    %b = arith.cmpf ogt, %x, %half : f32
+    tile.yield %b : i1
+  }
+  return
+}

@@ -102,3 +102,51 @@ func.func @consumer_reduce(%pa: !tile.ptr<f16> {tile.name = "A"}, %pc: !tile.ptr
   tile.copy %row to %C[%c0] : !tile.buffer<64xf32, fragment> to !tile.buffer<?xf32, global>
   return
 }
+
+// -----
+
+// A branch on a flag the consumers read from a ring stage in shared memory
+// (a per-iteration choice of extra work), with only consumer work inside:
+// the producer drops the emptied branch, and with it the shared read it
+// could not repeat, instead of rejecting the kernel.
+// CHECK-LABEL: func.func @shared_flag_branch
+// CHECK:       tile.warp_specialize {{{.*}}} producer {
+// CHECK-NOT:     arith.cmpf
+// CHECK:         tile.producer thread 128
+// CHECK-NOT:     arith.cmpf
+// CHECK:       } consumer {
+// CHECK:         scf.for
+// CHECK:           %[[F:.*]] = tile.load %{{.*}}[%{{.*}}] : !tile.buffer<64xf32, shared>
+// CHECK-NEXT:      %[[ON:.*]] = arith.cmpf une, %[[F]]
+// CHECK-NEXT:      tile.gemm
+// CHECK-NEXT:      scf.if %[[ON]] {
+// CHECK-NEXT:        tile.gemm
+func.func @shared_flag_branch(%pa: !tile.ptr<f16> {tile.name = "A"}, %pf: !tile.ptr<f32> {tile.name = "F"},
+             %pc: !tile.ptr<f32> {tile.name = "C"}, %M: i32 {tile.name = "M"}, %K: i32 {tile.name = "K"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 256 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %m = arith.index_cast %M : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %F = tile.view %pf[%k] : !tile.ptr<f32> -> !tile.buffer<?xf32, global>
+  %C = tile.view %pc[%m] : !tile.ptr<f32> -> !tile.buffer<?x64xf32, global>
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %sF = tile.alloc : !tile.buffer<64xf32, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.fill %acc, %zero : !tile.buffer<64x64xf32, fragment>, f32
+  tile.for %kk = %c0 to %k step %c64 stages 3 {
+    tile.copy %A[%c0, %kk] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.copy %F[%kk] to %sF : !tile.buffer<?xf32, global> to !tile.buffer<64xf32, shared>
+    %f = tile.load %sF[%c0] : !tile.buffer<64xf32, shared>
+    %on = arith.cmpf une, %f, %zero : f32
+    tile.gemm %sA, %sA, %acc {transpose_b} : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+    scf.if %on {
+      tile.gemm %sA, %sA, %acc {transpose_b} : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+    }
+  }
+  tile.copy %acc to %C[%c0, %c0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x64xf32, global>
+  return
+}

@@ -744,8 +744,52 @@ def Tile_MapOp : Tile_Op<"map", [AttrSizedOperandSegments,
   let hasRegionVerifier = 1;
 }
 
+def Tile_AnyOp : Tile_Op<"any", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"::mlir::gdn::tile::YieldOp">]> {
+  let summary = "block-wide vote over a fragment: a barrier that also says "
+                "whether any element satisfies a predicate";
+  let description = [{
+    Evaluates the body on every element of `source` (its block takes the
+    element's coordinates, one `index` per dimension, then the element) and
+    returns, to every thread of the block, whether the body yielded true
+    for at least one element. It is also a block barrier (`tile.barrier`:
+    every thread's earlier shared-memory accesses are visible to every
+    thread after it), and costs about what a barrier does: each thread
+    folds its own elements into one predicate, and the barrier combines
+    them (`bar.red.or.pred`), so a kernel can branch on a property of a
+    whole tile without a reduction through shared memory.
+
+    The body sees one element at a time (like `tile.map`'s) and may read
+    memory with `tile.load` (reads of shared memory other threads wrote
+    since the last barrier are not ordered before it). Not for
+    warp-specialized kernels (its barrier is the whole block's).
+    `proxy_fence` is `tile.barrier`'s (set by `tile-proxy-fences`).
+
+    Example: does some element below the diagonal exceed 0.5 in magnitude?
+    ```mlir
+    %any = tile.any %l : !tile.buffer<64x64xf32, fragment> {
+    ^bb0(%i: index, %j: index, %x: f32):
+      %below = arith.cmpi ugt, %i, %j : index
+      %ax = math.absf %x : f32
+      %big = arith.cmpf ogt, %ax, %half : f32
+      %r = arith.andi %below, %big : i1
+      tile.yield %r : i1
+    }
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
+                       OptionalAttr<BoolAttr>:$proxy_fence);
+  let results = (outs I1:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $source `:` qualified(type($source)) $body attr-dict
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["MapOp", "ForOp"]>]> {
+    ParentOneOf<["MapOp", "AnyOp", "ForOp"]>]> {
   let summary = "yield the results of a tile.map body (or end a tile.for body)";
   let description = [{
     Example: `tile.yield %v : f32`

@@ -493,7 +493,7 @@ def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::func::FuncOp"> {
     merge their states; loops are iterated to a fixpoint so that hazards
     across iterations (the next iteration's write after this one's read) are
     caught. Ops that end in a barrier of their own (`tile.reduce` with a
-    scratch) clear the state; no other op synchronizes internally (the blocked
+    scratch, `tile.any`, whose body's reads come before it) clear the state; no other op synchronizes internally (the blocked
     `tile.tril_inverse` arrives as phases, see `tile-expand-tril-inverse`).
     Accesses through `tile.slice` conservatively cover the whole
     multi-buffered allocation. The stages TMA loads write and the mbarrier
@@ -792,7 +792,11 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     block on the SM).
     A loop bound the producer needs may come from a global-memory load (it
     repeats the load); one computed from shared memory or other effects is
-    an error. A `tile.reduce` in the consumers lowers its barriers to the
+    an error, unless every op under the branch or loop it decides is the
+    consumers' (a per-iteration flag read from a ring stage choosing extra
+    consumer work): the producer drops such a branch or loop, emptied,
+    before it looks at the condition. `tile.any` (a whole-block barrier) is
+    rejected. A `tile.reduce` in the consumers lowers its barriers to the
     consumers' named barrier (convert-tile-to-nvvm sees
     `tile.producer_warps`). Producer and consumers meet only at the rings' mbarriers,
     so the producer runs up to `stages` loads ahead, across loop iterations
@@ -852,7 +856,8 @@ def TileProxyFences : Pass<"tile-proxy-fences", "::mlir::func::FuncOp"> {
     inverse and the Ag map through a dozen barriers, each with a fence
     (docs/perf-notes.md v38: prep -3..-4 % without them).
 
-    This pass sets `proxy_fence` on every `tile.barrier`: `true` when the
+    This pass sets `proxy_fence` on every `tile.barrier` (and `tile.any`,
+    which ends in a block barrier): `true` when the
     barrier is the last one before an async read on some path, else
     `false`. An async read is a gemm on the wgmma engine, a
     `tile.tma_store`, a call (not looked into), or an mbarrier arrival (it
