@@ -18,6 +18,44 @@ namespace mlir::gdn {
 namespace {
 using namespace mlir::gdn::tile;
 
+/// The coordinates of each of a fragment's registers on this thread, and
+/// per register the i1 "this thread owns the slot" (null: always). Slots a
+/// thread does not own get coordinate 0 (in bounds) for the bodies that
+/// index with them (tile.map, tile.any).
+struct RegisterCoords {
+  SmallVector<SmallVector<Value>> coords;
+  SmallVector<Value> owned;
+};
+
+RegisterCoords registerCoords(ConversionPatternRewriter &rewriter, Idx &ix,
+                              BufferType type, int64_t numThreads) {
+  int64_t n = fragmentRegs(type, numThreads);
+  RegisterCoords rc{SmallVector<SmallVector<Value>>(n),
+                    SmallVector<Value>(n)};
+  for (Run &run : fragmentRuns(ix, type, numThreads, ix.tid())) {
+    if (run.guard)
+      for (Value &c : run.coord)
+        c = rewriter.create<LLVM::SelectOp>(ix.loc, run.guard, c, ix.c(0));
+    for (int64_t i = 0; i < run.len; ++i) {
+      rc.coords[run.reg + i] = run.coord;
+      rc.coords[run.reg + i].back() = ix.add(run.coord.back(), i);
+      rc.owned[run.reg + i] = run.guard;
+    }
+  }
+  return rc;
+}
+
+/// Maps a body's leading index arguments to register `coords`.
+void mapIndexArgs(ConversionPatternRewriter &rewriter, Location loc,
+                  Block &body, ArrayRef<Value> coords, IRMapping &mapping) {
+  for (auto [d, c] : llvm::enumerate(coords))
+    mapping.map(body.getArgument(d),
+                rewriter
+                    .create<UnrealizedConversionCastOp>(
+                        loc, rewriter.getIndexType(), c)
+                    .getResult(0));
+}
+
 struct FillLowering : TilePattern<FillOp> {
   using TilePattern::TilePattern;
   LogicalResult
@@ -56,19 +94,8 @@ struct MapLowering : TilePattern<MapOp> {
     // Coordinates of each register (for indexed bodies).
     int64_t n = fragmentRegs(outT, numThreads);
     SmallVector<SmallVector<Value>> coords(n);
-    if (numIdx) {
-      Value tid = ix.tid();
-      for (Run &run : fragmentRuns(ix, outT, numThreads, tid)) {
-        // Slots a thread does not own compute on coordinate 0 (in bounds).
-        if (run.guard)
-          for (Value &c : run.coord)
-            c = rewriter.create<LLVM::SelectOp>(loc, run.guard, c, ix.c(0));
-        for (int64_t i = 0; i < run.len; ++i) {
-          coords[run.reg + i] = run.coord;
-          coords[run.reg + i].back() = ix.add(run.coord.back(), i);
-        }
-      }
-    }
+    if (numIdx)
+      coords = registerCoords(rewriter, ix, outT, numThreads).coords;
     // Outputs whose yield rounds an f32 to their 16-bit element type
     // (arith.truncf to nearest even, used only by the yield) are converted
     // two registers at a time: one cvt.rn.{f16,bf16}x2.f32 per pair (the
@@ -92,15 +119,9 @@ struct MapLowering : TilePattern<MapOp> {
         narrowed[k] = t;
     }
     SmallVector<Value> pending(yield.getNumOperands());
-    Type indexType = rewriter.getIndexType();
     for (int64_t r = 0; r < n; ++r) {
       IRMapping mapping;
-      for (size_t d = 0; d < numIdx; ++d)
-        mapping.map(body.getArgument(d),
-                    rewriter
-                        .create<UnrealizedConversionCastOp>(
-                            loc, indexType, coords[r][d])
-                        .getResult(0));
+      mapIndexArgs(rewriter, loc, body, coords[r], mapping);
       for (auto [arg, in, inT] :
            llvm::zip(body.getArguments().drop_front(numIdx),
                      adaptor.getInputs(), op.getInputs().getTypes()))
@@ -152,18 +173,7 @@ struct AnyLowering : TilePattern<AnyOp> {
     Idx ix(rewriter, loc);
     int64_t numThreads = numThreadsOf(op);
     int64_t n = fragmentRegs(type, numThreads);
-    SmallVector<SmallVector<Value>> coords(n);
-    SmallVector<Value> owned(n);
-    for (Run &run : fragmentRuns(ix, type, numThreads, ix.tid())) {
-      if (run.guard)
-        for (Value &c : run.coord)
-          c = rewriter.create<LLVM::SelectOp>(loc, run.guard, c, ix.c(0));
-      for (int64_t i = 0; i < run.len; ++i) {
-        coords[run.reg + i] = run.coord;
-        coords[run.reg + i].back() = ix.add(run.coord.back(), i);
-        owned[run.reg + i] = run.guard;
-      }
-    }
+    RegisterCoords rc = registerCoords(rewriter, ix, type, numThreads);
     Block &body = op.getBody().front();
     auto yield = cast<YieldOp>(body.getTerminator());
     Regs regs{adaptor.getSource(), type.getElementType()};
@@ -172,18 +182,13 @@ struct AnyLowering : TilePattern<AnyOp> {
         loc, i1, rewriter.getBoolAttr(false));
     for (int64_t r = 0; r < n; ++r) {
       IRMapping mapping;
-      for (size_t d = 0; d < coords[r].size(); ++d)
-        mapping.map(body.getArgument(d),
-                    rewriter
-                        .create<UnrealizedConversionCastOp>(
-                            loc, rewriter.getIndexType(), coords[r][d])
-                        .getResult(0));
+      mapIndexArgs(rewriter, loc, body, rc.coords[r], mapping);
       mapping.map(body.getArgument(type.getRank()), regs.load(ix, r));
       for (Operation &inner : body.without_terminator())
         rewriter.clone(inner, mapping);
       Value v = mapping.lookupOrDefault(yield.getValues()[0]);
-      if (owned[r])
-        v = rewriter.create<LLVM::AndOp>(loc, v, owned[r]);
+      if (rc.owned[r])
+        v = rewriter.create<LLVM::AndOp>(loc, v, rc.owned[r]);
       vote = rewriter.create<LLVM::OrOp>(loc, vote, v);
     }
     std::optional<bool> decided = op.getProxyFence();
