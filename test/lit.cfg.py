@@ -75,10 +75,6 @@ llvm_config.add_tool_substitutions(tools, [config.gdn_tools_dir, config.llvm_too
 if shutil.which("valgrind"):
     config.available_features.add("valgrind")
 
-# git applies the stored kernel variants (tools/variants/*.patch).
-if shutil.which("git"):
-    config.available_features.add("git")
-
 ptxas = shutil.which("ptxas", path=os.path.join(config.cuda_path, "bin")) or shutil.which("ptxas")
 if ptxas:
     config.available_features.add("ptxas")

@@ -18,7 +18,10 @@
 # With --flags that kernel first becomes the one that runs beside the prep
 # (tools/kernel-variant.sh --flags): it takes the prep's ready flags
 # (parameter `ready`), is launched before the prep completes
-# (tile.grid_dependency = "flags") and calls @gdn_chunk_loop_vm_flags_@DT@,
+# (tile.grid_dependency = "flags") and calls a copy of its body (each
+# kernel, plain or refined, calls a body with a constant %refine; the copy,
+# @..._body_@DT@_flags, takes the flags) that calls
+# @gdn_chunk_loop_vm_flags_@DT@,
 # a copy of @gdn_chunk_loop_vm_@DT@ whose loop first waits (tile.flag_wait,
 # which tile-pipeline issues with the chunk's TMA loads) for the flag of
 # (chunk, value head) and of (chunk, first value head of its q/k group: the
@@ -57,7 +60,12 @@ FLAGS_LOOP = "@gdn_chunk_loop_vm_flags_@DT@"
 WINDOW = "  func.func private @gdn_cp_window("
 FLAGS_WINDOW = "@gdn_cp_window_flags"
 LOOP_TYPES = ("index, index, index, index, index, index, index, index, f32, f32, "
-              "i1) -> ()")
+              "i1, i1) -> ()")
+# The kernels' bodies (each kernel, plain or refined, calls its body with
+# %refine; docs/gdn-math.md §6.8): the flagged kernels call a copy.
+BODIES = {FWD: "@gdn_chunk_fwd_vm_body_@DT@",
+          SUMMARY: "@gdn_cp_summary_vm_body_@DT@",
+          REPLAY: "@gdn_cp_replay_vm_body_@DT@"}
 
 
 def fail(what, why):
@@ -109,9 +117,10 @@ def flags_forward(s):
     loop = s[k:end]
     loop = replace_once(loop, "@gdn_chunk_loop_vm_@DT@(", FLAGS_LOOP + "(",
                         what, "@gdn_chunk_loop_vm_@DT@")
-    loop = replace_once(loop, "%vscale: f32, %with_o: i1) {",
-                        "%vscale: f32, %with_o: i1, %pready: !tile.ptr<i32>,\n"
-                        "      %seq: index) {", what, "its signature")
+    loop = replace_once(loop, "%vscale: f32, %with_o: i1, %refine: i1) {",
+                        "%vscale: f32, %with_o: i1, %refine: i1,\n"
+                        "      %pready: !tile.ptr<i32>, %seq: index) {", what,
+                        "its signature")
     m = re.search(r"\n(    )tile\.for %c = %c0 to %nch step %c1 stages 2 \{\n"
                   r"(      )%t0 = arith\.muli %c, %c64 : index\n", loop)
     if not m:
@@ -141,25 +150,60 @@ def flags_forward(s):
         "      tile.flag_wait %fl_ready[%fl_j], %fl_one : !tile.buffer<?xi32, global>\n")
     loop = loop[:m.start()] + pre + m.group(0) + wait + loop[m.end():]
     s = s[:end] + "\n" + loop + s[end:]
-    # The kernel: the flags, launched beside the prep, the flagged loop.
-    k, end = function(s, FWD, what)
+    # The kernel: the flags, launched beside the prep, the flagged loop
+    # (in a copy of its body).
+    body = flagged_body(s, FWD, what)
+    kern = body.replace("func.call @gdn_chunk_loop_vm_@DT@(",
+                        "func.call " + FLAGS_LOOP + "(")
+    kern = replace_once(kern, "%scale, %one, %true, %refine)",
+                        "%scale, %one, %true, %refine, %pready, %seq)", what,
+                        "its call of the chunk loop")
+    kern = replace_once(kern, "f32, f32, i1, i1) -> ()",
+                        "f32, f32, i1, i1, !tile.ptr<i32>, index) -> ()", what,
+                        "its call of the chunk loop")
+    return call_flagged_body(insert_after_body(s, FWD, kern, what), FWD,
+                             "flags", what)
+
+
+def flagged_body(s, head, what):
+    """A copy of the body of kernel `head` (BODIES) named with _flags, with
+    one more parameter, %pready (the prep's ready flags)."""
+    name = BODIES[head]
+    k, end = function(s, "  func.func private " + name + "(", what)
+    body = s[k:end]
+    body = replace_once(body, name + "(", name + "_flags(", what, name)
+    return replace_once(body, "%refine: i1) {",
+                        "%refine: i1, %pready: !tile.ptr<i32>) {", what,
+                        name + "'s signature")
+
+
+def insert_after_body(s, head, text, what):
+    """`text` (a function) inserted after the body of kernel `head`."""
+    _, end = function(s, "  func.func private " + BODIES[head] + "(", what)
+    return s[:end] + "\n" + text + s[end:]
+
+
+def call_flagged_body(s, head, mode, what):
+    """Kernel `head` takes the ready flags (parameter `ready`), is launched
+    in grid-dependency mode `mode` and calls the _flags copy of its body."""
+    name = BODIES[head]
+    k, end = function(s, head, what)
     kern = s[k:end]
-    kern = replace_once(kern, "%svf: i32 {tile.name = \"state_v_first\"})",
-                        "%svf: i32 {tile.name = \"state_v_first\"},\n"
+    kname = head.strip().split()[-1].rstrip("(")
+    old = ("%theta: f32 {tile.name = \"cp_theta\"})" if head == SUMMARY
+           else "%svf: i32 {tile.name = \"state_v_first\"})")
+    kern = replace_once(kern, old, old[:-1] + ",\n"
                         "      %pready: !tile.ptr<i32> {tile.name = \"ready\"})",
-                        what, "@gdn_chunk_fwd_vm128_@DT@'s parameters")
+                        what, kname + "'s parameters")
     kern = replace_once(kern, "tile.kernel, tile.grid_dependency,",
-                        "tile.kernel, tile.grid_dependency = \"flags\",",
-                        what, "@gdn_chunk_fwd_vm128_@DT@'s attributes")
-    kern = replace_once(kern, "func.call @gdn_chunk_loop_vm_@DT@(",
-                        "func.call " + FLAGS_LOOP + "(", what,
-                        "@gdn_chunk_fwd_vm128_@DT@")
-    kern = replace_once(kern, "%scale, %one, %true)",
-                        "%scale, %one, %true, %pready, %seq)", what,
-                        "its call of the chunk loop")
-    kern = replace_once(kern, "f32, f32, i1) -> ()",
-                        "f32, f32, i1, !tile.ptr<i32>, index) -> ()", what,
-                        "its call of the chunk loop")
+                        "tile.kernel, tile.grid_dependency = \"%s\"," % mode,
+                        what, kname + "'s attributes")
+    kern = replace_once(kern, "func.call " + name + "(",
+                        "func.call " + name + "_flags(", what, kname)
+    kern = replace_once(kern, ", %false)\n", ", %false, %pready)\n", what,
+                        kname + "'s call of its body")
+    kern = replace_once(kern, ", i1) -> ()", ", i1, !tile.ptr<i32>) -> ()",
+                        what, kname + "'s call of its body")
     return s[:k] + kern + s[end:]
 
 
@@ -221,16 +265,7 @@ def flags_cp(s):
     s = flags_window(s)
     for head, name, mode in ((SUMMARY, "@gdn_cp_summary_vm128_@DT@", "flags"),
                              (REPLAY, "@gdn_cp_replay_vm128_@DT@", "wait_and_flags")):
-        k, end = function(s, head, what)
-        kern = s[k:end]
-        old = ("%theta: f32 {tile.name = \"cp_theta\"})" if head == SUMMARY
-               else "%svf: i32 {tile.name = \"state_v_first\"})")
-        kern = replace_once(kern, old, old[:-1] + ",\n"
-                            "      %pready: !tile.ptr<i32> {tile.name = \"ready\"})",
-                            what, name + "'s parameters")
-        kern = replace_once(kern, "tile.kernel, tile.grid_dependency,",
-                            "tile.kernel, tile.grid_dependency = \"%s\"," % mode,
-                            what, name + "'s attributes")
+        kern = flagged_body(s, head, what)
         calls = kern.count("func.call @gdn_chunk_loop_vm_@DT@(")
         if calls != (2 if head == SUMMARY else 1):
             fail(what, "%s calls @gdn_chunk_loop_vm_@DT@ %d times" % (name, calls))
@@ -252,7 +287,8 @@ def flags_cp(s):
                 kern, "index, index, index, index, index, i1, f32) -> (index, i1, index)",
                 "index, index, index, index, index, i1, f32, !tile.ptr<i32>, index) -> (index, i1, index)",
                 what, name + "'s window search")
-        s = s[:k] + kern + s[end:]
+        s = call_flagged_body(insert_after_body(s, head, kern, what), head,
+                              mode, what)
     return s
 
 

@@ -38,6 +38,10 @@
 // RUN: FileCheck %s --check-prefix=FWDVM --input-file=%t.out/gdn_chunk_fwd_vm128_f16.manifest
 // RUN: FileCheck %s --check-prefix=SUMMVM --input-file=%t.out/gdn_cp_summary_vm128_f16.manifest
 // RUN: FileCheck %s --check-prefix=REPLAYVM --input-file=%t.out/gdn_cp_replay_vm128_f16.manifest
+// RUN: FileCheck %s --check-prefix=REFVM --input-file=%t.out/gdn_chunk_fwd_vm128_ref_f16.manifest
+// RUN: FileCheck %s --check-prefix=SREFVM --input-file=%t.out/gdn_cp_summary_vm128_ref_f16.manifest
+// RUN: FileCheck %s --check-prefix=RREFVM --input-file=%t.out/gdn_cp_replay_vm128_ref_f16.manifest
+// RUN: FileCheck %s --check-prefix=REF --input-file=%t.out/gdn_chunk_fwd_ref_f16.manifest
 // RUN: FileCheck %s --check-prefix=PTXVM --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: FileCheck %s --check-prefix=PTXOST --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: FileCheck %s --check-prefix=PTXGATE --input-file=%t.out/gdn_forward_vm_f16.ptx
@@ -58,11 +62,19 @@
 // call and no private body remain; the direct kernel keeps its five gemms
 // (K S, Q S, Ag W, P V_new, K^T V') and the O store; the summary, whose
 // %with_o is false, keeps three, one 64x64 operand buffer (Ag; P is gone)
-// and no O store.
+// and no O store. The refined kernels (%refine true: each kernel passes
+// its constant to the body they share) keep the refined step's four more
+// (Ag_lo W, P_lo V_new, P V_new_lo, K^T V'_lo) in branches on the chunk's
+// flag, the summary's two more (Ag_lo W, K^T V'_lo); in the plain ones
+// every refined part folds away (docs/gdn-math.md §6.8).
 // FOLD-NOT: func.call
 // FOLD-NOT: @gdn_chunk_loop
 // FOLD-LABEL: func.func @gdn_chunk_fwd_f16
 // FOLD-COUNT-5: tile.gemm
+// FOLD-NOT: tile.gemm
+// FOLD: tile.copy %{{.*}} to %{{.*}} {masked} : !tile.buffer<64x16xf32, fragment> to !tile.buffer<?x128xf16, global>
+// FOLD-LABEL: func.func @gdn_chunk_fwd_ref_f16
+// FOLD-COUNT-9: tile.gemm
 // FOLD-NOT: tile.gemm
 // FOLD: tile.copy %{{.*}} to %{{.*}} {masked} : !tile.buffer<64x16xf32, fragment> to !tile.buffer<?x128xf16, global>
 // FOLD-LABEL: func.func @gdn_cp_summary_f16
@@ -71,8 +83,16 @@
 // FOLD-COUNT-3: tile.gemm
 // FOLD-NOT: tile.gemm
 // FOLD-NOT: fragment> to !tile.buffer<?x128xf16, global>
+// FOLD-LABEL: func.func @gdn_cp_summary_ref_f16
+// FOLD-COUNT-5: tile.gemm
+// FOLD-NOT: tile.gemm
+// FOLD-NOT: fragment> to !tile.buffer<?x128xf16, global>
 // FOLD-LABEL: func.func @gdn_cp_replay_f16
 // FOLD-COUNT-5: tile.gemm
+// FOLD-NOT: tile.gemm
+// FOLD-LABEL: func.func @gdn_cp_replay_ref_f16
+// FOLD-COUNT-9: tile.gemm
+// FOLD-NOT: tile.gemm
 
 // Thread distribution: the prep kernel runs its gemms on wgmma, so its
 // chunk-local matrices get the wgmma grid [4, 1]; in the forward kernel the
@@ -116,12 +136,13 @@
 // PIPE: tile.async_copy
 // PIPE: tile.async_commit
 
-// The shared-memory plan: sizes recorded on the kernels (prep: 36868 bytes,
+// The shared-memory plan: sizes recorded on the kernels (prep: 36996 bytes,
 // six blocks per SM with its 80 registers (<= 37888 each); L0's rows padded
 // by 4 words, the inverse's by 8 and 4 more after every fourth row; 4 bytes
-// for kbeta, which every warp reads to choose the Ag map's form).
+// for kbeta, which every warp reads to choose the Ag map's form, 4 for the
+// alike-keys flag; a flagged chunk's Q and K for P_lo reuse the solve's).
 // PLAN-PREP-LABEL: func.func @gdn_chunk_prep_f16
-// PLAN-PREP-SAME: tile.shared_memory_bytes = 36868
+// PLAN-PREP-SAME: tile.shared_memory_bytes = 36996
 // PLAN-LABEL: func.func @gdn_chunk_fwd_f16
 // PLAN-SAME: tile.shared_memory_bytes = 111104
 // PLAN: tile.alloc {offset = 0 : i64} : !tile.buffer<2x64x128xf16, shared, #tile.swizzle<128>>
@@ -141,7 +162,7 @@
 // BAR-NEXT: tile.copy %{{.*}} {layout = #tile.blocked<vector = 1>, masked} : !tile.buffer<64xf32, shared> to !tile.buffer<?xf32, global>
 
 // PREP: kernel = gdn_chunk_prep_f16
-// PREP: shared_bytes = 36868
+// PREP: shared_bytes = 36996
 // PREP: param = q:ptr<f16>
 // Each block finds its chunk and its sequence's bounds in the host-computed
 // chunk_map ({sequence, chunk, bos, eos} per chunk): no cu_seqlens.
@@ -158,13 +179,18 @@
 // PREP: meta.grid = HV,cdiv(NT,cdiv(NT,65535)),cdiv(NT,65535)
 // PREP: meta.order = 2
 // PREP: meta.ws_Ag = B*T*HV*64
+// The alike-keys guard's outputs (docs/gdn-math.md §6.8): Ag's and P's low
+// halves of flagged chunks and one flag per chunk.
+// PREP: meta.ws_Ag_lo = B*T*HV*64
 // PREP: meta.ws_P = B*T*HV*64
+// PREP: meta.ws_P_lo = B*T*HV*64
+// PREP: meta.ws_alike = HV*cdiv(B*T,4)*4
 // The prep of the block_v 128 forward, which forms P itself: no scale, no
 // P workspace, less shared memory (no Q tile). It reads q only to
 // normalize it (with k) when the problem asks (meta.fuses = qk_l2norm, the
 // scalar qk_l2norm; the workspaces q_l2 and k_l2 are empty otherwise).
 // PREPK: kernel = gdn_chunk_prep_k_f16
-// PREPK: shared_bytes = 28804
+// PREPK: shared_bytes = 28932
 // PREPK: param = q:ptr<f16>
 // PREPK: param = k:ptr<f16>
 // PREPK-NOT: param = cu_seqlens
@@ -228,7 +254,7 @@
 // SCAN: param = state_v_first:i32
 // SCAN-NOT: meta.block_v
 // SCAN: meta.grid = 8,HV,N
-// SCAN: meta.order = 4
+// SCAN: meta.order = 5
 // SCAN: meta.path = cp
 // SCAN: meta.ws_cp_h = NS*HV*16384
 // REPLAY: kernel = gdn_cp_replay_f16
@@ -238,7 +264,7 @@
 // REPLAY: param = ht:ptr<f32>
 // REPLAY: param = state_v_first:i32
 // REPLAY: meta.grid = 8,HV,NS
-// REPLAY: meta.order = 5
+// REPLAY: meta.order = 6
 // REPLAY: meta.path = cp
 
 // PTX: .target sm_90a
@@ -311,7 +337,46 @@
 // REPLAYVM: tensormap.Ag_tma = base=Ag; dims=64, HV, (B)*(T); strides=64, (HV)*(64); box=32, 1, 32; swizzle=64; l2=none; fill=zero
 // REPLAYVM: tensormap.q_tma = {{.*}}; swizzle=128; l2=256; fill=zero
 // REPLAYVM: meta.grid = 1,HV,NS
-// REPLAYVM: meta.order = 5
+// REPLAYVM: meta.order = 6
+// The refined kernels (docs/gdn-math.md §6.8): launched after their plain
+// counterparts (meta.order: the direct kernel's 3 -> 4; the CP summary 3
+// -> 4, before the scan at 5; the replay 6 -> 7), same grid and variant;
+// they take the prep's flags (alike: the flag's 96-value window on the
+// TMA ring beside gamma) and Ag's low half (Ag_lo: read with ordinary
+// loads, flagged chunks only), and declare no workspace of their own.
+// REFVM: kernel = gdn_chunk_fwd_vm128_ref_f16
+// REFVM: block = 384,1,1
+// REFVM: shared_bytes = 190096
+// REFVM: param = Ag_lo:ptr<f16>
+// REFVM-NEXT: param = alike:ptr<f32>
+// REFVM: tensormap.alike_tma = base=alike; dims=(cdiv((B)*(T), 4))*(4), HV; strides=(cdiv((B)*(T), 4))*(4); box=96, 1
+// REFVM-NOT: meta.ws_
+// REFVM: meta.block_v = 128
+// REFVM: meta.grid = 1,HV,N
+// REFVM: meta.order = 4
+// REFVM: meta.path = direct
+// REFVM: meta.stage = chunk_refine
+// SREFVM: kernel = gdn_cp_summary_vm128_ref_f16
+// SREFVM: param = alike:ptr<f32>
+// SREFVM-NOT: meta.ws_
+// SREFVM: meta.grid = 1,HV,NS
+// SREFVM: meta.order = 4
+// SREFVM: meta.path = cp
+// SREFVM: meta.stage = cp_summary_refine
+// RREFVM: kernel = gdn_cp_replay_vm128_ref_f16
+// RREFVM: param = alike:ptr<f32>
+// RREFVM: meta.grid = 1,HV,NS
+// RREFVM: meta.order = 7
+// RREFVM: meta.path = cp
+// RREFVM: meta.stage = cp_refine
+// The block_v 16 one also reads P's low half, which its prep writes.
+// REF: kernel = gdn_chunk_fwd_ref_f16
+// REF: param = Ag_lo:ptr<f16>
+// REF-NEXT: param = P_lo:ptr<f16>
+// REF-NEXT: param = alike:ptr<f32>
+// REF: meta.grid = 8,HV,N
+// REF: meta.order = 4
+// REF: meta.stage = chunk_refine
 // Shared-operand wgmma for P = Q K^T (m64n32 per warpgroup, both operands
 // by descriptor), register-A wgmma for K S, Q S (m64n64, K = 128), Ag W
 // and P V_new (m64n64, K = 64) and the state update (m64n128); no
@@ -380,7 +445,7 @@
 // SUMMSTORE-COUNT-3: tile.copy {{.*}} {transpose} : !tile.buffer<128x128xf32, fragment> to !tile.buffer<128x128xbf16, global>
 // SUMMSTORE-NEXT: }
 // SUMMSTORE-NOT: tile.copy {{.*}} to !tile.buffer<128x128xbf16, global>
-// SUMMSTORE-LABEL: func.func @gdn_cp_replay_vm128_f16
+// SUMMSTORE-LABEL: func.func @gdn_cp_summary_vm128_ref_f16
 
 // The block_v 16 summary: the same rule over its B and M blocks (%is_m):
 // M where the record is -1, B where the segment is not its sequence's last.
@@ -395,7 +460,7 @@
 // SUMMSTORE16-NEXT: }
 // SUMMSTORE16-NEXT: }
 // SUMMSTORE16-NOT: tile.copy {{.*}} global>
-// SUMMSTORE16-LABEL: func.func @gdn_cp_replay_f16
+// SUMMSTORE16-LABEL: func.func @gdn_cp_summary_ref_f16
 
 // The chunk step's gates in base 2: every difference of scaled gammas and
 // W = vscale V - e ks contract into fma (fastmath<contract>), 64 per
@@ -404,10 +469,10 @@
 // PTXGATE-LABEL: .entry gdn_chunk_fwd_vm128_f16
 // PTXGATE-COUNT-64: fma.rn.f32
 // PTXGATE-NOT: fma.rn.f32
-// PTXGATE-LABEL: .entry gdn_cp_summary_vm128_f16
+// PTXGATE-LABEL: .entry gdn_chunk_fwd_vm128_ref_f16
 // PTXNOSUB-LABEL: .entry gdn_chunk_fwd_vm128_f16
 // PTXNOSUB-NOT: sub.rn.f32
-// PTXNOSUB-LABEL: .entry gdn_cp_summary_vm128_f16
+// PTXNOSUB-LABEL: .entry gdn_chunk_fwd_vm128_ref_f16
 
 // PTXVM: .entry gdn_chunk_fwd_vm128_f16
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
