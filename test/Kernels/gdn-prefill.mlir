@@ -139,8 +139,9 @@
 // The shared-memory plan: sizes recorded on the kernels (prep: 36996 bytes,
 // six blocks per SM with its 80 registers (<= 37888 each); L0's rows padded
 // by 4 words, the inverse's by 8 and 4 more after every fourth row; 4 bytes
-// for kbeta, which every warp reads to choose the Ag map's form, 4 for the
-// alike-keys flag; a flagged chunk's Q and K for P_lo reuse the solve's).
+// for kbeta, which every warp reads to choose the Ag map's form; 128 more
+// since the alike-keys guard: its flag and the vote's scratch, aligned;
+// P_lo is formed from P's fragment, no new tile).
 // PLAN-PREP-LABEL: func.func @gdn_chunk_prep_f16
 // PLAN-PREP-SAME: tile.shared_memory_bytes = 36996
 // PLAN-LABEL: func.func @gdn_chunk_fwd_f16
