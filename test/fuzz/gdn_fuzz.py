@@ -146,14 +146,20 @@ SSA_USE_RE = re.compile(r"%[A-Za-z_$.][\w$.]*|%\d+")
 SSA_DEF_RE = re.compile(r"^\s*(%[A-Za-z_$.][\w$.]*|%\d+)(?:\s*,\s*%[\w$.]+)*\s*(?::\d+)?\s*=")
 
 
-def scf_forward_reference(text):
-    """True when an scf op uses a value first defined on a later line."""
-    lines = text.split("\n")
+def first_definitions(lines):
+    """The line on which each SSA name is first defined (`%x = ...`)."""
     first_def = {}
     for n, line in enumerate(lines):
         m = SSA_DEF_RE.match(line)
         if m:
             first_def.setdefault(m.group(1), n)
+    return first_def
+
+
+def scf_forward_reference(text):
+    """True when an scf op uses a value first defined on a later line."""
+    lines = text.split("\n")
+    first_def = first_definitions(lines)
     for n, line in enumerate(lines):
         m = SCF_OP_RE.match(line)
         if not m:
@@ -173,11 +179,7 @@ def forward_reference(text):
     # them, and a use of a function argument is not a forward reference.
     for chunk in re.split(r"(?m)^// -----.*$|^\s*(?:func\.)?func\b", text):
         lines = chunk.split("\n")
-        first_def = {}
-        for n, line in enumerate(lines):
-            m = SSA_DEF_RE.match(line)
-            if m:
-                first_def.setdefault(m.group(1), n)
+        first_def = first_definitions(lines)
         for n, line in enumerate(lines):
             code = line.split("//")[0]
             m = SSA_DEF_RE.match(code)
