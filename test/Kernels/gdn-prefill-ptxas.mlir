@@ -54,11 +54,14 @@
 // direct forward must not. Their refined copies (the _ref kernels after
 // them, which run only the blocks with a flagged chunk: docs/gdn-math.md
 // §6.8) carry the refined step's parts in LICM-off subloops of the chunk
-// loop and spill in the value-major form, 24 bytes (direct) and 100
-// (replay) with ptxas 13.0, the block_v 16 direct one 4 bytes in f16 (its
-// flag scan's 32 loads in flight): more is a regression.
+// loop and spill in the value-major form, 68 bytes (direct) and 76
+// (replay) with ptxas 13.0 (values stored before the chunk loop, reloaded
+// in it: 21 local accesses a step in the direct one, 5 before the flag
+// scan's rounds of 64 and 128 loads; 24 and 100 bytes then,
+// docs/perf-notes.md v57); the block_v 16 ones none: more is a
+// regression.
 // VM: Compiling entry function 'gdn_cp_replay_vm128_ref_{{b?f16}}' for 'sm_90a'
-// VM: 104 bytes stack frame, 100 bytes spill stores
+// VM: 80 bytes stack frame, 76 bytes spill stores
 // VM: Compiling entry function 'gdn_cp_replay_vm128_{{b?f16}}' for 'sm_90a'
 // VM: Used {{[0-9]+}} registers
 // VM: Compiling entry function 'gdn_cp_summary_vm128_ref_{{b?f16}}' for 'sm_90a'
@@ -66,7 +69,7 @@
 // VM: Compiling entry function 'gdn_cp_summary_vm128_{{b?f16}}' for 'sm_90a'
 // VM: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // VM: Compiling entry function 'gdn_chunk_fwd_vm128_ref_{{b?f16}}' for 'sm_90a'
-// VM: 24 bytes stack frame, 24 bytes spill stores
+// VM: 72 bytes stack frame, 68 bytes spill stores
 // VM: Compiling entry function 'gdn_chunk_fwd_vm128_{{b?f16}}' for 'sm_90a'
 // VM: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
@@ -79,6 +82,6 @@
 // FWD: Compiling entry function 'gdn_cp_summary{{(_bv64)?}}_{{b?f16}}' for 'sm_90a'
 // FWD: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // FWD: Compiling entry function 'gdn_chunk_fwd{{(_bv64)?}}_ref_{{b?f16}}' for 'sm_90a'
-// FWD: {{(0|8)}} bytes stack frame, {{(0|4)}} bytes spill stores
+// FWD: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // FWD: Compiling entry function 'gdn_chunk_fwd{{(_bv64)?}}_{{b?f16}}' for 'sm_90a'
 // FWD: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
