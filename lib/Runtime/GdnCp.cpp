@@ -141,6 +141,28 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
   e.replay = c.forwardUs *
              std::max(static_cast<double>(std::min(m, maxChunks)), forwardWork);
   e.cp = e.summary + e.scan + e.replay + kGdnCpLaunchUs;
+  // Refined kernels that exit: waves of blocks, each a launch and the
+  // flag rounds of its range.
+  auto refineUs = [&](double blocks, int64_t chunks) {
+    const double waves = std::ceil(std::max(blocks, 1.0) / sms);
+    const int64_t rounds = std::max<int64_t>(1, (chunks + 127) / 128);
+    return waves * (kGdnRefineUs +
+                    kGdnRefineRoundUs * static_cast<double>(rounds - 1));
+  };
+  const double sequences =
+      static_cast<double>(std::max<size_t>(shape.seqChunks.size(), 1));
+  if (shape.refineDirect)
+    e.refineDirect = refineUs(tiles * hv * sequences, maxChunks);
+  const int64_t segChunks = std::min(m, maxChunks);
+  const double segBlocks = tiles * hv * static_cast<double>(e.segments);
+  if (shape.refineCpSummary)
+    e.refineCp += refineUs(segBlocks, segChunks) +
+                  std::ceil(std::max(segBlocks, 1.0) / sms) *
+                      kGdnRefineWindowUs;
+  if (shape.refineCpReplay)
+    e.refineCp += refineUs(segBlocks, segChunks);
+  e.direct += e.refineDirect;
+  e.cp += e.refineCp;
   e.prep = c.prepUs * hv * sumChunks / sms;
   e.useCp = e.cp < kGdnCpMargin * e.direct;
   return e;

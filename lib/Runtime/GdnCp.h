@@ -75,6 +75,13 @@ struct GdnCpShape {
   /// scan steps; where the kernels fall back in longer ones (weaker decay,
   /// unnormalized keys), the summaries cost what they cost without it.
   int64_t warmupChunks = 0;
+  /// The refined kernels the path's kernels include (docs/gdn-math.md
+  /// §6.8, meta.stage chunk_refine, cp_summary_refine, cp_refine): each
+  /// runs after its plain kernel and, on inputs without alike keys (the
+  /// model's case), only reads its range's flags and exits.
+  bool refineDirect = false;    ///< chunk_refine
+  bool refineCpSummary = false; ///< cp_summary_refine
+  bool refineCpReplay = false;  ///< cp_refine
 };
 
 /// Chunks of the warm-up window on the weak-decay anchor inputs (g ~
@@ -195,6 +202,19 @@ constexpr double kGdnCpScanUs = 3.8;
 constexpr double kGdnCpScanWarmupUs = 1.35;
 /// The launches of the two extra kernels of the CP path, us.
 constexpr double kGdnCpLaunchUs = 6.0;
+/// A refined kernel whose blocks all exit, per wave of blocks (one block
+/// of the forward's size per SM): its launch, the block's prologue and one
+/// round of flag loads (up to 128 chunks), us: chunk_refine at 8x4K HV16
+/// 6.2-6.3 (64 chunks a block, one wave; ncu: 4.7-4.9 in the kernel).
+/// Measured on an H100 (docs/perf-notes.md v57), like the next two; the
+/// other constants are the H200's.
+constexpr double kGdnRefineUs = 6.3;
+/// Each further round of 128 chunks' flags, per wave, us: cp_refine at
+/// 128K HV16 (8 segments of 256 chunks: two rounds) 9.7-9.9.
+constexpr double kGdnRefineRoundUs = 3.5;
+/// The refined CP summary finds its warm-up window before it exits, us:
+/// cp_summary_refine 13.6-14.1 there.
+constexpr double kGdnRefineWindowUs = 4.0;
 /// CP is used only when it is estimated faster than this fraction of the
 /// direct time (margin for the model's error).
 constexpr double kGdnCpMargin = 0.9;
@@ -205,6 +225,9 @@ struct GdnCpEstimate {
   double direct = 0; ///< time of the direct path
   double cp = 0;     ///< time of the CP path with segmentChunks
   double summary = 0, scan = 0, replay = 0; ///< cp's terms (cp adds launch)
+  /// The refined kernels' exits (included in direct and cp): refineDirect
+  /// on the direct path, refineCp both CP stages.
+  double refineDirect = 0, refineCp = 0;
   /// The prep kernel (both paths; not in direct or cp):
   /// t_prep * HV * sum_n nc_n / P.
   double prep = 0;
@@ -228,9 +251,14 @@ struct GdnCpEstimate {
 ///             warm-up and m >= w, else kGdnCpScanUs)
 ///   replay  = t_fwd * max(min(m, max_n nc_n), tiles*HV*sum_n nc_n / (P*R))
 ///   cp      = summary + scan + replay + t_launch
-/// (t_launch = kGdnCpLaunchUs; the prep kernel is
-/// common to both paths and left out). useCp compares the two paths at the
-/// same block_v; gdn-run compares each path's best variant (GdnDriver.h).
+/// (t_launch = kGdnCpLaunchUs; the prep kernel is common to both paths
+/// and left out); with refined kernels (GdnCpShape), each adds, per wave
+/// of its blocks (tiles*HV*N blocks direct, tiles*HV*sum_n s_n on CP, one
+/// per SM), t_ref + t_round * (r - 1) with r = ceil(c / 128) rounds of
+/// flags for c = max_n nc_n chunks a block (direct) or min(m, max_n nc_n)
+/// (CP), and the CP summary's t_window (kGdnRefineUs, kGdnRefineRoundUs,
+/// kGdnRefineWindowUs). useCp compares the two paths at the same block_v;
+/// gdn-run compares each path's best variant (GdnDriver.h).
 GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
                             int64_t numSMs = kGdnDefaultSmCount,
                             int64_t blockV = kGdnDefaultBlockV);

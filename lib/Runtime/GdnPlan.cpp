@@ -32,6 +32,17 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
   choice.blockVGiven = request.blockV > 0;
   GdnCpShape cpShape = gdnCpShape(p.deviceCuSeqlens(), p.HV, p.hasH0);
   cpShape.warmupChunks = p.cpTheta > 0 ? kGdnCpWarmupChunks : 0;
+  // The refined kernels each path would launch (charged as exits).
+  auto hasRefined = [](const std::vector<const Manifest *> &list,
+                       const char *stage) {
+    return std::any_of(list.begin(), list.end(), [&](const Manifest *m) {
+      const MetaEntry *e = m->findMeta("stage");
+      return e && e->value == stage;
+    });
+  };
+  cpShape.refineDirect = hasRefined(paths.direct, "chunk_refine");
+  cpShape.refineCpSummary = hasRefined(paths.cp, "cp_summary_refine");
+  cpShape.refineCpReplay = hasRefined(paths.cp, "cp_refine");
   // The candidate variants of `path` (the one forced, else all; {0} for a
   // path without variants), each estimated, cp at its segment size.
   auto estimatePath = [&](GdnPath path) {

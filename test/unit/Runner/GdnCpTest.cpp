@@ -294,6 +294,45 @@ TEST(GdnCpTest, CalibrationPoints) {
   EXPECT_NEAR(gdnCpEstimate(sh, 256, 132, 16).prep * 1e-3, 0.762, 0.076);
 }
 
+TEST(GdnCpTest, RefinedKernels) {
+  // The refined kernels' exits (docs/perf-notes.md v57, H100 stage
+  // medians): chunk_refine at 8x4K HV16 6.2-6.3 us (one wave of 128
+  // blocks, 64 chunks each: one round of flags); at 128K HV16 in 8
+  // segments of 256 chunks (one wave, two rounds) cp_refine 9.7-9.9 and
+  // cp_summary_refine 13.6-14.1.
+  GdnCpShape sh = cpShape(16, V(8, 64));
+  const GdnCpEstimate plain = gdnCpEstimate(sh, 64, 132, 128);
+  EXPECT_EQ(plain.refineDirect, 0.0);
+  EXPECT_EQ(plain.refineCp, 0.0);
+  sh.refineDirect = sh.refineCpSummary = sh.refineCpReplay = true;
+  const GdnCpEstimate e = gdnCpEstimate(sh, 64, 132, 128);
+  EXPECT_NEAR(e.refineDirect, 6.25, 0.1 * 6.25);
+  EXPECT_DOUBLE_EQ(e.direct, plain.direct + e.refineDirect);
+  EXPECT_DOUBLE_EQ(e.cp, plain.cp + e.refineCp);
+  GdnCpShape lg = cpShape(16, {2048});
+  lg.warmupChunks = kGdnCpWarmupChunks;
+  lg.refineCpReplay = true;
+  EXPECT_NEAR(gdnCpEstimate(lg, 256, 132, 128).refineCp, 9.8, 0.98);
+  lg.refineCpSummary = true;
+  EXPECT_NEAR(gdnCpEstimate(lg, 256, 132, 128).refineCp, 9.8 + 13.85,
+              0.1 * (9.8 + 13.85));
+  // Twice the blocks (HV 32: 256 blocks on 132 SMs) is two waves.
+  GdnCpShape h32 = lg;
+  h32.HV = 32;
+  EXPECT_DOUBLE_EQ(gdnCpEstimate(h32, 256, 132, 128).refineCp,
+                   2 * gdnCpEstimate(lg, 256, 132, 128).refineCp);
+  // The direct path's blocks walk whole sequences: 2048 chunks are 16
+  // rounds of 128.
+  lg.refineDirect = true;
+  EXPECT_DOUBLE_EQ(gdnCpEstimate(lg, 256, 132, 128).refineDirect,
+                   kGdnRefineUs + 15 * kGdnRefineRoundUs);
+  // An empty sequence's block still runs (and exits).
+  GdnCpShape empty = cpShape(16, {0});
+  empty.refineDirect = true;
+  EXPECT_DOUBLE_EQ(gdnCpEstimate(empty, 1, 132, 128).refineDirect,
+                   kGdnRefineUs);
+}
+
 TEST(GdnCpTest, CostModel) {
   // 128K tokens, HV 1, m = 16, block_v 16: direct walks 2048 chunks; CP =
   // summary (work-bound; 2*8 tiles per chunk of the 127 non-final segments

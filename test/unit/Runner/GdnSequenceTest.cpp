@@ -1275,3 +1275,49 @@ TEST(GdnSequenceTest, OptionalStageFollowsTheProblem) {
   EXPECT_EQ(s.code(), ExitCode::BadInput);
   EXPECT_CONTAINS(s.message(), "no kernel has meta.when = qk_l2norm");
 }
+
+TEST(GdnSequenceTest, ModelChargesTheRefinedKernels) {
+  // A path whose kernels include a refined stage (meta.stage chunk_refine,
+  // cp_summary_refine, cp_refine) is charged its exits (GdnCp.h).
+  auto refined = [](std::string text, const std::string &stage) {
+    text.replace(text.find("\nptx = "), 1, "_ref\n");
+    const size_t at = text.find("meta.stage = ");
+    if (at == std::string::npos)
+      return text + "meta.stage = " + stage + "\n";
+    const size_t value = at + std::strlen("meta.stage = ");
+    return text.replace(value, text.find('\n', at) - value, stage);
+  };
+  GdnProblem p;
+  p.B = 8;
+  p.T = 4096;
+  p.H = 16;
+  p.HV = 16;
+  auto modeled = [&](const std::vector<std::string> &texts,
+                     GdnPathChoice &choice) {
+    Parsed parsed(texts);
+    GdnPaths paths;
+    ASSERT_TRUE(splitGdnPaths(parsed.all, paths).ok());
+    std::vector<const Manifest *> selected;
+    Status s =
+        chooseGdnPath(paths, GdnPathRequest{}, 132, p, choice, selected);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_TRUE(choice.modeled);
+  };
+  std::vector<std::string> texts = {
+      cumsumManifest(), solveManifest(), tagged(fwdManifest(), "direct"),
+      cpSummaryManifest(), cpReplayManifest()};
+  GdnPathChoice plain, withRef;
+  modeled(texts, plain);
+  texts.push_back(
+      tagged(refined(fwdManifest(), "chunk_refine"), "direct"));
+  texts.push_back(refined(cpSummaryManifest(), "cp_summary_refine"));
+  texts.push_back(refined(cpReplayManifest(), "cp_refine"));
+  modeled(texts, withRef);
+  ASSERT_EQ(plain.path, GdnPath::Direct);
+  ASSERT_EQ(withRef.path, GdnPath::Direct);
+  // block_v 16 (no meta.block_v): 8 tiles x 16 heads x 8 sequences = 1024
+  // blocks, 8 waves on 132 SMs, one round of flags each (64 chunks).
+  EXPECT_DOUBLE_EQ(withRef.chosen()->us - plain.chosen()->us,
+                   8 * kGdnRefineUs);
+  EXPECT_GT(withRef.other.us, plain.other.us);
+}
