@@ -157,8 +157,10 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
   const double segBlocks = tiles * hv * static_cast<double>(e.segments);
   if (shape.refineCpSummary)
     e.refineCp += refineUs(segBlocks, segChunks) +
-                  std::ceil(std::max(segBlocks, 1.0) / sms) *
-                      kGdnRefineWindowUs;
+                  (shape.warmupChunks > 0
+                       ? std::ceil(std::max(segBlocks, 1.0) / sms) *
+                             kGdnRefineWindowUs
+                       : 0.0);
   if (shape.refineCpReplay)
     e.refineCp += refineUs(segBlocks, segChunks);
   e.direct += e.refineDirect;

@@ -210,10 +210,14 @@ constexpr double kGdnCpLaunchUs = 6.0;
 /// other constants are the H200's.
 constexpr double kGdnRefineUs = 6.3;
 /// Each further round of 128 chunks' flags, per wave, us: cp_refine at
-/// 128K HV16 (8 segments of 256 chunks: two rounds) 9.7-9.9.
+/// 128K HV16 (8 segments of 256 chunks: two rounds) 9.7-9.9, which also
+/// looks its segment up (a single round of 128 took 7.3-7.4 at 8x4K, so
+/// 3.5 may overstate a round by ~1 us; longer ranges are extrapolated).
 constexpr double kGdnRefineRoundUs = 3.5;
-/// The refined CP summary finds its warm-up window before it exits, us:
-/// cp_summary_refine 13.6-14.1 there.
+/// The refined CP summary finds its warm-up window before it exits, per
+/// wave, us (with the warm-up on): cp_summary_refine 13.6-14.1 there.
+/// All three are the value-major (block_v 128) kernels' one-wave
+/// numbers; block_v 16 is assumed alike (one block per SM), not measured.
 constexpr double kGdnRefineWindowUs = 4.0;
 /// CP is used only when it is estimated faster than this fraction of the
 /// direct time (margin for the model's error).
@@ -224,7 +228,8 @@ struct GdnCpEstimate {
   int64_t blockV = kGdnDefaultBlockV; ///< the variant modeled
   double direct = 0; ///< time of the direct path
   double cp = 0;     ///< time of the CP path with segmentChunks
-  double summary = 0, scan = 0, replay = 0; ///< cp's terms (cp adds launch)
+  /// cp's terms (cp adds the launches and refineCp).
+  double summary = 0, scan = 0, replay = 0;
   /// The refined kernels' exits (included in direct and cp): refineDirect
   /// on the direct path, refineCp both CP stages.
   double refineDirect = 0, refineCp = 0;
@@ -254,11 +259,12 @@ struct GdnCpEstimate {
 /// (t_launch = kGdnCpLaunchUs; the prep kernel is common to both paths
 /// and left out); with refined kernels (GdnCpShape), each adds, per wave
 /// of its blocks (tiles*HV*N blocks direct, tiles*HV*sum_n s_n on CP, one
-/// per SM), t_ref + t_round * (r - 1) with r = ceil(c / 128) rounds of
-/// flags for c = max_n nc_n chunks a block (direct) or min(m, max_n nc_n)
-/// (CP), and the CP summary's t_window (kGdnRefineUs, kGdnRefineRoundUs,
-/// kGdnRefineWindowUs). useCp compares the two paths at the same block_v;
-/// gdn-run compares each path's best variant (GdnDriver.h).
+/// per SM), t_ref + t_round * (r - 1) with r = max(1, ceil(c / 128))
+/// rounds of flags for c = max_n nc_n chunks a block (direct) or min(m,
+/// max_n nc_n) (CP), and the CP summary's t_window per wave with the
+/// warm-up (kGdnRefineUs, kGdnRefineRoundUs, kGdnRefineWindowUs). useCp
+/// compares the two paths at the same block_v; gdn-run compares each
+/// path's best variant (GdnDriver.h).
 GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
                             int64_t numSMs = kGdnDefaultSmCount,
                             int64_t blockV = kGdnDefaultBlockV);

@@ -56,8 +56,8 @@
 // §6.8) carry the refined step's parts in LICM-off subloops of the chunk
 // loop and spill in the value-major form, 68 bytes (direct) and 76
 // (replay) with ptxas 13.0 (values stored before the chunk loop, reloaded
-// in it: 21 local accesses a step in the direct one, 5 before the flag
-// scan's rounds of 64 and 128 loads; 24 and 100 bytes then,
+// in it: 21 local accesses a step in the direct one, 5 before v57's flag
+// scan in rounds of 64 and 128 loads; 24 and 100 bytes then,
 // docs/perf-notes.md v57); the block_v 16 ones none: more is a
 // regression.
 // VM: Compiling entry function 'gdn_cp_replay_vm128_ref_{{b?f16}}' for 'sm_90a'

@@ -316,6 +316,11 @@ TEST(GdnCpTest, RefinedKernels) {
   lg.refineCpSummary = true;
   EXPECT_NEAR(gdnCpEstimate(lg, 256, 132, 128).refineCp, 9.8 + 13.85,
               0.1 * (9.8 + 13.85));
+  // Without the warm-up (theta 0) the window is not charged.
+  GdnCpShape exact = lg;
+  exact.warmupChunks = 0;
+  EXPECT_DOUBLE_EQ(gdnCpEstimate(exact, 256, 132, 128).refineCp,
+                   2 * (kGdnRefineUs + kGdnRefineRoundUs));
   // Twice the blocks (HV 32: 256 blocks on 132 SMs) is two waves.
   GdnCpShape h32 = lg;
   h32.HV = 32;

@@ -1317,7 +1317,16 @@ TEST(GdnSequenceTest, ModelChargesTheRefinedKernels) {
   ASSERT_EQ(withRef.path, GdnPath::Direct);
   // block_v 16 (no meta.block_v): 8 tiles x 16 heads x 8 sequences = 1024
   // blocks, 8 waves on 132 SMs, one round of flags each (64 chunks).
-  EXPECT_DOUBLE_EQ(withRef.chosen()->us - plain.chosen()->us,
-                   8 * kGdnRefineUs);
-  EXPECT_GT(withRef.other.us, plain.other.us);
+  EXPECT_NEAR(withRef.chosen()->us - plain.chosen()->us, 8 * kGdnRefineUs,
+              1e-9);
+  // Each CP stage on its own is charged too.
+  GdnPathChoice summaryOnly, replayOnly;
+  texts.pop_back();
+  modeled(texts, summaryOnly);
+  EXPECT_GT(summaryOnly.other.us, plain.other.us);
+  texts.pop_back();
+  texts.push_back(refined(cpReplayManifest(), "cp_refine"));
+  modeled(texts, replayOnly);
+  EXPECT_GT(replayOnly.other.us, plain.other.us);
+  EXPECT_GT(withRef.other.us, replayOnly.other.us);
 }
