@@ -16,6 +16,16 @@ std::string format(const char *fmt, double v) {
   return buf;
 }
 
+/// Whether some manifest of `manifests` has meta.`key` = `value`.
+bool hasMeta(const std::vector<const Manifest *> &manifests,
+             const char *key, const std::string &value) {
+  return std::any_of(manifests.begin(), manifests.end(),
+                     [&](const Manifest *m) {
+                       const MetaEntry *e = m->findMeta(key);
+                       return e && e->value == value;
+                     });
+}
+
 } // namespace
 
 Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
@@ -33,16 +43,9 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
   GdnCpShape cpShape = gdnCpShape(p.deviceCuSeqlens(), p.HV, p.hasH0);
   cpShape.warmupChunks = p.cpTheta > 0 ? kGdnCpWarmupChunks : 0;
   // The refined kernels each path would launch (charged as exits).
-  auto hasRefined = [](const std::vector<const Manifest *> &list,
-                       const char *stage) {
-    return std::any_of(list.begin(), list.end(), [&](const Manifest *m) {
-      const MetaEntry *e = m->findMeta("stage");
-      return e && e->value == stage;
-    });
-  };
-  cpShape.refineDirect = hasRefined(paths.direct, "chunk_refine");
-  cpShape.refineCpSummary = hasRefined(paths.cp, "cp_summary_refine");
-  cpShape.refineCpReplay = hasRefined(paths.cp, "cp_refine");
+  cpShape.refineDirect = hasMeta(paths.direct, "stage", "chunk_refine");
+  cpShape.refineCpSummary = hasMeta(paths.cp, "stage", "cp_summary_refine");
+  cpShape.refineCpReplay = hasMeta(paths.cp, "stage", "cp_refine");
   // The candidate variants of `path` (the one forced, else all; {0} for a
   // path without variants), each estimated, cp at its segment size.
   auto estimatePath = [&](GdnPath path) {
@@ -181,15 +184,6 @@ std::vector<OptionalStage> optionalStages(const GdnProblem &problem) {
           {kGdnWhenGateBeta, problem.gateBeta(), "the gate or beta transform"}};
 }
 
-bool hasStage(const std::vector<const Manifest *> &manifests,
-              const std::string &when) {
-  return std::any_of(manifests.begin(), manifests.end(),
-                     [&](const Manifest *m) {
-                       const MetaEntry *e = m->findMeta("when");
-                       return e && e->value == when;
-                     });
-}
-
 Status chooseAmongBuilds(const std::vector<const Manifest *> &all,
                          const GdnPathRequest &request, int64_t numSMs,
                          GdnProblem &problem, GdnPathChoice &out,
@@ -205,7 +199,7 @@ Status chooseAmongBuilds(const std::vector<const Manifest *> &all,
       manifests.push_back(m);
   }
   for (const OptionalStage &o : optionalStages(problem))
-    if (o.asked && !hasStage(all, o.when))
+    if (o.asked && !hasMeta(all, "when", o.when))
       return Status::badInput(std::string("gdn_prefill: the problem asks "
                                           "for ") +
                               o.what + ", but no kernel has meta.when = " +
@@ -254,7 +248,7 @@ Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &all,
                      selected.end());
   // The build chosen must hold the optional stages the problem asked for.
   for (const OptionalStage &o : optionalStages(problem))
-    if (o.asked && !hasStage(selected, o.when) && !fused(o.when))
+    if (o.asked && !hasMeta(selected, "when", o.when) && !fused(o.when))
       return Status::badInput(
           "gdn_prefill: the chosen kernels (" +
           std::string(selected.empty() ? "none" : selected.front()->path) +

@@ -24,8 +24,8 @@ with a timeout. A run fails the fuzzer when gdn-opt
 Crashes inside upstream MLIR that gdn cannot fix (KNOWN_UPSTREAM, matched on
 the stack trace, or by their inputs: the scf parser's use-after-free on the
 forward reference it needs, the parse-error cleanup's on any unresolved
-forward reference after an error) are listed with their reproducers but do
-not fail the run.
+forward reference after an error, PARSE_ERROR_UAF) are listed with their
+reproducers but do not fail the run.
 
 Iteration i of seed S is a pure function of (S, i): a failure prints the
 command that reproduces it (`--seed S --iter i`) and keeps the input under
@@ -125,16 +125,15 @@ KNOWN_UPSTREAM = [
     # diagnostic: printDenseArrayAttr). Reported as llvm/circt#9374.
     (re.compile(r"printDenseArrayAttr|DenseArrayElementParser"),
      "MLIR 19 i1 dense array from integer literals (llvm/circt#9374)"),
-    # After a parse error, MLIR 19's parser frees the failed function's
-    # operations and then writes into one of them while it drops the
-    # references of unresolved forward references in nested regions
-    # (test/fuzz/upstream-parse-error-uaf.mlir): a nondeterministic
-    # "malloc(): ... corrupted" abort after the error. Classified by its
-    # input and stderr (parse_error_forward_reference below).
-    (re.compile(r"(?!x)x"),
-     "MLIR 19 parse-error cleanup use-after-free "
-     "(test/fuzz/upstream-parse-error-uaf.mlir)"),
 ]
+# After a parse error, MLIR 19's parser frees the failed function's
+# operations and then writes into one of them while it drops the
+# references of unresolved forward references in nested regions
+# (test/fuzz/upstream-parse-error-uaf.mlir): a nondeterministic
+# "malloc(): ... corrupted" abort after the error. No stack trace names it:
+# classified by its input and stderr (parse_error_forward_reference below).
+PARSE_ERROR_UAF = ("MLIR 19 parse-error cleanup use-after-free "
+                   "(test/fuzz/upstream-parse-error-uaf.mlir)")
 # The same i1 array bug by its input (the crash site varies).
 I1_INT_ARRAY_RE = re.compile(r"array<i1\s*:\s*[-+]?\d")
 # The same upstream bug does not always crash inside the scf parser (the
@@ -382,7 +381,7 @@ def run_one(args, seed, it, seeds):
             if known is None and I1_INT_ARRAY_RE.search(text):
                 known = KNOWN_UPSTREAM[1][1]
             if known is None and parse_error_forward_reference(text, err):
-                known = KNOWN_UPSTREAM[2][1]
+                known = PARSE_ERROR_UAF
         if known:
             return it, name, text, rc, err, elapsed, [], known
         if rc is None:
