@@ -279,13 +279,15 @@ def flags_cp(s):
         kern = kern.replace(LOOP_TYPES, LOOP_TYPES[:-len(") -> ()")] +
                             ", !tile.ptr<i32>, index) -> ()")
         if head == SUMMARY:
+            # The plain body's window search (@gdn_cp_window_if, whose %run
+            # is true in a plain kernel) becomes the waiting copy's.
             kern = replace_once(
-                kern, "func.call @gdn_cp_window(%pgam, %pkb, %tt, %hvs, %hv, %bos, %eos, %is_last, %theta)",
+                kern, "func.call @gdn_cp_window_if(%run, %pgam, %pkb, %tt, %hvs, %hv, %bos, %eos, %is_last, %theta)",
                 "func.call " + FLAGS_WINDOW + "(%pgam, %pkb, %tt, %hvs, %hv, %bos, %eos, %is_last, %theta, %pready, %seq)",
                 what, name + "'s window search")
             kern = replace_once(
-                kern, "index, index, index, index, index, i1, f32) -> (index, i1, index)",
-                "index, index, index, index, index, i1, f32, !tile.ptr<i32>, index) -> (index, i1, index)",
+                kern, ": (i1, !tile.ptr<f32>, !tile.ptr<f32>, index, index, index, index, index, i1, f32) -> (index, i1, index)",
+                ": (!tile.ptr<f32>, !tile.ptr<f32>, index, index, index, index, index, i1, f32, !tile.ptr<i32>, index) -> (index, i1, index)",
                 what, name + "'s window search")
         s = call_flagged_body(insert_after_body(s, head, kern, what), head,
                               mode, what)

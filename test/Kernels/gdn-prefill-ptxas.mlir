@@ -28,6 +28,24 @@
 // RUN: sed s/@DT@/bf16/g %t.forward_vm.mlir.in | gdn-opt --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t" -o /dev/null
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_vm_f16.ptx -o %t/vm.cubin 2>&1 | FileCheck %s --check-prefix=VM --implicit-check-not=warning
 // RUN: %ptxas -arch=sm_90a -v %t/gdn_forward_vm_bf16.ptx -o %t/vm.cubin 2>&1 | FileCheck %s --check-prefix=VM --implicit-check-not=warning
+// RUN: FileCheck %s --check-prefix=HINTPREP --input-file=%t/gdn_prefill_f16.ptx
+// RUN: FileCheck %s --check-prefix=HINTVM --input-file=%t/gdn_forward_vm_bf16.ptx
+
+// Ag's L2 eviction priorities (tile.copy {l2_hint}, docs/perf-notes.md
+// v58): prep_k stores it evict_last (where it has at most 2^19
+// token-heads), the prep with P (block_v 16) without a hint; the
+// value-major kernels' rings load it evict_first (its three 32-row boxes),
+// their other loads without one.
+// HINTPREP-LABEL: .visible .entry gdn_chunk_prep_f16(
+// HINTPREP-NOT:   cache_hint
+// HINTPREP-LABEL: .visible .entry gdn_chunk_prep_k_f16(
+// HINTPREP:       createpolicy.fractional.L2::evict_last.b64 [[POL:%rd[0-9]+]], 1.0;
+// HINTPREP-COUNT-8: st.global.L2::cache_hint.b64 [{{%rd[0-9]+}}], {{%rd[0-9]+}}, [[POL]];
+// HINTPREP-NOT:   cache_hint
+// HINTPREP-LABEL: .visible .entry gdn_cp_scan_f16(
+// HINTVM-LABEL:   .visible .entry gdn_chunk_fwd_vm128_bf16(
+// HINTVM:         createpolicy.fractional.L2::evict_first.b64 [[POL:%rd[0-9]+]], 1.0;
+// HINTVM-COUNT-3: .L2::cache_hint [{{%r[0-9]+}}], [{{%rd[0-9]+}}, {{.*}}], [{{%r[0-9]+}}], [[POL]];
 
 // MANIFEST: kernel = gdn_chunk_prep_f16
 // MANIFEST: index_bits = 32

@@ -676,6 +676,11 @@ struct CopyLowering : TilePattern<CopyOp> {
     if (transpose)
       for (Run &run : runs)
         std::swap(run.coord[0], run.coord[1]);
+    // A store to global memory with an L2 eviction priority: one policy
+    // for all its runs.
+    Value policy;
+    if (std::optional<L2Hint> hint = op.getL2Hint(); hint && !load && view)
+      policy = emitL2Policy(rewriter, loc, *hint);
     for (Run &run : runs) {
       Value ptr, valid;
       if (view) {
@@ -724,7 +729,10 @@ struct CopyLowering : TilePattern<CopyOp> {
                     [&](OpBuilder &b) {
                       Idx bx(b, loc);
                       Value val = regs.loadVec(bx, run.reg, run.len, memElem);
-                      b.create<LLVM::StoreOp>(loc, val, ptr, align);
+                      if (policy)
+                        emitStoreWithL2Policy(b, loc, val, ptr, policy);
+                      else
+                        b.create<LLVM::StoreOp>(loc, val, ptr, align);
                     });
       }
     }

@@ -133,6 +133,9 @@ struct TmaLoadLowering : HopperPattern<TmaLoadOp> {
     int64_t rowBoxes = 1;
     if (std::optional<int64_t> k = op.getBlockLower())
       rowBoxes = cast<BufferType>(op.getDest().getType()).getShape()[0] / *k;
+    Value policy;
+    if (std::optional<L2Hint> hint = op.getL2Hint())
+      policy = emitL2Policy(rewriter, loc, *hint);
     forEachTmaBox(rewriter, loc, op.getMap().getType(), op.getBoxes(),
                   rowBoxes, adaptor.getDest(), adaptor.getCoords(),
                   [&](Value dstPtr, ArrayRef<Value> coords) {
@@ -140,7 +143,7 @@ struct TmaLoadLowering : HopperPattern<TmaLoadOp> {
                         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
                         loc, dstPtr, adaptor.getMap(), coords, bar,
                         ValueRange{}, /*multicastMask=*/Value(),
-                        /*l2CacheHint=*/Value(), /*predicate=*/Value());
+                        /*l2CacheHint=*/policy, /*predicate=*/Value());
                   });
     rewriter.eraseOp(op);
     return success();

@@ -378,6 +378,47 @@ Value emitInlineAsm(OpBuilder &b, Location loc, Type result,
       .getRes();
 }
 
+Value emitL2Policy(OpBuilder &b, Location loc, tile::L2Hint hint) {
+  std::string code = ("createpolicy.fractional.L2::" +
+                      tile::stringifyL2Hint(hint) + ".b64 $0, 1.0;")
+                         .str();
+  return emitInlineAsm(b, loc, b.getI64Type(), ValueRange{}, code, "=l",
+                       /*hasSideEffects=*/false);
+}
+
+void emitStoreWithL2Policy(OpBuilder &b, Location loc, Value val, Value ptr,
+                           Value policy) {
+  Type type = val.getType();
+  int64_t bits = 0;
+  if (auto vec = dyn_cast<VectorType>(type))
+    bits = vec.getNumElements() * vec.getElementTypeBitWidth();
+  else
+    bits = type.getIntOrFloatBitWidth();
+  assert((bits == 16 || bits == 32 || bits == 64 || bits == 128) &&
+         "a hinted store moves 2, 4, 8 or 16 bytes");
+  Type voidType = LLVM::LLVMVoidType::get(b.getContext());
+  if (bits == 128) {
+    // Two 64-bit halves: st.global...v2.b64.
+    auto halves = VectorType::get({2}, b.getI64Type());
+    Value v = b.create<LLVM::BitcastOp>(loc, halves, val);
+    Value lo = b.create<LLVM::ExtractElementOp>(
+        loc, v, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), 0));
+    Value hi = b.create<LLVM::ExtractElementOp>(
+        loc, v, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), 1));
+    emitInlineAsm(b, loc, voidType, ValueRange{ptr, lo, hi, policy},
+                  "st.global.L2::cache_hint.v2.b64 [$0], {$1, $2}, $3;",
+                  "l,l,l,l,~{memory}", /*hasSideEffects=*/true);
+    return;
+  }
+  Value word = b.create<LLVM::BitcastOp>(loc, b.getIntegerType(bits), val);
+  const char *reg = bits == 16 ? "h" : bits == 32 ? "r" : "l";
+  std::string code =
+      "st.global.L2::cache_hint.b" + std::to_string(bits) + " [$0], $1, $2;";
+  emitInlineAsm(b, loc, voidType, ValueRange{ptr, word, policy}, code,
+                (Twine("l,") + reg + ",l,~{memory}").str(),
+                /*hasSideEffects=*/true);
+}
+
 Value emitMaskedLoad(ConversionPatternRewriter &rewriter, Location loc,
                      Value valid, Type type, Value ptr, int64_t align) {
   if (!valid)

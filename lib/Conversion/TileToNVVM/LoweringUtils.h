@@ -249,6 +249,17 @@ Value emitInlineAsm(OpBuilder &b, Location loc, Type result,
                     ValueRange operands, StringRef code, StringRef constraints,
                     bool hasSideEffects);
 
+/// The 64-bit L2 cache policy of `hint` (createpolicy.fractional, the
+/// whole access range: fraction 1.0), the `.L2::cache_hint` operand of a
+/// global access. Pure: LLVM may merge equal policies.
+Value emitL2Policy(OpBuilder &b, Location loc, tile::L2Hint hint);
+
+/// A store of `val` (2, 4, 8 or 16 bytes) to the global address `ptr` with
+/// the L2 cache policy `policy` (st.global.L2::cache_hint), where `val`'s
+/// plain store would be an llvm.store.
+void emitStoreWithL2Policy(OpBuilder &b, Location loc, Value val, Value ptr,
+                           Value policy);
+
 /// `valid ? load(ptr) : 0`, without touching memory when not valid.
 Value emitMaskedLoad(ConversionPatternRewriter &rewriter, Location loc,
                      Value valid, Type type, Value ptr, int64_t align);

@@ -346,6 +346,10 @@ LogicalResult CopyOp::verify() {
                                  getDestOffsets().size(), getMasked(), shape,
                                  getTranspose())))
     return failure();
+  // An L2 eviction priority is about global memory's lines.
+  if (getL2Hint() && !src.isGlobal() && !dst.isGlobal())
+    return emitOpError("l2_hint needs a global source or destination (it is "
+                       "the L2 eviction priority of the global accesses)");
   // block_diagonal / block_lower = K: a whole square 2-D tile that K divides.
   auto squareBlocks = [&](StringRef name, int64_t k) -> LogicalResult {
     BufferType tile = src.isGlobal() ? dst : src;

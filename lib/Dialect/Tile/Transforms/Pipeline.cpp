@@ -576,7 +576,7 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
                           p.copy.getMaskedAttr(), p.copy.getTransposeAttr(),
                           p.copy.getLayoutAttr(),
                           p.copy.getBlockDiagonalAttr(),
-                          p.copy.getBlockLowerAttr());
+                          p.copy.getBlockLowerAttr(), p.copy.getL2HintAttr());
     }
     bb.create<AsyncCommitOp>(loc);
   };
@@ -812,11 +812,14 @@ LogicalResult PipelinePass::pipelineTma(ForOp loop,
     // The stage's full barrier expects exactly the bytes its loads bring
     // (TmaLoadOp::getNumBytes: boxes x box bytes), announced before them.
     SmallVector<TmaLoadOp> loads;
-    for (auto [map, c, slice, plan] :
-         llvm::zip(mapArgs, coords, slices, plans)) {
+    for (auto [p, map, c, slice, plan] :
+         llvm::zip(producers, mapArgs, coords, slices, plans)) {
       loads.push_back(pb.create<TmaLoadOp>(loc, map, c, slice, full, stage));
       if (plan.blockLower)
         loads.back().setBlockLowerAttr(pb.getI64IntegerAttr(plan.blockLower));
+      // The copy's L2 eviction priority (a hint) goes with its loads.
+      if (L2HintAttr hint = p.copy.getL2HintAttr())
+        loads.back().setL2HintAttr(hint);
     }
     int64_t bytes = 0;
     for (TmaLoadOp load : loads)

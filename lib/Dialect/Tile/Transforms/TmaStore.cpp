@@ -181,6 +181,10 @@ void TmaStorePass::runOnOperation() {
       copy.emitRemark("stored per thread instead of with TMA: ") << why;
       continue;
     }
+    // A TMA store takes no cache hint here (MLIR 19's
+    // nvvm.cp.async.bulk.tensor.global.shared.cta has no operand for one).
+    if (copy.getL2Hint())
+      copy.emitRemark("the TMA store drops the copy's l2_hint");
     Value map = maps.get(*plan, type.getElementType());
     OpBuilder b(copy);
     SmallVector<Value> coords = tmaCoords(b, loc, *plan, copy.getDestOffsets(),

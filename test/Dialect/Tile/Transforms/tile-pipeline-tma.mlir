@@ -671,3 +671,42 @@ func.func @consumer_issue_async(%pa: !tile.ptr<bf16> {tile.name = "A"}, %pb: !ti
   }
   return
 }
+
+// -----
+
+// A ring copy's L2 eviction priority goes with its TMA loads (every box);
+// the other copy's loads keep none.
+// CHECK-LABEL: func.func @l2_hint_ring
+// CHECK:         tile.mbarrier_init
+// CHECK:         tile.producer {
+// CHECK-NEXT:      tile.mbarrier_wait
+// CHECK-NEXT:      tile.mbarrier_arrive %{{.*}}[%{{.*}}] {expect_tx = 22528 : i64}
+// CHECK-NEXT:      tile.tma_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] to %{{.*}}, %{{.*}}[%{{.*}}] : !tile.tensormap<64x1x64xf16
+// CHECK-NEXT:      tile.tma_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] to %{{.*}}, %{{.*}}[%{{.*}}] {block_lower = 32 : i64, l2_hint = #tile.l2_hint<evict_first>} : !tile.tensormap<32x1x32xf16, swizzle = 64>
+// CHECK-NEXT:    }
+// CHECK-NOT:   tile.copy
+func.func @l2_hint_ring(%pk: !tile.ptr<f16> {tile.name = "K"}, %pag: !tile.ptr<f16> {tile.name = "Ag"},
+                        %T: i32 {tile.name = "T"}, %H: i32 {tile.name = "H"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma", tile.mma_engine = "wgmma"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %t = arith.index_cast %T : i32 to index
+  %h = arith.index_cast %H : i32 to index
+  %hv = tile.program_id x
+  %nch = arith.ceildivui %t, %c64 : index
+  %K = tile.view %pk[%t, %h] : !tile.ptr<f16> -> !tile.buffer<?x?x128xf16, global>
+  %Kh = tile.take %K[%hv] dims [1] : !tile.buffer<?x?x128xf16, global> -> !tile.buffer<?x128xf16, global>
+  %AG = tile.view %pag[%t, %h] : !tile.ptr<f16> -> !tile.buffer<?x?x64xf16, global>
+  %AGh = tile.take %AG[%hv] dims [1] : !tile.buffer<?x?x64xf16, global> -> !tile.buffer<?x64xf16, global>
+  %sK = tile.alloc : !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+  %sAg = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+  %acc = tile.alloc : !tile.buffer<64x128xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.for %c = %c0 to %nch step %c1 stages 2 {
+    %t0 = arith.muli %c, %c64 : index
+    tile.copy %Kh[%t0, %c0] to %sK {masked} : !tile.buffer<?x128xf16, global> to !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>
+    tile.copy %AGh[%t0, %c0] to %sAg {masked, block_lower = 32 : i64, l2_hint = #tile.l2_hint<evict_first>} : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
+    tile.gemm %sAg, %sK, %acc : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>, !tile.buffer<64x128xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x128xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  }
+  return
+}

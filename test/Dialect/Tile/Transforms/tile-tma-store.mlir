@@ -433,3 +433,25 @@ func.func @task_store(%po: !tile.ptr<f16> {tile.name = "o"}, %T: i32 {tile.name 
   }
   return
 }
+
+// -----
+
+// A store with an L2 eviction priority still becomes a TMA store, which
+// takes no cache hint here: the pass says that it drops it.
+
+// CHECK-LABEL: func.func @hinted_store
+// CHECK:       tile.producer {
+// CHECK-NEXT:    tile.tma_store %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] : !tile.buffer<32x64xf32, shared>
+// CHECK-NOT:   l2_hint
+func.func @hinted_store(%pc: !tile.ptr<f32> {tile.name = "C"}, %M: i32 {tile.name = "M"}, %bm: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %m = arith.index_cast %M : i32 to index
+  %C = tile.view %pc[%m] : !tile.ptr<f32> -> !tile.buffer<?x64xf32, global>
+  %r = arith.muli %bm, %c32 : index
+  %s = tile.alloc : !tile.buffer<32x64xf32, shared>
+  // expected-remark @below {{the TMA store drops the copy's l2_hint}}
+  tile.copy %s to %C[%r, %c0] {l2_hint = #tile.l2_hint<evict_first>} : !tile.buffer<32x64xf32, shared> to !tile.buffer<?x64xf32, global>
+  return
+}

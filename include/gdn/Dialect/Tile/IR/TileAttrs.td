@@ -49,6 +49,18 @@ def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "a reduction", [
 }
 def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce_kind">;
 
+def Tile_L2Hint : I32EnumAttr<"L2Hint",
+    "the L2 eviction priority of a copy's global accesses", [
+    I32EnumAttrCase<"EvictNormal", 0, "evict_normal">,
+    I32EnumAttrCase<"EvictFirst", 1, "evict_first">,
+    I32EnumAttrCase<"EvictLast", 2, "evict_last">]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::gdn::tile";
+}
+def Tile_L2HintAttr : EnumAttr<Tile_Dialect, Tile_L2Hint, "l2_hint"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 //===----------------------------------------------------------------------===//
 // Layout attributes
 //===----------------------------------------------------------------------===//

@@ -56,6 +56,9 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load"> {
     GDN chunk step's lower triangular Ag tile, whose upper block no gemm
     reads: `tile.gemm {b_block_lower}`).
 
+    `l2_hint` is the L2 eviction priority of the loads (their
+    `.L2::cache_hint` operand, from `createpolicy`; `tile.copy {l2_hint}`).
+
     The issuing thread is expected to have announced the bytes with
     `tile.mbarrier_arrive ... {expect_tx = N}`; `tile-pipeline` emits both
     inside a `tile.producer` region.
@@ -74,7 +77,8 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load"> {
                        Arg<Tile_AnyBuffer, "", [MemWrite]>:$dest,
                        Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$barriers,
                        Index:$index,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$block_lower);
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$block_lower,
+                       OptionalAttr<Tile_L2HintAttr>:$l2_hint);
   let assemblyFormat = [{
     $map `[` $coords `]` `to` $dest `,` $barriers `[` $index `]` attr-dict
     `:` qualified(type($map)) `,` qualified(type($dest)) `,` qualified(type($barriers))
@@ -93,7 +97,7 @@ def Tile_TmaLoadOp : Tile_Op<"tma_load"> {
     OpBuilder<(ins "Value":$map, "ValueRange":$coords, "Value":$dest,
                    "Value":$barriers, "Value":$index), [{
       build($_builder, $_state, map, coords, dest, barriers, index,
-            /*block_lower=*/IntegerAttr());
+            /*block_lower=*/IntegerAttr(), /*l2_hint=*/L2HintAttr());
     }]>
   ];
 }

@@ -449,6 +449,23 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     its lower triangle without the bank conflicts of an accumulator's row
     pairs.
 
+    With `l2_hint` (a copy with a global endpoint) the copy's global
+    accesses carry an L2 eviction priority: `evict_first` for data read or
+    written once (its lines are replaced before others), `evict_last` for
+    data that a later kernel reads soon (replaced after others),
+    `evict_normal`. It is a hint: no value changes. It takes effect where
+    the hardware path has one: a fragment stored to global memory by
+    vectors (`st.global.L2::cache_hint`; not the element-wise transposed
+    stores) and the TMA loads that `tile-pipeline`
+    makes of a ring's global-to-shared copies (`tile.tma_load {l2_hint}`);
+    `tile-tma-store` leaves a hinted store to `st.global` (its TMA store
+    would drop the hint), and the other lowerings (`cp.async`, loads into
+    fragments, the CPU emulator) copy as without it: `cp.async` with a
+    cache hint raised an illegal-instruction fault on the H100. The GDN
+    prep stores Ag `evict_last` and the forward loads it `evict_first`, so
+    that part of Ag is still in L2 when the forward reads it
+    (docs/perf-notes.md v58).
+
     `tile-assign-layouts` sets `layout`, the thread mapping of copies that
     involve no fragment (for example `#tile.blocked<vector = 8>`: 16-byte
     `cp.async` chunks of f16).
@@ -468,7 +485,8 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
                        UnitAttr:$transpose,
                        OptionalAttr<AnyAttr>:$layout,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$block_diagonal,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$block_lower);
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$block_lower,
+                       OptionalAttr<Tile_L2HintAttr>:$l2_hint);
   let assemblyFormat = [{
     $source (`[` $sourceOffsets^ `]`)? `to` $dest (`[` $destOffsets^ `]`)?
     attr-dict `:` qualified(type($source)) `to` qualified(type($dest))
