@@ -44,8 +44,14 @@
 // HINTPREP-NOT:   cache_hint
 // HINTPREP-LABEL: .visible .entry gdn_cp_scan_f16(
 // HINTVM-LABEL:   .visible .entry gdn_chunk_fwd_vm128_bf16(
+// HINTVM-NOT:     cache_hint
 // HINTVM:         createpolicy.fractional.L2::evict_first.b64 [[POL:%rd[0-9]+]], 1.0;
 // HINTVM-COUNT-3: .L2::cache_hint [{{%r[0-9]+}}], [{{%rd[0-9]+}}, {{.*}}], [{{%r[0-9]+}}], [[POL]];
+// HINTVM-NOT:     cache_hint
+// HINTVM:         createpolicy.fractional.L2::evict_first.b64 [[POL2:%rd[0-9]+]], 1.0;
+// HINTVM-COUNT-3: .L2::cache_hint [{{%r[0-9]+}}], [{{%rd[0-9]+}}, {{.*}}], [{{%r[0-9]+}}], [[POL2]];
+// HINTVM-NOT:     cache_hint
+// HINTVM-LABEL:   .visible .entry gdn_chunk_fwd_vm128_ref_bf16(
 
 // MANIFEST: kernel = gdn_chunk_prep_f16
 // MANIFEST: index_bits = 32

@@ -677,7 +677,8 @@ struct CopyLowering : TilePattern<CopyOp> {
       for (Run &run : runs)
         std::swap(run.coord[0], run.coord[1]);
     // A store to global memory with an L2 eviction priority: one policy
-    // for all its runs.
+    // for all its runs (single bytes go without it; the transposed
+    // accumulator stores above take none).
     Value policy;
     if (std::optional<L2Hint> hint = op.getL2Hint(); hint && !load && view)
       policy = emitL2Policy(rewriter, loc, *hint);
@@ -729,9 +730,8 @@ struct CopyLowering : TilePattern<CopyOp> {
                     [&](OpBuilder &b) {
                       Idx bx(b, loc);
                       Value val = regs.loadVec(bx, run.reg, run.len, memElem);
-                      if (policy)
-                        emitStoreWithL2Policy(b, loc, val, ptr, policy);
-                      else
+                      if (!policy ||
+                          !emitStoreWithL2Policy(b, loc, val, ptr, policy))
                         b.create<LLVM::StoreOp>(loc, val, ptr, align);
                     });
       }

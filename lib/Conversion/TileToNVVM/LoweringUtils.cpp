@@ -386,30 +386,38 @@ Value emitL2Policy(OpBuilder &b, Location loc, tile::L2Hint hint) {
                        /*hasSideEffects=*/false);
 }
 
-void emitStoreWithL2Policy(OpBuilder &b, Location loc, Value val, Value ptr,
+bool emitStoreWithL2Policy(OpBuilder &b, Location loc, Value val, Value ptr,
                            Value policy) {
   Type type = val.getType();
   int64_t bits = 0;
   if (auto vec = dyn_cast<VectorType>(type))
     bits = vec.getNumElements() * vec.getElementTypeBitWidth();
-  else
+  else if (type.isIntOrFloat())
     bits = type.getIntOrFloatBitWidth();
-  assert((bits == 16 || bits == 32 || bits == 64 || bits == 128) &&
-         "a hinted store moves 2, 4, 8 or 16 bytes");
   Type voidType = LLVM::LLVMVoidType::get(b.getContext());
-  if (bits == 128) {
-    // Two 64-bit halves: st.global...v2.b64.
-    auto halves = VectorType::get({2}, b.getI64Type());
-    Value v = b.create<LLVM::BitcastOp>(loc, halves, val);
-    Value lo = b.create<LLVM::ExtractElementOp>(
-        loc, v, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), 0));
-    Value hi = b.create<LLVM::ExtractElementOp>(
-        loc, v, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), 1));
-    emitInlineAsm(b, loc, voidType, ValueRange{ptr, lo, hi, policy},
-                  "st.global.L2::cache_hint.v2.b64 [$0], {$1, $2}, $3;",
-                  "l,l,l,l,~{memory}", /*hasSideEffects=*/true);
-    return;
+  if (bits >= 128 && bits % 128 == 0) {
+    // 64-bit words, two per st.global...v2.b64, 16 bytes apart.
+    auto words = VectorType::get({bits / 64}, b.getI64Type());
+    Value v = b.create<LLVM::BitcastOp>(loc, words, val);
+    for (int64_t i = 0; i < bits / 64; i += 2) {
+      Value at = ptr;
+      if (i != 0)
+        at = b.create<LLVM::GEPOp>(
+            loc, ptr.getType(), b.getI8Type(), ptr,
+            ValueRange{b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
+                                                  8 * i)});
+      Value lo = b.create<LLVM::ExtractElementOp>(
+          loc, v, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), i));
+      Value hi = b.create<LLVM::ExtractElementOp>(
+          loc, v, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), i + 1));
+      emitInlineAsm(b, loc, voidType, ValueRange{at, lo, hi, policy},
+                    "st.global.L2::cache_hint.v2.b64 [$0], {$1, $2}, $3;",
+                    "l,l,l,l,~{memory}", /*hasSideEffects=*/true);
+    }
+    return true;
   }
+  if (bits != 16 && bits != 32 && bits != 64)
+    return false;
   Value word = b.create<LLVM::BitcastOp>(loc, b.getIntegerType(bits), val);
   const char *reg = bits == 16 ? "h" : bits == 32 ? "r" : "l";
   std::string code =
@@ -417,6 +425,7 @@ void emitStoreWithL2Policy(OpBuilder &b, Location loc, Value val, Value ptr,
   emitInlineAsm(b, loc, voidType, ValueRange{ptr, word, policy}, code,
                 (Twine("l,") + reg + ",l,~{memory}").str(),
                 /*hasSideEffects=*/true);
+  return true;
 }
 
 Value emitMaskedLoad(ConversionPatternRewriter &rewriter, Location loc,

@@ -254,10 +254,12 @@ Value emitInlineAsm(OpBuilder &b, Location loc, Type result,
 /// global access. Pure: LLVM may merge equal policies.
 Value emitL2Policy(OpBuilder &b, Location loc, tile::L2Hint hint);
 
-/// A store of `val` (2, 4, 8 or 16 bytes) to the global address `ptr` with
-/// the L2 cache policy `policy` (st.global.L2::cache_hint), where `val`'s
-/// plain store would be an llvm.store.
-void emitStoreWithL2Policy(OpBuilder &b, Location loc, Value val, Value ptr,
+/// A store of `val` to the global address `ptr` with the L2 cache policy
+/// `policy` (st.global.L2::cache_hint), where `val`'s plain store would be
+/// an llvm.store: one instruction for 2, 4, 8 or 16 bytes, 16-byte pieces
+/// for a multiple of 16 bytes. False (nothing emitted) for other sizes,
+/// which the caller stores without the hint.
+bool emitStoreWithL2Policy(OpBuilder &b, Location loc, Value val, Value ptr,
                            Value policy);
 
 /// `valid ? load(ptr) : 0`, without touching memory when not valid.

@@ -877,40 +877,6 @@ func.func @copy_block_lower_global(%p: !tile.ptr<f16>, %n: index) attributes {ti
 
 // -----
 
-// The same store with an L2 eviction priority: one createpolicy, then each
-// run (4 f16 = 8 bytes, one 64-bit word) stored by st.global with the
-// policy as its cache hint instead of llvm.store, under the same guards.
-// A 16-byte run (4 f32) is two 64-bit words.
-// CHECK-LABEL: llvm.func @copy_l2_hint_global
-// CHECK:       %[[POL:.*]] = llvm.inline_asm asm_dialect = att "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;", "=l"  : () -> i64
-// CHECK:       llvm.cond_br
-// CHECK:       %[[W:.*]] = llvm.bitcast %{{.*}} : vector<4xf16> to i64
-// CHECK-NEXT:  llvm.inline_asm has_side_effects asm_dialect = att "st.global.L2::cache_hint.b64 [$0], $1, $2;", "l,l,l,~{memory}" %{{.*}}, %[[W]], %[[POL]] : (!llvm.ptr<1>, i64, i64) -> !llvm.void
-// CHECK-COUNT-7: st.global.L2::cache_hint.b64
-// CHECK-NOT:   llvm.store
-// CHECK:       llvm.return
-// CHECK-LABEL: llvm.func @copy_l2_hint_global_f32
-// CHECK:       llvm.bitcast %{{.*}} : vector<4xf32> to vector<2xi64>
-// CHECK:       llvm.inline_asm has_side_effects asm_dialect = att "st.global.L2::cache_hint.v2.b64 [$0], {$1, $2}, $3;", "l,l,l,l,~{memory}"
-// CHECK-NOT:   llvm.store
-// CHECK:       llvm.return
-func.func @copy_l2_hint_global(%p: !tile.ptr<f16>, %n: index) attributes {tile.kernel, tile.num_warps = 4 : i64} {
-  %c0 = arith.constant 0 : index
-  %g = tile.view %p[%n] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
-  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
-  tile.copy %f to %g[%c0, %c0] {masked, block_lower = 32 : i64, l2_hint = #tile.l2_hint<evict_last>} : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<?x64xf16, global>
-  return
-}
-func.func @copy_l2_hint_global_f32(%p: !tile.ptr<f32>, %n: index) attributes {tile.kernel, tile.num_warps = 4 : i64} {
-  %c0 = arith.constant 0 : index
-  %g = tile.view %p[%n] : !tile.ptr<f32> -> !tile.buffer<?x64xf32, global>
-  %f = tile.alloc : !tile.buffer<16x64xf32, fragment, #tile.blocked<vector = 4>>
-  tile.copy %f to %g[%c0, %c0] {l2_hint = #tile.l2_hint<evict_first>} : !tile.buffer<16x64xf32, fragment, #tile.blocked<vector = 4>> to !tile.buffer<?x64xf32, global>
-  return
-}
-
-// -----
-
 // The diagonal phase with lower_only writes only its diagonal blocks: the
 // 16 stores of each thread's column and none of the 16-byte zero stores
 // above the diagonal that the default form adds.

@@ -155,29 +155,3 @@ module @bl {
     return
   }
 }
-
-// -----
-
-// tile.tma_load {l2_hint}: one createpolicy (the whole range, fraction 1)
-// and its policy as every box's L2 cache hint.
-// CHECK-LABEL: llvm.func @tma_load_l2_hint
-// CHECK:         %[[POL:.*]] = llvm.inline_asm asm_dialect = att "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l"  : () -> i64
-// CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}] l2_cache_hint = %[[POL]] :
-// CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}] l2_cache_hint = %[[POL]] :
-// CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}] l2_cache_hint = %[[POL]] :
-// CHECK-NOT:     nvvm.cp.async.bulk.tensor
-// CHECK-NOT:     createpolicy
-// CHECK:         llvm.return
-module @hint {
-  func.func @tma_load_l2_hint(%map: !tile.tensormap<32x1x32xf16, swizzle = 64> {tile.name = "Ag_tma", tile.tensor_map = {base = "Ag", dims = ["T", "H", "64"], strides = ["H*64", "64"]}})
-      attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 8200 : i64} {
-    %c0 = arith.constant 0 : index
-    %full = tile.alloc {offset = 8192 : i64} : !tile.buffer<1xi64, shared>
-    %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>
-    tile.producer {
-      tile.mbarrier_arrive %full[%c0] {expect_tx = 6144} : !tile.buffer<1xi64, shared>
-      tile.tma_load %map[%c0, %c0, %c0] to %s, %full[%c0] {block_lower = 32 : i64, l2_hint = #tile.l2_hint<evict_first>} : !tile.tensormap<32x1x32xf16, swizzle = 64>, !tile.buffer<64x64xf16, shared, #tile.swizzle<64>>, !tile.buffer<1xi64, shared>
-    }
-    return
-  }
-}

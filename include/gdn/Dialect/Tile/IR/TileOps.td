@@ -454,17 +454,18 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     written once (its lines are replaced before others), `evict_last` for
     data that a later kernel reads soon (replaced after others),
     `evict_normal`. It is a hint: no value changes. It takes effect where
-    the hardware path has one: a fragment stored to global memory by
-    vectors (`st.global.L2::cache_hint`; not the element-wise transposed
-    stores) and the TMA loads that `tile-pipeline`
-    makes of a ring's global-to-shared copies (`tile.tma_load {l2_hint}`);
-    `tile-tma-store` leaves a hinted store to `st.global` (its TMA store
-    would drop the hint), and the other lowerings (`cp.async`, loads into
-    fragments, the CPU emulator) copy as without it: `cp.async` with a
-    cache hint raised an illegal-instruction fault on the H100. The GDN
-    prep stores Ag `evict_last` and the forward loads it `evict_first`, so
-    that part of Ag is still in L2 when the forward reads it
-    (docs/perf-notes.md v58).
+    the hardware path has one: a fragment stored to global memory run by
+    run (`st.global.L2::cache_hint`, in pieces of up to 16 bytes; single
+    bytes without it) and the TMA loads that `tile-pipeline` makes of a
+    ring's global-to-shared copies (`tile.tma_load {l2_hint}`). It is
+    dropped, with a remark, where a pass turns the copy into something
+    without a hint (`tile-tma-store`'s TMA store, whose MLIR 19 op has no
+    hint operand; `tile-pipeline`'s cp.async ring: `cp.async` with a cache
+    hint raised an illegal-instruction fault on the H100), and without one
+    by the other lowerings (loads into fragments, the transposed
+    accumulator stores, the CPU emulator). The GDN prep stores Ag
+    `evict_last` and the forward loads it `evict_first`, so that part of Ag
+    is still in L2 when the forward reads it (docs/perf-notes.md v58).
 
     `tile-assign-layouts` sets `layout`, the thread mapping of copies that
     involve no fragment (for example `#tile.blocked<vector = 8>`: 16-byte
