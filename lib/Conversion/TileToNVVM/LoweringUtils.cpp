@@ -397,19 +397,13 @@ bool emitStoreWithL2Policy(OpBuilder &b, Location loc, Value val, Value ptr,
   Type voidType = LLVM::LLVMVoidType::get(b.getContext());
   if (bits >= 128 && bits % 128 == 0) {
     // 64-bit words, two per st.global...v2.b64, 16 bytes apart.
+    Idx ix(b, loc);
     auto words = VectorType::get({bits / 64}, b.getI64Type());
     Value v = b.create<LLVM::BitcastOp>(loc, words, val);
     for (int64_t i = 0; i < bits / 64; i += 2) {
-      Value at = ptr;
-      if (i != 0)
-        at = b.create<LLVM::GEPOp>(
-            loc, ptr.getType(), b.getI8Type(), ptr,
-            ValueRange{b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
-                                                  8 * i)});
-      Value lo = b.create<LLVM::ExtractElementOp>(
-          loc, v, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), i));
-      Value hi = b.create<LLVM::ExtractElementOp>(
-          loc, v, b.create<LLVM::ConstantOp>(loc, b.getI32Type(), i + 1));
+      Value at = i == 0 ? ptr : ix.gep(ptr, b.getI8Type(), ix.c(8 * i));
+      Value lo = b.create<LLVM::ExtractElementOp>(loc, v, ix.c32(i));
+      Value hi = b.create<LLVM::ExtractElementOp>(loc, v, ix.c32(i + 1));
       emitInlineAsm(b, loc, voidType, ValueRange{at, lo, hi, policy},
                     "st.global.L2::cache_hint.v2.b64 [$0], {$1, $2}, $3;",
                     "l,l,l,l,~{memory}", /*hasSideEffects=*/true);
