@@ -1187,6 +1187,9 @@ void ConvertTileToLoopsPass::runOnOperation() {
                CopyLowering, AsyncCopyLowering, LoadLowering,
                EraseLowering<BarrierOp>, EraseLowering<AsyncCommitOp>,
                EraseLowering<AsyncWaitOp>, EraseLowering<PrefetchOp>,
+               // Kernels run one after another on the CPU: the stream
+               // predecessor a tile.grid_wait waits for is done.
+               EraseLowering<GridWaitOp>,
                FillLowering, ZeroTailLowering, GemmLowering, MapLowering,
                AnyLowering, ReduceLowering, ScanLowering, TrilInverseLowering,
                ForLowering,

@@ -77,7 +77,23 @@ struct KernelFuncLowering : ConvertOpToLLVMPattern<func::FuncOp> {
     // kernel that may still run.
     Attribute dep = func->getAttr(TileDialect::getGridDependencyAttrName());
     const int mode = TileDialect::getGridDependencyMode(dep);
-    bool early = mode == 2;
+    // "deferred": the kernel waits where its tile.grid_wait ops are; only
+    // such a kernel may have them (elsewhere a wait would be redundant or,
+    // beside "flags", a wait the launch contract does not say).
+    const bool deferred = TileDialect::isDeferredGridDependency(dep);
+    const bool gridWaits =
+        func.walk([](GridWaitOp) { return WalkResult::interrupt(); })
+            .wasInterrupted();
+    if (deferred && !gridWaits)
+      return func.emitError()
+             << "tile.grid_dependency = \"deferred\" lets the kernel's "
+                "successor launch before it waits, but it has no "
+                "tile.grid_wait: it would never wait for its predecessor";
+    if (!deferred && gridWaits)
+      return func.emitError()
+             << "tile.grid_wait needs tile.grid_dependency = \"deferred\" "
+                "on its kernel";
+    bool early = mode == 2 || deferred;
     if (mode >= 2 &&
         !func.walk([](FlagWaitOp) { return WalkResult::interrupt(); })
              .wasInterrupted())
@@ -97,8 +113,8 @@ struct KernelFuncLowering : ConvertOpToLLVMPattern<func::FuncOp> {
     // for its stream predecessor's grid (complete, memory visible), so no
     // access of it can race that kernel, then allows its own successor to
     // launch; the memory clobber keeps LLVM from hoisting loads above it.
-    // With "flags" it only allows its successor to launch ("wait_and_flags"
-    // does both, as the unit attribute).
+    // With "flags" or "deferred" it only allows its successor to launch
+    // ("wait_and_flags" does both, as the unit attribute).
     if (dep) {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&llvmFunc.getBody().front());

@@ -153,12 +153,30 @@ struct FlagWaitLowering : TilePattern<FlagWaitOp> {
   }
 };
 
+/// The deferred wait for the stream predecessor's grid (the kernel has
+/// tile.grid_dependency = "deferred"; KernelToNVVM checks that). The
+/// memory clobber keeps LLVM from moving loads above it.
+struct GridWaitLowering : TilePattern<GridWaitOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(GridWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    emitInlineAsm(rewriter, op.getLoc(),
+                  LLVM::LLVMVoidType::get(getContext()), ValueRange{},
+                  "griddepcontrol.wait;", "~{memory}",
+                  /*hasSideEffects=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateSyncToNVVMPatterns(LLVMTypeConverter &converter,
                                 RewritePatternSet &patterns) {
   patterns.add<BarrierLowering, AsyncCommitLowering, AsyncWaitLowering,
-               FlagReleaseLowering, FlagWaitLowering>(converter);
+               FlagReleaseLowering, FlagWaitLowering, GridWaitLowering>(
+      converter);
 }
 
 } // namespace mlir::gdn

@@ -261,16 +261,17 @@ void ExportPTXPass::runOnOperation() {
     }
 
     // grid_dependency = 1: launch with programmatic stream serialization
-    // (the kernel waits for its predecessor itself, tile.grid_dependency);
-    // 2: the same launch, but the kernel waits through ready flags
+    // (the kernel waits for its predecessor itself, tile.grid_dependency,
+    // at entry or, "deferred", where its tile.grid_wait ops are); 2: the
+    // same launch, but the kernel waits through ready flags
     // (tile.grid_dependency = "flags"); 3: both ("wait_and_flags").
     if (Attribute dep = info.get("grid_dependency")) {
       const int mode = tile::TileDialect::getGridDependencyMode(dep);
       if (mode == 0) {
         module.emitError("kernel '")
             << kernelName
-            << "': grid_dependency must be a unit attribute, \"flags\" or "
-               "\"wait_and_flags\"";
+            << "': grid_dependency must be a unit attribute, \"flags\", "
+               "\"wait_and_flags\" or \"deferred\"";
         return signalPassFailure();
       }
       w.add("grid_dependency", std::to_string(mode));

@@ -266,3 +266,20 @@ func.func @handoff(%p: index) attributes {tile.kernel, tile.num_warps = 8 : i64,
   tile.mbarrier_wait %full[%c0], %p : !tile.buffer<2xi64, shared>
   return
 }
+
+// -----
+
+// A deferred grid wait has nothing to wait for on the CPU (kernels run one
+// after another): it is dropped, the branch around it left empty.
+
+// CHECK-LABEL: func.func @grid_wait
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: }
+// CHECK-NOT: tile.grid_wait
+func.func @grid_wait(%c: i1) attributes {tile.kernel, tile.num_warps = 4 : i64,
+    tile.grid_dependency = "deferred"} {
+  scf.if %c {
+    tile.grid_wait
+  }
+  return
+}

@@ -85,3 +85,46 @@ func.func @both_without_wait() attributes {tile.kernel, tile.grid_dependency = "
 }
 }
 }
+
+// -----
+
+// "deferred" lets the successor launch at entry and waits only at its
+// tile.grid_wait ops: a kernel without one would never wait.
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+// expected-error @below {{tile.grid_dependency = "deferred" lets the kernel's successor launch before it waits, but it has no tile.grid_wait: it would never wait for its predecessor}}
+// expected-error @below {{failed to legalize operation 'func.func'}}
+func.func @deferred_without_wait() attributes {tile.kernel, tile.grid_dependency = "deferred", tile.num_warps = 4 : i64, tile.shared_memory_bytes = 0 : i64} {
+  return
+}
+}
+}
+
+// -----
+
+// tile.grid_wait only in a "deferred" kernel (with the unit attribute the
+// kernel waits at entry already; with "flags" or none it is not launched
+// for such a wait).
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+// expected-error @below {{tile.grid_wait needs tile.grid_dependency = "deferred" on its kernel}}
+// expected-error @below {{failed to legalize operation 'func.func'}}
+func.func @wait_not_deferred() attributes {tile.kernel, tile.grid_dependency, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 0 : i64} {
+  tile.grid_wait
+  return
+}
+}
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+gpu.module @kernels {
+// expected-error @below {{tile.grid_wait needs tile.grid_dependency = "deferred" on its kernel}}
+// expected-error @below {{failed to legalize operation 'func.func'}}
+func.func @wait_no_dependency() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 0 : i64} {
+  tile.grid_wait
+  return
+}
+}
+}

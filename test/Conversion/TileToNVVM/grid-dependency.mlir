@@ -10,6 +10,8 @@
 // RUN: FileCheck %s --check-prefix=FLAGSPTX --input-file=%t/flags.ptx
 // RUN: FileCheck %s --check-prefix=BOTH --input-file=%t/kb.manifest
 // RUN: FileCheck %s --check-prefix=BOTHPTX --input-file=%t/both.ptx
+// RUN: FileCheck %s --check-prefix=DEFER --input-file=%t/kw.manifest
+// RUN: FileCheck %s --check-prefix=DEFERPTX --input-file=%t/deferred.ptx
 
 // tile.grid_dependency (programmatic dependent launch): the launch
 // interface and the manifest say `grid_dependency`, so that the launcher
@@ -141,6 +143,60 @@ module @both {
     %pid = tile.program_id x
     tile.flag_wait %f[%pid], %epoch : !tile.buffer<?xi32, global>
     %x = tile.load %a[%pid, %c1] : !tile.buffer<?x64xf16, global>
+    return
+  }
+}
+
+// -----
+
+// tile.grid_dependency = "deferred": launched as the unit attribute's
+// kernels (the manifest says grid_dependency = 1), the kernel lets its
+// successor launch at entry but waits for its predecessor only where it
+// executes tile.grid_wait (griddepcontrol.wait): here a block reads a flag
+// first (a global read before any wait) and waits before it stores only
+// where the flag is set or it is the grid's last block.
+
+// CHECK-LABEL: module @deferred attributes {gdn.kernels = {kw = {block = [128, 1, 1], grid_dependency = "deferred", module = "deferred", params = ["A:ptr<f16>", "ready:ptr<i32>", "len:i64"], shared_bytes = 0 : i64}}, gpu.container_module}
+// LLVM-LABEL: llvm.func @kw(
+// LLVM:         llvm.inline_asm has_side_effects asm_dialect = att "griddepcontrol.launch_dependents;", "~{memory}" : () -> !llvm.void
+// LLVM:         llvm.load
+// LLVM:         llvm.cond_br
+// LLVM:         llvm.inline_asm has_side_effects asm_dialect = att "griddepcontrol.wait;", "~{memory}" : () -> !llvm.void
+// LLVM:         llvm.store
+// LLVM:         llvm.return
+// DEFER: grid_dependency = 1
+// DEFERPTX:      .entry kw(
+// DEFERPTX-NOT:  griddepcontrol.wait
+// DEFERPTX:      griddepcontrol.launch_dependents;
+// DEFERPTX-NOT:  griddepcontrol.wait
+// DEFERPTX:      ld.global
+// DEFERPTX:      griddepcontrol.wait;
+// DEFERPTX:      st.global
+module @deferred {
+  func.func @kw(%pa: !tile.ptr<f16> {tile.name = "A"}, %pf: !tile.ptr<i32> {tile.name = "ready"},
+                %len: index {tile.name = "len"})
+      attributes {tile.kernel, tile.grid_dependency = "deferred", tile.num_warps = 4 : i64} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c0_i32 = arith.constant 0 : i32
+    %h = arith.constant 1.0 : f16
+    %a = tile.view %pa[%len] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+    %f = tile.view %pf[%len] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+    %pid = tile.program_id x
+    %n = tile.num_programs x
+    %last_pid = arith.subi %n, %c1 : index
+    %last = arith.cmpi eq, %pid, %last_pid : index
+    %v = tile.load %f[%pid] : !tile.buffer<?xi32, global>
+    %set = arith.cmpi ne, %v, %c0_i32 : i32
+    %w = arith.ori %set, %last : i1
+    scf.if %w {
+      tile.grid_wait
+    }
+    scf.if %set {
+      %t = tile.alloc : !tile.buffer<1x64xf16, fragment>
+      tile.fill %t, %h : !tile.buffer<1x64xf16, fragment>, f16
+      tile.copy %t to %a[%pid, %c0] : !tile.buffer<1x64xf16, fragment> to !tile.buffer<?x64xf16, global>
+    }
     return
   }
 }

@@ -2,7 +2,8 @@
 // RUN: gdn-opt %s -split-input-file -mlir-print-op-generic | gdn-opt -split-input-file | FileCheck %s
 
 // The ready-flag ops round-trip in both the pretty and the generic form; the
-// wait's timeout defaults to 10 s and is printed only where it differs.
+// wait's timeout defaults to 10 s and is printed only where it differs. So
+// does the deferred grid wait (tile.grid_wait, in a "deferred" kernel).
 
 // CHECK-LABEL: func.func @flags
 // CHECK:         %[[F:.*]] = tile.view %{{.*}}[%{{.*}}] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
@@ -65,5 +66,22 @@ func.func @consumers(%pf: !tile.ptr<i32> {tile.name = "flags"}, %epoch: i32)
   } consumer {
     tile.flag_release %F[%c7], %epoch : !tile.buffer<8xi32, global>
   }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @deferred
+// CHECK-SAME:    tile.grid_dependency = "deferred"
+// CHECK:         scf.if %{{.*}} {
+// CHECK-NEXT:      tile.grid_wait
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tile.grid_wait
+func.func @deferred(%c: i1)
+    attributes {tile.kernel, tile.grid_dependency = "deferred", tile.num_warps = 4 : i64} {
+  scf.if %c {
+    tile.grid_wait
+  }
+  tile.grid_wait
   return
 }

@@ -284,12 +284,12 @@ func.func @async_not_kernel() attributes {tile.async_gemm} { return }
 
 // -----
 
-// expected-error @below {{'tile.grid_dependency' must be a unit attribute, "flags" or "wait_and_flags"}}
+// expected-error @below {{'tile.grid_dependency' must be a unit attribute, "flags", "wait_and_flags" or "deferred"}}
 func.func @gdep_value() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.grid_dependency = true} { return }
 
 // -----
 
-// expected-error @below {{'tile.grid_dependency' must be a unit attribute, "flags" or "wait_and_flags"}}
+// expected-error @below {{'tile.grid_dependency' must be a unit attribute, "flags", "wait_and_flags" or "deferred"}}
 func.func @gdep_mode() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.grid_dependency = "wait"} { return }
 
 // -----

@@ -120,7 +120,14 @@ int TileDialect::getGridDependencyMode(Attribute value) {
     return 0;
   if (mode.getValue() == "flags")
     return 2;
+  if (mode.getValue() == "deferred")
+    return 1;
   return mode.getValue() == "wait_and_flags" ? 3 : 0;
+}
+
+bool TileDialect::isDeferredGridDependency(Attribute value) {
+  auto mode = dyn_cast_or_null<StringAttr>(value);
+  return mode && mode.getValue() == "deferred";
 }
 
 StringRef TileDialect::getTmaIssue(Operation *kernel) {
@@ -247,14 +254,16 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   // Unit attributes that request something of a kernel (the grid
-  // dependency also "flags": launch early, wait through ready flags, and
-  // "wait_and_flags": wait at entry and through ready flags).
+  // dependency also "flags": launch early, wait through ready flags,
+  // "wait_and_flags": wait at entry and through ready flags, and
+  // "deferred": wait where tile.grid_wait is).
   if (name == getGridDependencyAttrName() || name == getAsyncGemmAttrName()) {
     bool grid = name == getGridDependencyAttrName();
     if (grid ? getGridDependencyMode(attr.getValue()) == 0
              : !isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' must be a unit attribute"
-                             << (grid ? ", \"flags\" or \"wait_and_flags\""
+                             << (grid ? ", \"flags\", \"wait_and_flags\" "
+                                        "or \"deferred\""
                                       : "");
     if (!op->hasAttr(getKernelAttrName()))
       return op->emitError() << "'" << name << "' is only valid on a "

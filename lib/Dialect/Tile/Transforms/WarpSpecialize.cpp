@@ -101,7 +101,8 @@ void toNamedBarrier(BarrierOp barrier, int64_t id, int64_t threads) {
 /// producer repeats may read what another block releases behind a flag
 /// (e.g. a CP summary's window, read before its loop), and the producer
 /// must read it after the same wait as the consumers, or the two roles
-/// could compute different loop bounds.
+/// could compute different loop bounds. A tile.grid_wait stays for the
+/// same reason: the producer's loads come after it as the consumers' do.
 LogicalResult stripToProducer(Block &block, int64_t producerThread,
                               bool issue) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block))) {
@@ -125,7 +126,8 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread,
         prod.erase();
       continue;
     }
-    if (op.hasTrait<OpTrait::IsTerminator>() || isa<FlagWaitOp>(op))
+    if (op.hasTrait<OpTrait::IsTerminator>() ||
+        isa<FlagWaitOp, GridWaitOp>(op))
       continue;
     if (op.getNumRegions() != 0 && !isa<MapOp, ReduceOp>(op)) {
       for (Region &r : op.getRegions())

@@ -389,6 +389,65 @@ func.func @flag_guarded_bound(%map: !tile.tensormap<64x64xf16, swizzle = 128>,
 
 // -----
 
+// A deferred grid wait (tile.grid_wait, under a branch on a value read
+// from global memory) stays in both roles, as a ready-flag wait does: the
+// producer's TMA loads come after it as the consumers' reads do.
+
+// CHECK-LABEL: func.func @deferred_wait
+// CHECK:         tile.warp_specialize {{.*}} producer {
+// CHECK:           %[[V:.*]] = tile.load %{{.*}}[%{{.*}}] : !tile.buffer<?xi32, global>
+// CHECK:           scf.if %{{.*}} {
+// CHECK-NEXT:        tile.grid_wait
+// CHECK-NEXT:      }
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step
+// CHECK:             tile.producer thread 128 {
+// CHECK:         } consumer {
+// CHECK:           tile.load
+// CHECK:           scf.if %{{.*}} {
+// CHECK-NEXT:        tile.grid_wait
+// CHECK-NEXT:      }
+// CHECK:           scf.for
+func.func @deferred_wait(%map: !tile.tensormap<64x64xf16, swizzle = 128>,
+                         %pn: !tile.ptr<i32>)
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.grid_dependency = "deferred",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 256 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c0_i32 = arith.constant 0 : i32
+  %full = tile.alloc {offset = 0 : i64} : !tile.buffer<2xi64, shared>
+  %empty = tile.alloc {offset = 16 : i64} : !tile.buffer<2xi64, shared>
+  tile.producer {
+    tile.mbarrier_init %full {count = 1} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %empty {count = 128} : !tile.buffer<2xi64, shared>
+  }
+  tile.barrier
+  %nb = tile.view %pn[%c1] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+  %pid = tile.program_id x
+  %n_i = tile.load %nb[%pid] : !tile.buffer<?xi32, global>
+  %runs = arith.cmpi ne, %n_i, %c0_i32 : i32
+  scf.if %runs {
+    tile.grid_wait
+  }
+  %k = arith.index_cast %n_i : i32 to index
+  %s = tile.alloc {offset = 1024 : i64} : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>>
+  scf.for %i = %c0 to %k step %c1 {
+    %st = arith.remsi %i, %c2 : index
+    %ph = arith.divsi %i, %c2 : index
+    tile.mbarrier_wait %full[%st], %ph : !tile.buffer<2xi64, shared>
+    tile.mbarrier_arrive %empty[%st] : !tile.buffer<2xi64, shared>
+    %next = tile.slice %s[%st] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.producer {
+      tile.mbarrier_wait %empty[%st], %ph : !tile.buffer<2xi64, shared>
+      tile.mbarrier_arrive %full[%st] {expect_tx = 8192} : !tile.buffer<2xi64, shared>
+      tile.tma_load %map[%c0, %i] to %next, %full[%st] : !tile.tensormap<64x64xf16, swizzle = 128>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<2xi64, shared>
+    }
+  }
+  return
+}
+
+// -----
+
 // Two task groups, round-robin TMA issue: the tasks of even and odd
 // iterations (groups 0 and 1, each under its scf.if) get producer
 // warpgroups of their own (tile.producer_warps = 8, thread bases 256 and

@@ -132,12 +132,20 @@ def Tile_Dialect : Dialect {
     /// manifest's `grid_dependency = 3`): both, for a kernel that reads its
     /// predecessor's results after griddepcontrol.wait and, through ready
     /// flags, those of an earlier kernel that may still be running.
+    /// `"deferred"` (the manifest's `grid_dependency = 1`: launched as the
+    /// unit attribute's kernels): it lets its successor launch at entry
+    /// but waits only where it executes `tile.grid_wait`, so that blocks
+    /// that need nothing of the predecessor may run and exit beside it.
     static constexpr ::llvm::StringLiteral getGridDependencyAttrName() {
       return ::llvm::StringLiteral("tile.grid_dependency");
     }
-    /// The manifest's code of a `tile.grid_dependency` value: 1 (unit), 2
-    /// ("flags"), 3 ("wait_and_flags"); 0 for anything else.
+    /// The manifest's code of a `tile.grid_dependency` value: 1 (unit or
+    /// "deferred"), 2 ("flags"), 3 ("wait_and_flags"); 0 for anything
+    /// else.
     static int getGridDependencyMode(::mlir::Attribute value);
+    /// Whether a `tile.grid_dependency` value is "deferred" (the kernel
+    /// waits where its tile.grid_wait ops are, not at entry).
+    static bool isDeferredGridDependency(::mlir::Attribute value);
     /// An LLVM loop annotation (`#llvm.loop_annotation<...>`) on a
     /// tile.for or scf.for, which tile-pipeline and convert-tile-to-nvvm
     /// carry to the loop's latch branch (the name LLVM's branch ops use).

@@ -5,6 +5,7 @@
 // it) waits for that before it reads the data. A flag is an i32 in a global
 // buffer; a release stores a value (e.g. the call's epoch, so that no reset
 // is needed between calls), a wait spins until the flag has reached it.
+// Also the deferred wait for a kernel's stream predecessor (tile.grid_wait).
 // Included by TileOps.td.
 //
 //===----------------------------------------------------------------------===//
@@ -88,6 +89,37 @@ def Tile_FlagWaitOp : Tile_Op<"flag_wait"> {
     $flags `[` $index `]` `,` $value attr-dict `:` qualified(type($flags))
   }];
   let hasVerifier = 1;
+}
+
+def Tile_GridWaitOp : Tile_Op<"grid_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for the stream predecessor's grid, where the kernel says";
+  let description = [{
+    Each thread that executes it waits until the kernel before this one in
+    its stream has completed and its memory operations are visible
+    (`griddepcontrol.wait`). Only in a kernel with
+    `tile.grid_dependency = "deferred"`, which lets its successor launch at
+    entry (programmatic dependent launch, the manifest's
+    `grid_dependency = 1`) but does not wait there: a block waits only
+    where it executes this op, so blocks that touch nothing the
+    predecessor writes may run, and finish, beside it. The kernel's own
+    contract: every block waits before it reads or writes what the
+    predecessor writes (its outputs, and where it could race a write of
+    it), and some block of the grid always waits (e.g. the last one), so
+    that the grid completes only after its predecessor and a successor
+    that waits for this grid also finds the predecessor's writes done.
+    The lowering checks that a "deferred" kernel has the op and that only
+    such a kernel has it; the CPU lowering drops it (kernels run one after
+    another there).
+
+    Example (a refined kernel's block that may exit early):
+    ```mlir
+    %w = arith.ori %runs, %last : i1
+    scf.if %w {
+      tile.grid_wait
+    }
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 #endif // GDN_DIALECT_TILE_IR_TILEFLAGOPS_TD
