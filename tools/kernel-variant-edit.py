@@ -34,7 +34,9 @@
 # round, for the flags of the chunks the round reads;
 # @gdn_cp_replay_vm128_@DT@ waits for the scan's grid and for each chunk's
 # flags (tile.grid_dependency = "wait_and_flags") and calls the flagged
-# loop.
+# loop. The three refined kernels then wait at entry (the unit attribute,
+# not the bundle's "deferred"): beside such plain kernels the prep may
+# still be writing the alike flags their exiting blocks read.
 #
 # step-gate-factors (gdn_forward_vm): @gdn_chunk_step_vm_@DT@ forms the
 # chunk's gate factors e^gamma_j and e^(gamma_L - gamma_j) once, into a
@@ -294,6 +296,20 @@ def flags_cp(s):
     return s
 
 
+def refined_wait_at_entry(s):
+    """The refined kernels (tile.grid_dependency = "deferred": an exiting
+    block reads the prep's alike flags before any wait) wait at entry
+    again (the unit attribute; their body's tile.grid_wait is then a second
+    wait): beside a "flags" or "wait_and_flags" plain kernel the prep may
+    still be writing those flags when the refined kernel launches."""
+    what = "--flags"
+    old = 'tile.kernel, tile.grid_dependency = "deferred",'
+    if s.count(old) != 3:
+        fail(what, "expected three refined kernels with '%s', found %d"
+             % (old, s.count(old)))
+    return s.replace(old, "tile.kernel, tile.grid_dependency,")
+
+
 def cap_registers(s, head, cap, p, c, what):
     """Kernel `head` capped at `cap` registers per thread with P / C for its
     producer / consumer warpgroups."""
@@ -317,7 +333,7 @@ def forward_regs(path, cap, p, c, flags):
     s = open(path).read()
     what = "--forward-regs"
     if flags:
-        s = flags_cp(flags_forward(s))
+        s = refined_wait_at_entry(flags_cp(flags_forward(s)))
     for kernel in (FWD, SUMMARY, REPLAY) if flags else (FWD,):
         s = cap_registers(s, kernel, cap, p, c, what)
     head = ("  func.func private " + FLAGS_LOOP + "(") if flags else LOOP

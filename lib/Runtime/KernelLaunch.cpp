@@ -157,7 +157,8 @@ Status launchKernel(const CudaDriver &driver, const Kernel &kernel, Dim3 grid,
     a.value.clusterDim.z = m.cluster[2];
   }
   // The kernel waits for its predecessor's grid itself (griddepcontrol.wait
-  // at entry), so it may launch while that grid's last blocks still run.
+  // at entry, or in a "deferred" kernel where its blocks need it), so it
+  // may launch while that grid's last blocks still run.
   if (programmatic) {
     CUlaunchAttribute &a = attrs[numAttrs++];
     a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;

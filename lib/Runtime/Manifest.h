@@ -22,9 +22,10 @@
 //                                 # kMaxElements32 elements (the operator
 //                                 # driver checks before binding)
 //   grid_dependency = 1           # optional, 0 (default) to 3: 1, the
-//                                 # kernel waits at entry for the kernel
-//                                 # before it in its stream
-//                                 # (griddepcontrol.wait), so the launcher
+//                                 # kernel waits for the kernel before it
+//                                 # in its stream (griddepcontrol.wait: at
+//                                 # entry, or where a "deferred" kernel's
+//                                 # blocks must), so the launcher
 //                                 # may start it early (programmatic stream
 //                                 # serialization); 2, launched so, it
 //                                 # waits through ready flags instead; 3,
@@ -171,10 +172,12 @@ struct Manifest {
   uint32_t sharedBytes = 0;
   /// Width of the kernel's index arithmetic (index_bits): 32 or 64.
   int indexBits = 64;
-  /// grid_dependency: 1, the kernel waits at entry for its stream
-  /// predecessor, so it may be launched with programmatic stream
-  /// serialization; 2, launched so too, it runs beside its predecessor and
-  /// waits for that one's data through ready flags (ld.acquire); 3, both:
+  /// grid_dependency: 1, the kernel waits for its stream predecessor (at
+  /// entry, or, tile.grid_dependency = "deferred", before each block
+  /// touches what that one writes, and always in some block), so it may be
+  /// launched with programmatic stream serialization; 2, launched so too,
+  /// it runs beside its predecessor and waits for that one's data through
+  /// ready flags (ld.acquire); 3, both:
   /// it waits at entry for its predecessor and through ready flags for an
   /// earlier kernel that may still run; 0, neither.
   int gridDependency = 0;

@@ -32,7 +32,11 @@
  *
  * The kernels are programmatic dependent launches (sm_90): each waits at
  * entry, before any memory access, for the kernel before it on the stream
- * (griddepcontrol.wait), then lets the next one launch. So the first GDN
+ * (griddepcontrol.wait), then lets the next one launch (the refined
+ * kernels, which run after the sequence's other kernels, wait only in the
+ * blocks that run and in their grid's last block: their other blocks read
+ * only GDN's own workspaces and exit; their grid still completes after
+ * every kernel before it). So the first GDN
  * kernel may be scheduled early when the caller's preceding kernel triggers
  * its dependents, and a caller kernel launched with programmatic stream
  * serialization after gdn_run must itself wait (griddepcontrol.wait)

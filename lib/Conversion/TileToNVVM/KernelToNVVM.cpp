@@ -77,22 +77,32 @@ struct KernelFuncLowering : ConvertOpToLLVMPattern<func::FuncOp> {
     // kernel that may still run.
     Attribute dep = func->getAttr(TileDialect::getGridDependencyAttrName());
     const int mode = TileDialect::getGridDependencyMode(dep);
-    // "deferred": the kernel waits where its tile.grid_wait ops are; only
-    // such a kernel may have them (elsewhere a wait would be redundant or,
-    // beside "flags", a wait the launch contract does not say).
+    // "deferred": the kernel waits where its tile.grid_wait ops are, and
+    // must have one. A kernel that waits at entry (the unit attribute,
+    // "wait_and_flags") may have them too (a second wait returns at once:
+    // e.g. a deferred kernel's body reused with the unit attribute); one
+    // launched without programmatic dependence, or with "flags" (beside a
+    // predecessor it must not wait for), may not.
     const bool deferred = TileDialect::isDeferredGridDependency(dep);
-    const bool gridWaits =
-        func.walk([](GridWaitOp) { return WalkResult::interrupt(); })
-            .wasInterrupted();
-    if (deferred && !gridWaits)
+    GridWaitOp gridWait;
+    func.walk([&](GridWaitOp op) {
+      gridWait = op;
+      return WalkResult::interrupt();
+    });
+    if (deferred && !gridWait)
       return func.emitError()
              << "tile.grid_dependency = \"deferred\" lets the kernel's "
                 "successor launch before it waits, but it has no "
                 "tile.grid_wait: it would never wait for its predecessor";
-    if (!deferred && gridWaits)
-      return func.emitError()
-             << "tile.grid_wait needs tile.grid_dependency = \"deferred\" "
-                "on its kernel";
+    if (gridWait && (mode == 0 || mode == 2)) {
+      gridWait.emitOpError()
+          << "needs a kernel launched as a programmatic dependent that may "
+             "wait for its predecessor (tile.grid_dependency unit, "
+             "\"wait_and_flags\" or \"deferred\"), not "
+          << (mode == 0 ? "one without tile.grid_dependency"
+                        : "tile.grid_dependency = \"flags\"");
+      return failure();
+    }
     bool early = mode == 2 || deferred;
     if (mode >= 2 &&
         !func.walk([](FlagWaitOp) { return WalkResult::interrupt(); })

@@ -118,8 +118,10 @@ void TileOutlineKernelsPass::runOnOperation() {
     if (indexBitwidth != 64)
       info.push_back(b.getNamedAttr("index_bits",
                                     b.getI64IntegerAttr(indexBitwidth)));
-    // A programmatic dependent launch is the launcher's to set up (unit, or
-    // "flags" for a kernel that does not wait for its predecessor).
+    // A programmatic dependent launch is the launcher's to set up (unit,
+    // "flags" for a kernel that does not wait for its predecessor,
+    // "wait_and_flags", or "deferred" for one that waits where its
+    // tile.grid_wait ops are).
     if (Attribute dep = func->getAttr(TileDialect::getGridDependencyAttrName()))
       info.push_back(b.getNamedAttr(
           "grid_dependency", isa<StringAttr>(dep) ? dep : b.getUnitAttr()));

@@ -102,14 +102,18 @@ func.func @deferred_without_wait() attributes {tile.kernel, tile.grid_dependency
 
 // -----
 
-// tile.grid_wait only in a "deferred" kernel (with the unit attribute the
-// kernel waits at entry already; with "flags" or none it is not launched
-// for such a wait).
+// tile.grid_wait only where the kernel may wait for its predecessor: not
+// in one launched without programmatic dependence, and not with "flags"
+// (launched beside a predecessor it must not wait for).
 module attributes {gpu.container_module} {
 gpu.module @kernels {
-// expected-error @below {{tile.grid_wait needs tile.grid_dependency = "deferred" on its kernel}}
 // expected-error @below {{failed to legalize operation 'func.func'}}
-func.func @wait_not_deferred() attributes {tile.kernel, tile.grid_dependency, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 0 : i64} {
+func.func @wait_flags(%pf: !tile.ptr<i32>, %epoch: i32) attributes {tile.kernel, tile.grid_dependency = "flags", tile.num_warps = 4 : i64, tile.shared_memory_bytes = 0 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %f = tile.view %pf[%c1] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+  tile.flag_wait %f[%c0], %epoch : !tile.buffer<?xi32, global>
+  // expected-error @below {{'tile.grid_wait' op needs a kernel launched as a programmatic dependent that may wait for its predecessor (tile.grid_dependency unit, "wait_and_flags" or "deferred"), not tile.grid_dependency = "flags"}}
   tile.grid_wait
   return
 }
@@ -120,9 +124,9 @@ func.func @wait_not_deferred() attributes {tile.kernel, tile.grid_dependency, ti
 
 module attributes {gpu.container_module} {
 gpu.module @kernels {
-// expected-error @below {{tile.grid_wait needs tile.grid_dependency = "deferred" on its kernel}}
 // expected-error @below {{failed to legalize operation 'func.func'}}
 func.func @wait_no_dependency() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 0 : i64} {
+  // expected-error @below {{'tile.grid_wait' op needs a kernel launched as a programmatic dependent that may wait for its predecessor (tile.grid_dependency unit, "wait_and_flags" or "deferred"), not one without tile.grid_dependency}}
   tile.grid_wait
   return
 }

@@ -200,3 +200,26 @@ module @deferred {
     return
   }
 }
+
+// -----
+
+// A kernel that waits at entry (the unit attribute) may also have a
+// tile.grid_wait (a deferred kernel's body reused with the unit attribute,
+// as tools/kernel-variant.sh --flags does for the refined kernels): a
+// second griddepcontrol.wait, which returns at once.
+
+// LLVM-LABEL: llvm.func @ku(
+// LLVM:         llvm.inline_asm has_side_effects asm_dialect = att "griddepcontrol.wait;\0A\09griddepcontrol.launch_dependents;", "~{memory}" : () -> !llvm.void
+// LLVM:         llvm.inline_asm has_side_effects asm_dialect = att "griddepcontrol.wait;", "~{memory}" : () -> !llvm.void
+// LLVM:         llvm.return
+module @unitwait {
+  func.func @ku(%pa: !tile.ptr<f16> {tile.name = "A"}, %len: index {tile.name = "len"})
+      attributes {tile.kernel, tile.grid_dependency, tile.num_warps = 4 : i64} {
+    %c1 = arith.constant 1 : index
+    %a = tile.view %pa[%len] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+    tile.grid_wait
+    %pid = tile.program_id x
+    %x = tile.load %a[%pid, %c1] : !tile.buffer<?x64xf16, global>
+    return
+  }
+}

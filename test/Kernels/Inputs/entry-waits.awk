@@ -4,7 +4,9 @@
 # An entry that lets its successor launch before it waits
 # (griddepcontrol.launch_dependents first: tile.grid_dependency =
 # "deferred") may read global memory before its first wait (in text
-# order), but not write it or load by TMA: it is counted as deferred.
+# order), but not write it (a store other than st.shared/local/param, an
+# atomic, a bulk copy or reduction) or load by TMA: it is counted as
+# deferred.
 # With -v deferred=REGEX, exactly the entries whose name matches REGEX
 # must be deferred.
 /\.entry / {
@@ -18,7 +20,8 @@ inentry && !waited && !/ld\.param/ &&
   if (bad == "") bad = $0
 }
 inentry && !waited &&
-    /^[ \t]*(@!?%p[0-9]+[ \t]+)?(st\.global|cp\.async\.bulk|atom|red|sust)/ {
+    /^[ \t]*(@!?%p[0-9]+[ \t]+)?(st|cp\.async\.bulk|cp\.reduce\.async\.bulk|atom|red|sust)\./ &&
+    !/^[ \t]*(@!?%p[0-9]+[ \t]+)?st\.(shared|local|param)/ {
   if (badw == "") badw = $0
 }
 inentry && /^}/ {

@@ -155,7 +155,8 @@ SmallVector<FlagWaitOp> findGates(ForOp loop) {
 
 /// Fails unless each gate can be issued for a later iteration, and unless
 /// every wait of the body is a gate: one nested in the body's control flow
-/// would run after the loads it guards were issued ahead.
+/// would run after the loads it guards were issued ahead (a tile.grid_wait
+/// anywhere in the body, likewise).
 LogicalResult checkGates(ForOp loop, ArrayRef<FlagWaitOp> gates) {
   WalkResult nested = loop.getBody()->walk([&](FlagWaitOp wait) {
     if (wait->getBlock() == loop.getBody())
@@ -167,6 +168,17 @@ LogicalResult checkGates(ForOp loop, ArrayRef<FlagWaitOp> gates) {
     return WalkResult::interrupt();
   });
   if (nested.wasInterrupted())
+    return failure();
+  // A deferred grid wait cannot be issued ahead like a gate (it waits for
+  // the whole predecessor grid, not for one iteration's data): the loads
+  // the pipeline issues before the body would run before it.
+  WalkResult gridWait = loop.getBody()->walk([&](GridWaitOp wait) {
+    wait.emitOpError("in a pipelined loop would run after the loads "
+                     "tile-pipeline issues ahead of the body: wait before "
+                     "the loop");
+    return WalkResult::interrupt();
+  });
+  if (gridWait.wasInterrupted())
     return failure();
   for (FlagWaitOp gate : gates)
     if (!llvm::all_of(gate->getOperands(),

@@ -172,3 +172,25 @@ func.func @nested(%pa: !tile.ptr<f16> {tile.name = "A"}, %pf: !tile.ptr<i32> {ti
   }
   return
 }
+
+// -----
+
+// A deferred grid wait in a pipelined loop: the loads issued ahead of the
+// body would run before it (it is not a per-iteration gate): refused.
+
+func.func @grid_wait_in_loop(%pa: !tile.ptr<f16> {tile.name = "A"}, %K: i32 {tile.name = "K"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.grid_dependency = "deferred"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%k] : !tile.ptr<f16> -> !tile.buffer<?x64xf16, global>
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.for %kk = %c0 to %k step %c64 stages 2 {
+    // expected-error @below {{'tile.grid_wait' op in a pipelined loop would run after the loads tile-pipeline issues ahead of the body: wait before the loop}}
+    tile.grid_wait
+    tile.copy %A[%kk, %c0] to %sA : !tile.buffer<?x64xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.gemm %sA, %sA, %acc : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  }
+  return
+}

@@ -43,7 +43,9 @@ def Tile_Dialect : Dialect {
     and lets its successor launch early; `"flags"`: it lets its successor
     launch early but does not wait, synchronizing with its predecessor
     through `tile.flag_wait`; `"wait_and_flags"`: it waits at entry and
-    also through `tile.flag_wait`, for an earlier kernel still running) and, set by passes,
+    also through `tile.flag_wait`, for an earlier kernel still running;
+    `"deferred"`: it lets its successor launch at entry and waits where it
+    executes `tile.grid_wait`) and, set by passes,
     `tile.shared_memory_bytes` and `tile.producer_warps`. Arguments may carry
     `tile.name`, the parameter name in the manifest; `!tile.tensormap`
     arguments (created by `tile-pipeline`) carry `tile.tensor_map`, the

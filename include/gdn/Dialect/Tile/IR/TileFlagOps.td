@@ -92,7 +92,7 @@ def Tile_FlagWaitOp : Tile_Op<"flag_wait"> {
 }
 
 def Tile_GridWaitOp : Tile_Op<"grid_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "wait for the stream predecessor's grid, where the kernel says";
+  let summary = "wait for the stream predecessor's grid here";
   let description = [{
     Each thread that executes it waits until the kernel before this one in
     its stream has completed and its memory operations are visible
@@ -107,9 +107,15 @@ def Tile_GridWaitOp : Tile_Op<"grid_wait", [MemoryEffects<[MemRead, MemWrite]>]>
     it), and some block of the grid always waits (e.g. the last one), so
     that the grid completes only after its predecessor and a successor
     that waits for this grid also finds the predecessor's writes done.
-    The lowering checks that a "deferred" kernel has the op and that only
-    such a kernel has it; the CPU lowering drops it (kernels run one after
-    another there).
+    What a block may read before its wait: docs/hopper-codegen.md §5.12,
+    "Deferred waits". The lowering checks that a "deferred" kernel has the
+    op; a kernel that waits at entry anyway (the unit attribute,
+    `"wait_and_flags"`) may have it too (a second wait, which returns at
+    once), one without programmatic dependence or with `"flags"` may not.
+    tile-pipeline refuses it in a pipelined loop (the loads it issues
+    ahead of the body would run before it). The CPU lowering drops it
+    (kernels run one after another there). No verifier of its own: the op
+    may sit in a helper function until the kernel's body is inlined.
 
     Example (a refined kernel's block that may exit early):
     ```mlir
