@@ -218,6 +218,11 @@ constexpr double kGdnRefineRoundUs = 3.5;
 /// wave, us (with the warm-up on): cp_summary_refine 13.6-14.1 there.
 /// All three are the value-major (block_v 128) kernels' one-wave
 /// numbers; block_v 16 is assumed alike (one block per SM), not measured.
+/// They are stand-alone costs: since v59 an exiting refined block waits
+/// for nothing (tile.grid_dependency = "deferred") and runs beside the
+/// plain kernel where that one leaves SMs idle, so in the sequence the
+/// exits cost less there (H100: the totals fell 1.5-2.5 us at 8x4K HV16,
+/// 7.5 at 1x32K HV16, 12 at 1x128K HV16); not yet recalibrated.
 constexpr double kGdnRefineWindowUs = 4.0;
 /// CP is used only when it is estimated faster than this fraction of the
 /// direct time (margin for the model's error).
