@@ -96,8 +96,8 @@ def Tile_GridWaitOp : Tile_Op<"grid_wait", [MemoryEffects<[MemRead, MemWrite]>]>
   let description = [{
     Each thread that executes it waits until the kernel before this one in
     its stream has completed and its memory operations are visible
-    (`griddepcontrol.wait`). Only in a kernel with
-    `tile.grid_dependency = "deferred"`, which lets its successor launch at
+    (`griddepcontrol.wait`). It is what a kernel with
+    `tile.grid_dependency = "deferred"` waits with; such a kernel lets its successor launch at
     entry (programmatic dependent launch, the manifest's
     `grid_dependency = 1`) but does not wait there: a block waits only
     where it executes this op, so blocks that touch nothing the
