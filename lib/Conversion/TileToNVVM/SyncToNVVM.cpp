@@ -153,9 +153,10 @@ struct FlagWaitLowering : TilePattern<FlagWaitOp> {
   }
 };
 
-/// The deferred wait for the stream predecessor's grid (the kernel has
-/// tile.grid_dependency = "deferred"; KernelToNVVM checks that). The
-/// memory clobber keeps LLVM from moving loads above it.
+/// The wait for the stream predecessor's grid where the block executes
+/// it (a "deferred" kernel's, or a second wait in one that waits at entry;
+/// KernelToNVVM refuses it elsewhere). The memory clobber keeps LLVM from
+/// moving loads above it.
 struct GridWaitLowering : TilePattern<GridWaitOp> {
   using TilePattern::TilePattern;
   LogicalResult
