@@ -32,8 +32,9 @@
 # --fused P/C (TEMPLATE a gdn_forward_vm.mlir.in): the experimental fused
 # prep + forward kernel (gdn_chunk_fused.mlir.inc of INCLUDE_DIR) takes the
 # place of the direct path's @gdn_chunk_fwd_vm128 (stage chunk_fwd), with
-# the warpgroups' registers P (producer: TMA issue and the task) and C
-# (consumers), so that gdn-run times it as the forward stage (the prep
+# the warpgroups' registers P (producer: the task; also the TMA issue with
+# --tma-issue first, while the template asks consumer thread 0 to issue)
+# and C (consumers), so that gdn-run times it as the forward stage (the prep
 # kernel still runs first; its workspaces go unread). It reads plain g and
 # beta: problems with gate or beta transforms give wrong results with it.
 # --fused2 P/C: the same with the two-task fused kernel

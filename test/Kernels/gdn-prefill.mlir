@@ -115,9 +115,14 @@
 // LAYOUT-PREP: %[[G:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
 // LAYOUT-PREP-NEXT: tile.copy %{{.*}} to %[[G]] {masked} : !tile.buffer<?xf32, global> to !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
 // g's loads go out before beta's copy, whose shared stores wait for its
-// loads (the first warp loads both and then runs the scan).
+// loads (the first warp loads both and then runs the scan); beta as loaded
+// also goes to the scan's layout, where the gamma bound checks it (|beta|
+// <= 2^14: the factored Ag map needs no mask then).
+// LAYOUT-PREP-NEXT: %[[B:.*]] = tile.alloc : !tile.buffer<64xf16, fragment, #tile.blocked<vector = 2>>
+// LAYOUT-PREP-NEXT: tile.copy %{{.*}} to %[[B]] {masked} : !tile.buffer<?xf16, global> to !tile.buffer<64xf16, fragment, #tile.blocked<vector = 2>>
 // LAYOUT-PREP-NEXT: tile.copy %{{.*}} to %{{.*}} {layout = #tile.blocked<vector = 1>, masked} : !tile.buffer<?xf16, global> to !tile.buffer<64xf16, shared>
 // LAYOUT-PREP: tile.map indexed ins(%[[G]] : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>)
+// LAYOUT-PREP: tile.map ins(%[[G]], %[[B]] : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>, !tile.buffer<64xf16, fragment, #tile.blocked<vector = 2>>)
 // LAYOUT-PREP: tile.scan add %[[G]], %[[G]] : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 2>>
 // LAYOUT-PREP-NOT: tile.reduce
 // LAYOUT-PREP: tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
@@ -136,14 +141,14 @@
 // PIPE: tile.async_copy
 // PIPE: tile.async_commit
 
-// The shared-memory plan: sizes recorded on the kernels (prep: 36996 bytes,
+// The shared-memory plan: sizes recorded on the kernels (prep: 36868 bytes,
 // six blocks per SM with its 80 registers (<= 37888 each); L0's rows padded
-// by 4 words, the inverse's by 8 and 4 more after every fourth row; 4 bytes
-// for kbeta, which every warp reads to choose the Ag map's form; 128 more
-// since the alike-keys guard: its flag and the vote's scratch, aligned;
+// by 4 words, the inverse's by 8 and 4 more after every fourth row; 128
+// since the alike-keys guard: its flag and the vote's scratch, aligned; no
+// shared copy of kbeta since the gamma bound checks beta for the Ag map;
 // P_lo is formed from P's fragment, no new tile).
 // PLAN-PREP-LABEL: func.func @gdn_chunk_prep_f16
-// PLAN-PREP-SAME: tile.shared_memory_bytes = 36996
+// PLAN-PREP-SAME: tile.shared_memory_bytes = 36868
 // PLAN-LABEL: func.func @gdn_chunk_fwd_f16
 // PLAN-SAME: tile.shared_memory_bytes = 111104
 // PLAN: tile.alloc {offset = 0 : i64} : !tile.buffer<2x64x128xf16, shared, #tile.swizzle<128>>
@@ -163,7 +168,7 @@
 // BAR-NEXT: tile.copy %{{.*}} {layout = #tile.blocked<vector = 1>, masked} : !tile.buffer<64xf32, shared> to !tile.buffer<?xf32, global>
 
 // PREP: kernel = gdn_chunk_prep_f16
-// PREP: shared_bytes = 36996
+// PREP: shared_bytes = 36868
 // PREP: param = q:ptr<f16>
 // Each block finds its chunk and its sequence's bounds in the host-computed
 // chunk_map ({sequence, chunk, bos, eos} per chunk): no cu_seqlens.
@@ -191,7 +196,7 @@
 // normalize it (with k) when the problem asks (meta.fuses = qk_l2norm, the
 // scalar qk_l2norm; the workspaces q_l2 and k_l2 are empty otherwise).
 // PREPK: kernel = gdn_chunk_prep_k_f16
-// PREPK: shared_bytes = 28932
+// PREPK: shared_bytes = 28804
 // PREPK: param = q:ptr<f16>
 // PREPK: param = k:ptr<f16>
 // PREPK-NOT: param = cu_seqlens

@@ -15,6 +15,7 @@
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::gdn {
@@ -257,9 +258,55 @@ struct ProducerLowering : HopperPattern<ProducerOp> {
     Value isProducer = rewriter.create<LLVM::ICmpOp>(
         loc, LLVM::ICmpPredicate::eq, threadId(rewriter, loc),
         constI32(rewriter, loc, op.getThread()));
-    inlineUnderCondition(rewriter, op, op.getBody(), isProducer);
+    Operation *lastWait = leadingWaits(op);
+    if (!lastWait) {
+      inlineUnderCondition(rewriter, op, op.getBody(), isProducer);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // The body opens with mbarrier waits (a ring's producer step: the
+    // wait for a free stage): the thread's whole warp runs them, under a
+    // condition ptxas can see is warp-uniform (the warp index broadcast
+    // from lane 0), and only the thread the rest. A spin loop inside a
+    // one-thread branch makes ptxas treat the enclosing loop as divergent,
+    // so it keeps the loop's uniform values (e.g. wgmma descriptors) in
+    // per-thread registers and moves them over on every use (the fused
+    // kernel's consumers: 1,153 -> 992 instructions per chunk step,
+    // docs/perf-notes.md v60). A wait only reads its barrier, so the
+    // other lanes change nothing.
+    Value warp = createWarpUniformIndex(rewriter, loc, 32);
+    Value isWarp = rewriter.create<LLVM::ICmpOp>(
+        loc, LLVM::ICmpPredicate::eq, warp,
+        constI32(rewriter, loc, op.getThread() / 32));
+    Block *before = rewriter.getInsertionBlock();
+    Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
+    Block *head = &op.getBody().front();
+    Block *tail =
+        rewriter.splitBlock(head, std::next(lastWait->getIterator()));
+    rewriter.inlineRegionBefore(op.getBody(), after);
+    rewriter.setInsertionPointToEnd(head);
+    rewriter.create<LLVM::CondBrOp>(loc, isProducer, tail, after);
+    rewriter.setInsertionPointToEnd(tail);
+    rewriter.create<LLVM::BrOp>(loc, ValueRange{}, after);
+    rewriter.setInsertionPointToEnd(before);
+    rewriter.create<LLVM::CondBrOp>(loc, isWarp, head, after);
+    rewriter.setInsertionPointToStart(after);
     rewriter.eraseOp(op);
     return success();
+  }
+
+  /// The last of the body's leading mbarrier waits, if the body opens with
+  /// waits and side-effect-free ops (their operands) and has one after
+  /// them; null otherwise.
+  static Operation *leadingWaits(ProducerOp op) {
+    Operation *last = nullptr;
+    for (Operation &inner : op.getBody().front()) {
+      if (isa<MBarrierWaitOp>(inner))
+        last = &inner;
+      else if (!isPure(&inner))
+        return last;
+    }
+    return nullptr;
   }
 };
 

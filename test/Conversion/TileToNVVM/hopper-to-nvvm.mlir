@@ -25,9 +25,18 @@
 // The producer thread (256): wait for a free stage, announce the bytes,
 // and one TMA load per 64-column box of the 128-column destination (the
 // second box 128 rows x 128 B further, 64 columns further along the inner
-// coordinate).
-// CHECK:         llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
+// coordinate). Its whole warp (8, the warp index broadcast from lane 0,
+// which ptxas sees is warp-uniform) runs the wait; only thread 256 the
+// rest.
+// CHECK:         %[[ONE:.*]] = llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
+// CHECK:         %[[WARP:.*]] = nvvm.shfl.sync  idx %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : i32 -> i32
+// CHECK-NEXT:    %[[C8:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT:    %[[INW:.*]] = llvm.icmp "eq" %[[WARP]], %[[C8]] : i32
+// CHECK-NEXT:    llvm.cond_br %[[INW]], ^[[WAITB:.*]], ^[[DONE:.*]]
+// CHECK-NEXT:  ^[[WAITB]]:
 // CHECK:         nvvm.mbarrier.try_wait.parity.shared
+// CHECK-NEXT:    llvm.cond_br %[[ONE]], ^[[ISSUE:.*]], ^[[DONE]]
+// CHECK-NEXT:  ^[[ISSUE]]:
 // CHECK:         nvvm.mbarrier.arrive.expect_tx.shared %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
 // CHECK:         nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}]
 // CHECK:         llvm.mlir.constant(16384 : i64)

@@ -664,6 +664,16 @@ func.func @for_loop_annotation(%n: index) {
 
 // -----
 
+func.func @for_producer_loop_annotation(%n: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{'tile.for' op producer_loop_annotation must be an #llvm.loop_annotation, got 1 : i64}}
+  tile.for %i = %c0 to %n step %n stages 1 {
+  } {producer_loop_annotation = 1 : i64}
+  return
+}
+
+// -----
+
 // expected-error @below {{a tile kernel needs 'tile.num_warps'}}
 func.func @no_warps() attributes {tile.kernel} { return }
 

@@ -732,12 +732,12 @@ LogicalResult ForOp::verify() {
     return emitOpError("step must be positive, got ") << *step;
   // tile-pipeline hands `loop_annotation` on to the scf.for and LLVM's
   // latch (by name: this library does not link the LLVM dialect).
-  if (Attribute a = (*this)->getAttr(
-          TileDialect::getLoopAnnotationAttrName());
-      a && a.getAbstractAttribute().getName() != "llvm.loop_annotation")
-    return emitOpError("loop_annotation must be an #llvm.loop_annotation, "
-                       "got ")
-           << a;
+  for (StringRef name : {TileDialect::getLoopAnnotationAttrName(),
+                         TileDialect::getProducerLoopAnnotationAttrName()})
+    if (Attribute a = (*this)->getAttr(name);
+        a && a.getAbstractAttribute().getName() != "llvm.loop_annotation")
+      return emitOpError() << name << " must be an #llvm.loop_annotation, "
+                           << "got " << a;
   return success();
 }
 

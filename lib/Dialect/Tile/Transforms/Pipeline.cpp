@@ -108,11 +108,13 @@ FailureOr<Operation *> ringPlacement(ForOp loop, func::FuncOp kernel,
 
 /// The tile.for's `loop_annotation` (an LLVM loop annotation, e.g. LICM
 /// off) carried over to the scf.for that runs its steady state, whose
-/// latch convert-tile-to-nvvm gives it.
+/// latch convert-tile-to-nvvm gives it; `producer_loop_annotation` too,
+/// for tile-warp-specialize.
 void keepLoopAnnotation(ForOp loop, scf::ForOp forOp) {
-  StringRef name = TileDialect::getLoopAnnotationAttrName();
-  if (Attribute a = loop->getAttr(name))
-    forOp->setAttr(name, a);
+  for (StringRef name : {TileDialect::getLoopAnnotationAttrName(),
+                         TileDialect::getProducerLoopAnnotationAttrName()})
+    if (Attribute a = loop->getAttr(name))
+      forOp->setAttr(name, a);
 }
 
 /// Clones the body of `loop` (but its producer copies) at `ib` for

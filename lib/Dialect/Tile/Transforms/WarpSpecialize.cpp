@@ -31,6 +31,24 @@ struct WarpSpecializePass
   void runOnOperation() override;
 };
 
+/// Each loop's `producer_loop_annotation` (carried from its tile.for by
+/// tile-pipeline) becomes the `loop_annotation` of its copy in the producer
+/// region and is dropped from the consumers' copy, which keeps its own
+/// `loop_annotation`: e.g. LICM off in a low-register producer task whose
+/// hoisted addresses would spill, LICM on in the consumers, whose
+/// addresses it keeps out of the loop (docs/perf-notes.md v60).
+void applyRoleLoopAnnotations(WarpSpecializeOp ws) {
+  StringRef own = TileDialect::getLoopAnnotationAttrName();
+  StringRef producer = TileDialect::getProducerLoopAnnotationAttrName();
+  ws.getProducer().walk([&](scf::ForOp loop) {
+    if (Attribute a = loop->getAttr(producer)) {
+      loop->setAttr(own, a);
+      loop->removeAttr(producer);
+    }
+  });
+  ws.getConsumer().walk([&](scf::ForOp loop) { loop->removeAttr(producer); });
+}
+
 /// Whether `op` only allocates (or has no memory effects at all).
 bool onlyAllocates(Operation *op) {
   if (isPure(op))
@@ -412,6 +430,7 @@ void WarpSpecializePass::runOnOperation() {
     return WalkResult::advance();
   });
   eraseDeadOps(ws.getConsumer());
+  applyRoleLoopAnnotations(ws);
 
   kernel->setAttr(TileDialect::getProducerWarpsAttrName(),
                   b.getI64IntegerAttr(producerWarps));

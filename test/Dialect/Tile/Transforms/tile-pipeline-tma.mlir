@@ -365,6 +365,35 @@ func.func @annotated_ring(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {tile.n
 
 // -----
 
+// So does its `producer_loop_annotation`, for tile-warp-specialize.
+
+// CHECK:       #[[$LICM:[a-z_0-9]+]] = #llvm.loop_licm<disable = true>
+// CHECK:       #[[$ANN:[a-z_0-9]+]] = #llvm.loop_annotation<licm = #[[$LICM]]>
+// CHECK-LABEL: func.func @annotated_ring_roles
+// CHECK:       scf.for
+// CHECK:         tile.mbarrier_wait
+// CHECK:         tile.gemm
+// CHECK:       } {producer_loop_annotation = #[[$ANN]]}
+// CHECK-NOT:   loop_annotation
+// CHECK:       return
+func.func @annotated_ring_roles(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {tile.name = "M"}, %K: i32 {tile.name = "K"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma"} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m = arith.index_cast %M : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+  tile.for %kk = %c0 to %k step %c64 stages 2 {
+    tile.copy %A[%c0, %kk] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.gemm %sA, %sA, %acc {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+  } {producer_loop_annotation = #llvm.loop_annotation<licm = <disable = true>>}
+  return
+}
+
+// -----
+
 // A lower triangular tile (the GDN chunk step's Ag): tile.copy {block_lower
 // = 32} of a 64x64 f16 tile in 64-byte swizzle spans becomes a TMA load of
 // 32-row boxes (the map's box 32 x 1 x 32, the head dimension taken) that

@@ -789,3 +789,93 @@ func.func @consumer_issue(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<f16>, %n: inde
   }
   return
 }
+
+// -----
+
+// Per-role loop hints: a loop's producer_loop_annotation becomes the
+// producer warpgroup's copy's loop_annotation (here LICM off, for a task at
+// few registers); the consumers' copy keeps its own (unroll off) and loses
+// the producer's.
+
+// CHECK-DAG:   #[[$LICM:[a-z_0-9]+]] = #llvm.loop_licm<disable = true>
+// CHECK-DAG:   #[[$UNROLL:[a-z_0-9]+]] = #llvm.loop_unroll<disable = true>
+// CHECK-DAG:   #[[$PANN:[a-z_0-9]+]] = #llvm.loop_annotation<licm = #[[$LICM]]>
+// CHECK-DAG:   #[[$CANN:[a-z_0-9]+]] = #llvm.loop_annotation<unroll = #[[$UNROLL]]>
+// CHECK-LABEL: func.func @role_loop_annotations
+// CHECK:         tile.warp_specialize {consumer_registers = 200 : i64, producer_registers = 104 : i64, producer_warps = 4 : i64} producer {
+// CHECK:             } {thread_base = 256 : i64}
+// CHECK-NEXT:      } {loop_annotation = #[[$PANN]]}
+// CHECK-NEXT:    } consumer {
+// CHECK:               tile.tma_load
+// CHECK:           } {loop_annotation = #[[$CANN]]}
+// CHECK-NOT:     producer_loop_annotation
+// CHECK:         return
+func.func @role_loop_annotations(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<f16>, %n: index, %k: index,
+                          %arg5: !tile.tensormap<128x64xf16, swizzle = 128>)
+    attributes {tile.kernel, tile.mma_engine = "wgmma", tile.num_warps = 8 : i64,
+                tile.warp_specialize = {consumer_registers = 200 : i64, producer_registers = 104 : i64,
+                                        tma_issue = "consumer"}} {
+  %cst = arith.constant 0.000000e+00 : f32
+  %c64 = arith.constant 64 : index
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %0 = tile.alloc {offset = 57344 : i64} : !tile.buffer<2xi64, shared>
+  %1 = tile.alloc {offset = 57472 : i64} : !tile.buffer<2xi64, shared>
+  %7 = tile.alloc {offset = 57600 : i64} : !tile.buffer<2xi64, shared>
+  %8 = tile.alloc {offset = 57728 : i64} : !tile.buffer<2xi64, shared>
+  tile.producer {
+    tile.mbarrier_init %0 {count = 1 : i64} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %1 {count = 256 : i64} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %7 {count = 1 : i64} : !tile.buffer<2xi64, shared>
+    tile.mbarrier_init %8 {count = 256 : i64} : !tile.buffer<2xi64, shared>
+  }
+  tile.barrier
+  %4 = tile.view %arg1[%n, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %6 = tile.alloc {offset = 32768 : i64} : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>>
+  %9 = tile.alloc {offset = 0 : i64} : !tile.buffer<2x128x64xf16, shared, #tile.swizzle<128>>
+  %10 = tile.alloc : !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+  tile.fill %10, %cst : !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>, f32
+  scf.for %arg6 = %c0 to %n step %c1 {
+    %13 = arith.remsi %arg6, %c2 : index
+    %14 = arith.divsi %arg6, %c2 : index
+    tile.mbarrier_wait %0[%13], %14 : !tile.buffer<2xi64, shared>
+    %16 = tile.slice %9[%13] : !tile.buffer<2x128x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+    %17 = arith.muli %arg6, %c64 : index
+    %20 = arith.addi %14, %c1 : index
+    tile.producer_task warps 4 engine "mma.sync" {
+      %25 = tile.alloc {offset = 49152 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+      %26 = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+      tile.copy %4[%c0, %17] to %25 {layout = #tile.blocked<vector = 8>} : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+      tile.fill %26, %cst : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>, f32
+      tile.barrier
+      tile.gemm %25, %25, %26 {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+      tile.mbarrier_wait %8[%13], %20 : !tile.buffer<2xi64, shared>
+      %27 = tile.slice %6[%13] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+      tile.copy %26 to %27 : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+      tile.barrier
+      tile.producer {
+        tile.mbarrier_arrive %7[%13] : !tile.buffer<2xi64, shared>
+      }
+    }
+    tile.mbarrier_wait %7[%13], %14 : !tile.buffer<2xi64, shared>
+    %21 = tile.slice %6[%13] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+    tile.gemm %16, %21, %10 : !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<128x64xf32, fragment, #tile.mma<warps = [8, 1], engine = wgmma>>
+    tile.mbarrier_arrive %8[%13] : !tile.buffer<2xi64, shared>
+    tile.mbarrier_arrive %1[%13] : !tile.buffer<2xi64, shared>
+    %23 = arith.addi %arg6, %c1 : index
+    %24 = arith.cmpi slt, %23, %n : index
+    scf.if %24 {
+      %25 = arith.remsi %23, %c2 : index
+      %29 = arith.muli %23, %c64 : index
+      %30 = tile.slice %9[%25] : !tile.buffer<2x128x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>
+      tile.producer {
+        tile.mbarrier_wait %1[%25], %c1 : !tile.buffer<2xi64, shared>
+        tile.mbarrier_arrive %0[%25] {expect_tx = 16384 : i64} : !tile.buffer<2xi64, shared>
+        tile.tma_load %arg5[%c0, %29] to %30, %0[%25] : !tile.tensormap<128x64xf16, swizzle = 128>, !tile.buffer<128x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<2xi64, shared>
+      }
+    }
+  } {loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>,
+     producer_loop_annotation = #llvm.loop_annotation<licm = <disable = true>>}
+  return
+}

@@ -154,6 +154,14 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getLoopAnnotationAttrName() {
       return ::llvm::StringLiteral("loop_annotation");
     }
+    /// The LLVM loop annotation of the producer warpgroups' copy of a
+    /// tile.for (tile-warp-specialize puts it in place of
+    /// `loop_annotation` there and drops it from the consumers' copy): the
+    /// roles get different hints, e.g. LICM off only in the producer's
+    /// low-register task.
+    static constexpr ::llvm::StringLiteral getProducerLoopAnnotationAttrName() {
+      return ::llvm::StringLiteral("producer_loop_annotation");
+    }
     /// Warps of the producer warpgroup, added to tile.num_warps (the
     /// compute warps) by tile-warp-specialize.
     static constexpr ::llvm::StringLiteral getProducerWarpsAttrName() {

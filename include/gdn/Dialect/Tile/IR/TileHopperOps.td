@@ -228,7 +228,13 @@ def Tile_ProducerOp : Tile_Op<"producer", [SingleBlock, NoTerminator,
     thread). `tile-pipeline` puts each ring step of the producer here: the
     wait for a free stage, the `expect_tx` arrival and the TMA loads.
     `tile-warp-specialize` uses these regions to tell the producer's work
-    from the consumers'.
+    from the consumers'. The whole warp of `thread` must reach the op
+    together (as every tile op's control flow is uniform): where the body
+    opens with `tile.mbarrier_wait`s, the NVVM lowering runs those waits
+    (and their side-effect-free operands) on that whole warp, under a
+    warp-uniform condition, and only the rest on `thread` (a spin loop in a
+    one-thread branch would cost the enclosing loop ptxas's uniform
+    registers; docs/hopper-codegen.md §5.14).
 
     Example:
     ```mlir

@@ -937,7 +937,11 @@ def Tile_ForOp : Tile_Op<"for", [
     e.g. `licm = <disable = true>` for a large body whose per-thread
     addresses would otherwise be hoisted and kept live across the loop) is
     carried to the `scf.for` that `tile-pipeline` makes of the loop, and from
-    there to LLVM.
+    there to LLVM. A `producer_loop_annotation` (the same kind of
+    attribute) is the hint for the producer warpgroups' copy of the loop in
+    a warp-specialized kernel (`tile-warp-specialize` puts it in place of
+    `loop_annotation` there and drops it from the consumers' copy); other
+    kernels ignore it.
 
     Example:
     ```mlir

@@ -778,7 +778,14 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     * the **consumer** region is the body without the rings' producer
       steps and without the producer tasks; its block barriers become named
       barriers over the consumer threads only (`bar.sync 1, 32 *
-      num_warps`), since the producer never reaches them.
+      num_warps`), since the producer never reaches them;
+    * **per-role loop hints**: a loop's `producer_loop_annotation` (an
+      `#llvm.loop_annotation`, given on its `tile.for`) becomes the
+      `loop_annotation` of the producer region's copy of the loop, in place
+      of the one both copies would otherwise share, and is dropped from
+      the consumers' copy (e.g. LICM off only in a task that runs at few
+      registers: hoisted addresses would spill there, while the consumers
+      keep theirs out of the loop).
 
     Registers move from the producer to the consumers (`setmaxnreg.dec P`,
     `setmaxnreg.inc C`). Every thread starts with the registers ptxas gives
