@@ -157,7 +157,8 @@ struct MapLowering : TilePattern<MapOp> {
 
 /// tile.any -> the body once per register, its i1 results or-ed per thread
 /// (slots a thread does not own vote false), then one bar.red.or.pred over
-/// the block: a barrier whose result is the or of every thread's vote. As
+/// the block (with id and threads: over that named barrier's threads): a
+/// barrier whose result is the or of every thread's vote. As
 /// tile.barrier (its proxy_fence, or without it the kernel-wide rule), it
 /// first orders generic-proxy shared writes before async-proxy reads.
 struct AnyLowering : TilePattern<AnyOp> {
@@ -191,15 +192,26 @@ struct AnyLowering : TilePattern<AnyOp> {
         v = rewriter.create<LLVM::AndOp>(loc, v, rc.owned[r]);
       vote = rewriter.create<LLVM::OrOp>(loc, vote, v);
     }
+    // As tile.barrier's: a producer task's writes go to the consumers,
+    // whose wgmma and TMA stores may read them.
     std::optional<bool> decided = op.getProxyFence();
-    if (decided ? *decided : usesWgmma(op) || usesTmaStores(op))
+    if (decided ? *decided
+                : usesWgmma(op) || usesTmaStores(op) ||
+                      op->getParentOfType<ProducerTaskOp>())
       createAsyncProxyFence(rewriter, loc);
     Type i32 = rewriter.getI32Type();
     Value in = rewriter.create<LLVM::ZExtOp>(loc, i32, vote);
+    // The block's barrier 0, or the named one (a producer task's
+    // warpgroup).
+    std::string barrier = "0";
+    if (op.getId())
+      barrier = std::to_string(*op.getId()) + ", " +
+                std::to_string(*op.getThreads());
     Value out = emitInlineAsm(
         rewriter, loc, i32, in,
         "{ .reg .pred vi, vo; setp.ne.u32 vi, $1, 0; "
-        "bar.red.or.pred vo, 0, vi; selp.u32 $0, 1, 0, vo; }",
+        "bar.red.or.pred vo, " +
+            barrier + ", vi; selp.u32 $0, 1, 0, vo; }",
         "=r,r", /*hasSideEffects=*/true);
     rewriter.replaceOpWithNewOp<LLVM::ICmpOp>(op, LLVM::ICmpPredicate::ne, out,
                                               ix.c32(0));

@@ -2186,3 +2186,29 @@ func.func @any_vote(%p: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps 
   tile.copy %o to %P[%c0] : !tile.buffer<1xi32, fragment, #tile.blocked<vector = 1>> to !tile.buffer<?xi32, global>
   return
 }
+
+// -----
+
+// tile.any with a named barrier (a producer task's vote,
+// tile-warp-specialize): bar.red.or.pred over that barrier's threads.
+
+// CHECK-LABEL: llvm.func @any_vote_named
+// CHECK:       llvm.inline_asm has_side_effects {{.*}}"{ .reg .pred vi, vo; setp.ne.u32 vi, $1, 0; bar.red.or.pred vo, 2, 128, vi; selp.u32 $0, 1, 0, vo; }", "=r,r"
+// CHECK-NOT:   bar.red.or.pred vo, 0,
+func.func @any_vote_named(%p: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %half = arith.constant 0.5 : f32
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  %any = tile.any %f : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> {
+  ^bb0(%i: index, %j: index, %x: f32):
+    %big = arith.cmpf ogt, %x, %half : f32
+    tile.yield %big : i1
+  } {id = 2 : i64, threads = 128 : i64}
+  %r = arith.extui %any : i1 to i32
+  %o = tile.alloc : !tile.buffer<1xi32, fragment, #tile.blocked<vector = 1>>
+  tile.fill %o, %r : !tile.buffer<1xi32, fragment, #tile.blocked<vector = 1>>, i32
+  %P = tile.view %p[%c1] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+  tile.copy %o to %P[%c0] : !tile.buffer<1xi32, fragment, #tile.blocked<vector = 1>> to !tile.buffer<?xi32, global>
+  return
+}

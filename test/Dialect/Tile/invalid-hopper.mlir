@@ -232,6 +232,36 @@ func.func @named_half() {
 
 // -----
 
+// tile.any's named barrier is checked as tile.barrier's.
+func.func @any_named_half() {
+  %f = tile.alloc : !tile.buffer<64xf32, fragment>
+  // expected-error @below {{a named barrier needs both 'id' and 'threads'}}
+  %v = tile.any %f : !tile.buffer<64xf32, fragment> {
+  ^bb0(%i: index, %x: f32):
+    %t = arith.constant true
+    tile.yield %t : i1
+  } {threads = 128 : i64}
+  return
+}
+
+// -----
+
+// In a producer task a vote's named barrier is the task's warpgroup's.
+func.func @any_task_barrier() {
+  tile.producer_task warps 4 {
+    %f = tile.alloc : !tile.buffer<64xf32, fragment>
+    // expected-error @below {{in a group 0 tile.producer_task must be named barrier 2 over 128 threads (its warpgroup's), got id 1 over 256}}
+    %v = tile.any %f : !tile.buffer<64xf32, fragment> {
+    ^bb0(%i: index, %x: f32):
+      %t = arith.constant true
+      tile.yield %t : i1
+    } {id = 1 : i64, threads = 256 : i64}
+  }
+  return
+}
+
+// -----
+
 // A barrier's proxy fence decision is a bool (tile-proxy-fences).
 func.func @proxy_fence_not_bool() {
   // expected-error @below {{'proxy_fence' failed to satisfy constraint: bool attribute}}

@@ -427,26 +427,31 @@ StringRef mlir::gdn::tile::getMmaEngineAt(Operation *op) {
 // BarrierOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult BarrierOp::verify() {
-  if (getId().has_value() != getThreads().has_value())
-    return emitOpError("a named barrier needs both 'id' and 'threads'");
-  if (getThreads() && (*getThreads() % 32 != 0 || *getThreads() > 1024))
-    return emitOpError("a named barrier's thread count must be a multiple of "
-                       "32 up to 1024, got ")
-           << *getThreads();
+LogicalResult
+mlir::gdn::tile::verifyNamedBarrier(Operation *op, std::optional<uint64_t> id,
+                                    std::optional<uint64_t> threads) {
+  if (id.has_value() != threads.has_value())
+    return op->emitOpError("a named barrier needs both 'id' and 'threads'");
+  if (threads && (*threads % 32 != 0 || *threads > 1024))
+    return op->emitOpError("a named barrier's thread count must be a "
+                           "multiple of 32 up to 1024, got ")
+           << *threads;
   // In a producer task, a named barrier is its warpgroup's: any other id
   // would meet another group's (or the consumers') warps.
-  if (auto task = (*this)->getParentOfType<ProducerTaskOp>();
-      task && getId()) {
+  if (auto task = op->getParentOfType<ProducerTaskOp>(); task && id) {
     int64_t want = producerBarrierId(task.getGroupIndex());
-    int64_t threads = 32 * static_cast<int64_t>(task.getNumWarps());
-    if (static_cast<int64_t>(*getId()) != want ||
-        static_cast<int64_t>(*getThreads()) != threads)
-      return emitOpError("in a group ")
+    int64_t count = 32 * static_cast<int64_t>(task.getNumWarps());
+    if (static_cast<int64_t>(*id) != want ||
+        static_cast<int64_t>(*threads) != count)
+      return op->emitOpError("in a group ")
              << task.getGroupIndex() << " tile.producer_task must be named "
-             << "barrier " << want << " over " << threads
-             << " threads (its warpgroup's), got id " << *getId() << " over "
-             << *getThreads();
+             << "barrier " << want << " over " << count
+             << " threads (its warpgroup's), got id " << *id << " over "
+             << *threads;
   }
   return success();
+}
+
+LogicalResult BarrierOp::verify() {
+  return verifyNamedBarrier(*this, getId(), getThreads());
 }

@@ -564,7 +564,7 @@ LogicalResult MapOp::verifyRegions() {
 LogicalResult AnyOp::verify() {
   if (!cast<BufferType>(getSource().getType()).isFragment())
     return emitOpError("source must be a fragment");
-  return success();
+  return verifyNamedBarrier(*this, getId(), getThreads());
 }
 
 LogicalResult AnyOp::verifyRegions() {

@@ -135,6 +135,13 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread,
         if (!barrier.getId())
           toNamedBarrier(barrier, producerBarrierId(group), threads);
       });
+      task.getBody().walk([&](AnyOp any) {
+        if (!any.getId()) {
+          OpBuilder b(any);
+          any.setIdAttr(b.getI64IntegerAttr(producerBarrierId(group)));
+          any.setThreadsAttr(b.getI64IntegerAttr(threads));
+        }
+      });
       continue;
     }
     if (auto prod = dyn_cast<ProducerOp>(op)) {
@@ -279,9 +286,15 @@ void WarpSpecializePass::runOnOperation() {
                      "(tile.kernel with tile.num_warps)");
     return signalPassFailure();
   }
+  // A vote outside a producer task would be a whole-block barrier, which
+  // the roles never meet at; a task's votes become its warpgroup's named
+  // barrier (stripToProducer).
   WalkResult votes = kernel.walk([](AnyOp any) {
-    any.emitOpError("is a whole-block barrier: not in a warp-specialized "
-                    "kernel, whose roles synchronize apart");
+    if (any->getParentOfType<ProducerTaskOp>())
+      return WalkResult::advance();
+    any.emitOpError("is a whole-block barrier: in a warp-specialized "
+                    "kernel only a tile.producer_task may vote (over its "
+                    "warpgroup), the roles synchronize apart");
     return WalkResult::interrupt();
   });
   if (votes.wasInterrupted())

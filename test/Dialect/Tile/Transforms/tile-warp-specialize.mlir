@@ -220,8 +220,9 @@ func.func @own_producer(%map: !tile.tensormap<64x64xf16, swizzle = 128>, %k: ind
 // -----
 
 // A tile.producer_task goes to the producer warpgroup whole: its threads
-// numbered from 256 (thread_base), its block barrier the warpgroup's named
-// barrier 2 over 128 threads, its tile.producer still thread 0 of the task.
+// numbered from 256 (thread_base), its block barriers and its vote
+// (tile.any) the warpgroup's named barrier 2 over 128 threads, its
+// tile.producer still thread 0 of the task.
 // The consumers keep their side of the hand-off (the wait on the full
 // barrier, the gemm on the slot, the arrival on the empty one), not the
 // task.
@@ -236,6 +237,11 @@ func.func @own_producer(%map: !tile.tensormap<64x64xf16, swizzle = 128>, %k: ind
 // CHECK-NEXT:          tile.fill
 // CHECK-NEXT:          tile.barrier {id = 2 : i64, threads = 128 : i64}
 // CHECK-NEXT:          tile.gemm
+// CHECK-NEXT:          %[[VOTE:.*]] = tile.any
+// CHECK:               } {id = 2 : i64, threads = 128 : i64}
+// CHECK-NEXT:          scf.if %[[VOTE]] {
+// CHECK-NEXT:            tile.fill
+// CHECK-NEXT:          }
 // CHECK-NEXT:          tile.mbarrier_wait %[[EMPTY:[0-9]+]]
 // CHECK-NEXT:          tile.slice
 // CHECK-NEXT:          tile.copy
@@ -251,6 +257,7 @@ func.func @own_producer(%map: !tile.tensormap<64x64xf16, swizzle = 128>, %k: ind
 // CHECK-NEXT:        tile.tma_load
 // CHECK:         } consumer {
 // CHECK-NOT:       tile.producer_task
+// CHECK-NOT:       tile.any
 // CHECK:           scf.for
 // CHECK:             tile.mbarrier_wait %[[FULL]]
 // CHECK-NEXT:        tile.slice
@@ -297,6 +304,14 @@ func.func @task(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<f16>, %n: index, %k: ind
       tile.fill %26, %cst : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>, f32
       tile.barrier
       tile.gemm %25, %25, %26 {transpose_b} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>
+      %big = tile.any %26 : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>> {
+      ^bb0(%i: index, %j: index, %x: f32):
+        %b = arith.cmpf ogt, %x, %cst : f32
+        tile.yield %b : i1
+      }
+      scf.if %big {
+        tile.fill %26, %cst : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>>, f32
+      }
       tile.mbarrier_wait %8[%13], %20 : !tile.buffer<2xi64, shared>
       %27 = tile.slice %6[%13] : !tile.buffer<2x64x64xf16, shared, #tile.swizzle<128>> -> !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
       tile.copy %26 to %27 : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [2, 2]>> to !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>

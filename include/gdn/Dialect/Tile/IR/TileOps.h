@@ -37,6 +37,11 @@ constexpr int64_t kProducerBarrierId = 2;
 constexpr int64_t producerBarrierId(int64_t group) {
   return kProducerBarrierId + group;
 }
+/// The checks of a named barrier's `id` and `threads` (tile.barrier,
+/// tile.any): both or neither, whole warps up to 1024 threads, and inside a
+/// tile.producer_task its warpgroup's barrier.
+LogicalResult verifyNamedBarrier(Operation *op, std::optional<uint64_t> id,
+                                 std::optional<uint64_t> threads);
 /// At most this many producer warpgroups (tile.producer_task groups).
 constexpr int64_t kMaxProducerGroups = 7;
 /// The first thread of producer warpgroup `group` (the thread base of its

@@ -780,9 +780,15 @@ def Tile_AnyOp : Tile_Op<"any", [RecursiveMemoryEffects,
 
     The body sees one element at a time (like `tile.map`'s) and may read
     memory with `tile.load` (reads of shared memory other threads wrote
-    since the last barrier are not ordered before it). Not for
-    warp-specialized kernels (its barrier is the whole block's).
+    since the last barrier are not ordered before it).
     `proxy_fence` is `tile.barrier`'s (set by `tile-proxy-fences`).
+
+    With `id` and `threads` (both or neither) the vote and its barrier are
+    those of a named barrier over `threads` threads (`bar.red.or.pred vo,
+    id, threads, vi`), as `tile.barrier`'s: in a warp-specialized kernel
+    only a `tile.producer_task` may vote, over its own warpgroup, and
+    `tile-warp-specialize` gives its votes the task's named barrier (the
+    roles never meet at a block-wide barrier).
 
     Example: does some element below the diagonal exceed 0.5 in magnitude?
     ```mlir
@@ -797,6 +803,8 @@ def Tile_AnyOp : Tile_Op<"any", [RecursiveMemoryEffects,
     ```
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>, IntMaxValue<15>]>>:$id,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$threads,
                        OptionalAttr<BoolAttr>:$proxy_fence);
   let results = (outs I1:$result);
   let regions = (region SizedRegion<1>:$body);

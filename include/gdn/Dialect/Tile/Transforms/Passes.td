@@ -803,7 +803,8 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     consumers' (a per-iteration flag read from a ring stage choosing extra
     consumer work): the producer drops such a branch or loop, emptied,
     before it looks at the condition. `tile.any` (a whole-block barrier) is
-    rejected. A `tile.reduce` in the consumers lowers its barriers to the
+    rejected outside a `tile.producer_task`; a task's votes get its
+    warpgroup's named barrier (`id`, `threads`), as its barriers do. A `tile.reduce` in the consumers lowers its barriers to the
     consumers' named barrier (convert-tile-to-nvvm sees
     `tile.producer_warps`). Producer and consumers meet only at the rings' mbarriers,
     so the producer runs up to `stages` loads ahead, across loop iterations
