@@ -29,17 +29,18 @@
 # need them then fail with gdn-run's message instead of running old
 # kernels.
 #
-# --fused P/C (TEMPLATE a gdn_forward_vm.mlir.in): the experimental fused
-# prep + forward kernel (gdn_chunk_fused.mlir.inc of INCLUDE_DIR) takes the
-# place of the direct path's @gdn_chunk_fwd_vm128 (stage chunk_fwd), with
-# the warpgroups' registers P (producer: the task; also the TMA issue with
-# --tma-issue first, while the template asks consumer thread 0 to issue)
-# and C (consumers), so that gdn-run times it as the forward stage (the prep
-# kernel still runs first; its workspaces go unread). It reads plain g and
-# beta: problems with gate or beta transforms give wrong results with it.
-# --fused2 P/C: the same with the two-task fused kernel
-# (gdn_chunk_fused2.mlir.inc: two producer warpgroups, P x 256 + C x 256
-# <= 65536 registers, e.g. 64/192).
+# --fused P/C (TEMPLATE a gdn_forward_vm.mlir.in): the fused prep +
+# forward kernel the template takes in (@gdn_chunk_fused_vm128,
+# gdn_chunk_fused.mlir.inc; the direct path's fused form, meta.form =
+# fused) with the warpgroups' registers P (producer: the task; also the
+# TMA issue with --tma-issue first, while the template asks consumer thread
+# 0 to issue) and C (consumers); gdn-run runs it with --fused on (or where
+# its cost model picks it) and times it as the stage chunk_fused.
+# --fused2 P/C: the two-task fused kernel (gdn_chunk_fused2.mlir.inc of
+# INCLUDE_DIR: two producer warpgroups, P x 256 + C x 256 <= 65536
+# registers, e.g. 64/192) in place of the fused kernel and its refined
+# kernel (experimental: it writes no alike-keys flags, so the fused form
+# then has no refined step).
 #
 # --tma-issue MODE (with --fused or --fused2): the fused kernel's
 # tile.warp_specialize gets tma_issue = "MODE" (first, round_robin or
@@ -58,6 +59,14 @@
 # forward block (gdn-run --overlap-stages; docs/perf-notes.md v41). With
 # KERNEL_VARIANT_KEEP=FILE set, the edited template is copied to FILE (for
 # the lit tests; also with --fused and --flags).
+#
+# The options that change the pair of prep and forward kernels (--flags,
+# --forward-regs, --prep-regs, --prep-overlap, --prep-prefetch,
+# --step-gate-factors) remove the fused form's manifests
+# (gdn_chunk_fused_vm128_*, gdn_chunk_fwd_vm128_fref_*) from OUT_DIR, so
+# that gdn-run runs the changed pair everywhere ("no fused form" in the
+# summary line). A plain edited template keeps them: time the pair with
+# gdn-run --fused off.
 #
 # --flags: the prep beside the forward, synchronized by ready flags
 # (experimental; docs/gdn-prefill.md, "The prep beside the chunk loop"):
@@ -206,28 +215,41 @@ if [[ -n $fused ]]; then
   preg=${BASH_REMATCH[1]} creg=${BASH_REMATCH[2]}
   [[ -f $incdir/gdn_chunk_$fusedk.mlir.inc ]] ||
     { echo "kernel-variant.sh: no $incdir/gdn_chunk_$fusedk.mlir.inc" >&2; exit 1; }
-  grep -q '^  func.func @gdn_chunk_fwd_vm128_@DT@(' "$work/$name.expanded" ||
-    { echo "kernel-variant.sh: $tmpl has no @gdn_chunk_fwd_vm128_@DT@ to replace" >&2; exit 1; }
-  # The module without its direct kernel and closing brace, then the fused
-  # kernel under the direct kernel's name and stage, then the brace.
-  sed '/^  func.func @gdn_chunk_fwd_vm128_@DT@(/,/^  }$/d' "$work/$name.expanded" |
-    sed '$d' >"$work/$name.fused"
-  sed -e "s/@gdn_chunk_${fusedk}_vm128_@DT@/@gdn_chunk_fwd_vm128_@DT@/" \
-    -e "s/stage = \"chunk_$fusedk\"/stage = \"chunk_fwd\"/" \
-    -e "s/producer_registers = [0-9]* : i64, consumer_registers = [0-9]* : i64/producer_registers = $preg : i64, consumer_registers = $creg : i64/" \
-    "$incdir/gdn_chunk_$fusedk.mlir.inc" >"$work/$name.fusedk"
-  if [[ -n $tmaissue ]]; then
-    # Any tma_issue the kernel names is replaced; else one is added.
-    # (-z: the request may span lines, as gdn_chunk_fused2.mlir.inc's.)
-    sed -z -i 's/,[[:space:]]*tma_issue = "[a-z_]*"//' "$work/$name.fusedk"
-    sed -i "s/consumer_registers = $creg : i64/consumer_registers = $creg : i64, tma_issue = \"$tmaissue\"/" \
-      "$work/$name.fusedk"
-    grep -q "tma_issue = \"$tmaissue\"" "$work/$name.fusedk" ||
-      { echo "kernel-variant.sh: --tma-issue: no tile.warp_specialize request in gdn_chunk_$fusedk.mlir.inc" >&2; exit 1; }
+  grep -q '^  func.func @gdn_chunk_fused_vm128_@DT@(' "$work/$name.expanded" ||
+    { echo "kernel-variant.sh: $tmpl has no fused kernel @gdn_chunk_fused_vm128_@DT@ (gdn_chunk_fused.mlir.inc) to change" >&2; exit 1; }
+  fn='/^  func.func @gdn_chunk_fused_vm128_@DT@(/,/^  }$/'
+  regs="s/producer_registers = [0-9]* : i64, consumer_registers = [0-9]* : i64/producer_registers = $preg : i64, consumer_registers = $creg : i64/"
+  if [[ $fusedk == fused ]]; then
+    # The bundled fused kernel's request, edited in place.
+    sed -i "${fn} ${regs}" "$work/$name.expanded"
+    if [[ -n $tmaissue ]]; then
+      sed -i "${fn} s/,[[:space:]]*tma_issue = \"[a-z_]*\"//" "$work/$name.expanded"
+      sed -i "${fn} s/consumer_registers = $creg : i64/consumer_registers = $creg : i64, tma_issue = \"$tmaissue\"/" \
+        "$work/$name.expanded"
+    fi
+    sed -n "${fn} p" "$work/$name.expanded" >"$work/$name.fusedk"
+    grep -q "producer_registers = $preg : i64, consumer_registers = $creg : i64${tmaissue:+, tma_issue = \"$tmaissue\"}" "$work/$name.fusedk" ||
+      { echo "kernel-variant.sh: $fusedopt: no tile.warp_specialize request in @gdn_chunk_fused_vm128_@DT@" >&2; exit 1; }
+  else
+    # The module without the bundled fused kernel, its refined kernel and
+    # its closing brace, then the two-task kernel (also meta.form = fused,
+    # without a refined kernel), then the brace.
+    sed -e "$fn d" -e '/^  func.func @gdn_chunk_fwd_vm128_fref_@DT@(/,/^  }$/d' "$work/$name.expanded" |
+      sed '$d' >"$work/$name.fused"
+    sed -e "$regs" "$incdir/gdn_chunk_$fusedk.mlir.inc" >"$work/$name.fusedk"
+    if [[ -n $tmaissue ]]; then
+      # Any tma_issue the kernel names is replaced; else one is added.
+      # (-z: the request may span lines, as gdn_chunk_fused2.mlir.inc's.)
+      sed -z -i 's/,[[:space:]]*tma_issue = "[a-z_]*"//' "$work/$name.fusedk"
+      sed -i "s/consumer_registers = $creg : i64/consumer_registers = $creg : i64, tma_issue = \"$tmaissue\"/" \
+        "$work/$name.fusedk"
+      grep -q "tma_issue = \"$tmaissue\"" "$work/$name.fusedk" ||
+        { echo "kernel-variant.sh: --tma-issue: no tile.warp_specialize request in gdn_chunk_$fusedk.mlir.inc" >&2; exit 1; }
+    fi
+    cat "$work/$name.fusedk" >>"$work/$name.fused"
+    echo "}" >>"$work/$name.fused"
+    mv "$work/$name.fused" "$work/$name.expanded"
   fi
-  cat "$work/$name.fusedk" >>"$work/$name.fused"
-  echo "}" >>"$work/$name.fused"
-  mv "$work/$name.fused" "$work/$name.expanded"
   [[ -z ${KERNEL_VARIANT_KEEP:-} ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
 fi
 if [[ -n $gatef ]]; then
@@ -254,7 +276,7 @@ if [[ -n $prepov ]]; then
 fi
 if [[ -n $flags ]]; then
   [[ -z $fused ]] ||
-    { echo "kernel-variant.sh: --flags and --fused both replace the forward kernel; give one" >&2; exit 1; }
+    { echo "kernel-variant.sh: --flags and --fused are separate experiments (the ready-flags forward, the fused kernel); give one" >&2; exit 1; }
   case $name in
   gdn_forward_vm) fwdregs=${fwdregs:-136/24/192} ;;
   gdn_prefill)
@@ -278,7 +300,7 @@ if [[ -n $fwdregs ]]; then
   [[ $name == gdn_forward_vm ]] ||
     { echo "kernel-variant.sh: --forward-regs needs gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1; }
   [[ -z $fused ]] ||
-    { echo "kernel-variant.sh: --forward-regs and --fused both set the forward kernel's registers; give one" >&2; exit 1; }
+    { echo "kernel-variant.sh: --forward-regs and --fused are separate experiments (the forward's registers, the fused kernel's); give one" >&2; exit 1; }
   [[ $fwdregs =~ ^([0-9]+)/([0-9]+)/([0-9]+)$ ]] ||
     { echo "kernel-variant.sh: --forward-regs $fwdregs: expected MAX/PRODUCER/CONSUMER registers, e.g. 136/24/192" >&2; exit 1; }
   (( BASH_REMATCH[1] % 8 == 0 && BASH_REMATCH[1] >= 24 && BASH_REMATCH[1] <= 168 )) ||
@@ -334,4 +356,14 @@ for dt in $dtypes; do
       "--gdn-lower-to-ptx=chip=$chip kernel-suffix=_i64$extra output-dir=$out" -o /dev/null
   fi
 done
-echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", $fusedk $fused")$([[ -z $tmaissue ]] || echo ", TMA issue $tmaissue")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prepov ]] || echo ", prep overlap $prepov")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $gatef ]] || echo ", step gate factors")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $extra ]] || echo ",$extra"))"
+# The options that change the prep + forward pair (--flags,
+# --forward-regs, the prep's --prep-*, --step-gate-factors): the fused
+# form's manifests (base's or new) leave the output, so that gdn-run runs
+# the pair they change where its cost model would pick the fused kernel
+# (8x4K·H16); its PTX stays.
+nofused=""
+if [[ -n $flags$fwdregs$prepregs$prepov$prefetch$gatef ]]; then
+  rm -f "$out"/gdn_chunk_fused_vm128_*.manifest "$out"/gdn_chunk_fwd_vm128_fref_*.manifest
+  nofused=1
+fi
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", $fusedk $fused")$([[ -z $tmaissue ]] || echo ", TMA issue $tmaissue")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prepov ]] || echo ", prep overlap $prepov")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $gatef ]] || echo ", step gate factors")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $nofused ]] || echo ", no fused form")$([[ -z $extra ]] || echo ",$extra"))"

@@ -166,6 +166,10 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
   e.direct += e.refineDirect;
   e.cp += e.refineCp;
   e.prep = c.prepUs * hv * sumChunks / sms;
+  if (e.blockV >= kGdnHeadDim)
+    e.fused = kGdnFusedUs * std::max(static_cast<double>(maxChunks),
+                                     hv * sumChunks / sms) +
+              refineUs(hv * sequences, maxChunks);
   e.useCp = e.cp < kGdnCpMargin * e.direct;
   return e;
 }

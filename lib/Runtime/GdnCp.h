@@ -224,6 +224,15 @@ constexpr double kGdnRefineRoundUs = 3.5;
 /// exits cost less there (H100: the totals fell 1.5-2.5 us at 8x4K HV16,
 /// 7.5 at 1x32K HV16, 12 at 1x128K HV16); not yet recalibrated.
 constexpr double kGdnRefineWindowUs = 4.0;
+/// t_fused: one block of the fused prep + forward kernel (the direct
+/// path's fused form, block_v 128, meta.form = fused; one block per SM)
+/// doing one 64-token chunk step, its task's solve included, us. Measured
+/// on an H100 only: its stage took 0.261 ms at 8x4K HV16 (64 dependent
+/// steps, 128 blocks: 4.08 us a step; docs/perf-notes.md v60, before it
+/// stored gamma, Ag and the flags for its refined kernel), where the
+/// value-major forward took 3.16 us a step against the 2.67 of t_fwd on
+/// the H200: scaled by that ratio, 3.45 (not measured on an H200).
+constexpr double kGdnFusedUs = 4.06;
 /// CP is used only when it is estimated faster than this fraction of the
 /// direct time (margin for the model's error).
 constexpr double kGdnCpMargin = 0.9;
@@ -241,6 +250,11 @@ struct GdnCpEstimate {
   /// The prep kernel (both paths; not in direct or cp):
   /// t_prep * HV * sum_n nc_n / P.
   double prep = 0;
+  /// The direct path's fused form, for block_v >= 128 (0 below): one
+  /// kernel for the prep and the chunk loop, then its refined kernel,
+  /// t_fused * max(max_n nc_n, HV * sum_n nc_n / P) plus that kernel's
+  /// exits as refineDirect's (charged always: the form has one).
+  double fused = 0;
   int64_t segmentChunks = 0;
   int64_t segments = 0; ///< NS
   bool useCp = false;   ///< cp < kGdnCpMargin * direct

@@ -46,14 +46,40 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
   cpShape.refineDirect = hasMeta(paths.direct, "stage", "chunk_refine");
   cpShape.refineCpSummary = hasMeta(paths.cp, "stage", "cp_summary_refine");
   cpShape.refineCpReplay = hasMeta(paths.cp, "stage", "cp_refine");
+  if (request.fused != "auto" && request.fused != "on" &&
+      request.fused != "off")
+    return usage("--fused " + request.fused + ": expected on, off or auto");
+  const bool fusedOn = request.fused == "on";
+  if (fusedOn && request.cp == "on")
+    return usage("--fused on runs the direct path's fused kernel, but --cp "
+                 "on asks for the cp path");
+  // Whether the direct path's variant `v` offers the fused form.
+  auto offersFused = [&](int64_t v) {
+    std::vector<const Manifest *> variant;
+    for (size_t i = 0; i < paths.all.size(); ++i)
+      if (std::find(paths.direct.begin(), paths.direct.end(),
+                    paths.all[i]) != paths.direct.end() &&
+          (!paths.blockV[i] || paths.blockV[i] == v))
+        variant.push_back(paths.all[i]);
+    return gdnOffersForm(variant, kGdnFormFused);
+  };
+  // The prep does the L2 norm and the gate/beta transforms itself; the
+  // fused form would run them as kernels of their own (passes over q and
+  // k, or g and beta): auto does not count on it then.
+  const bool fusedEligible = !p.qkL2Norm && !p.gateBeta();
   // The candidate variants of `path` (the one forced, else all; {0} for a
-  // path without variants), each estimated, cp at its segment size.
+  // path without variants), each estimated, cp at its segment size; with
+  // --fused on the direct path's variants without the fused form are none.
   auto estimatePath = [&](GdnPath path) {
     std::vector<int64_t> values = paths.variants(path);
     if (choice.blockVGiven)
       values = {request.blockV};
     else if (values.empty())
       values = {0};
+    if (fusedOn && path == GdnPath::Direct)
+      values.erase(std::remove_if(values.begin(), values.end(),
+                                  [&](int64_t v) { return !offersFused(v); }),
+                   values.end());
     std::vector<GdnVariantEstimate> list;
     for (int64_t v : values) {
       GdnVariantEstimate e;
@@ -74,6 +100,17 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
         const GdnCpEstimate est = gdnCpEstimate(cpShape, 1, numSMs, modelV);
         e.prepUs = est.prep;
         e.us = est.direct + est.prep;
+        if (offersFused(v) && request.fused != "off") {
+          const double fusedUs = est.fused > 0 ? est.fused : e.us;
+          if (fusedOn || (fusedEligible && fusedUs < e.us)) {
+            e.otherFormUs = e.us;
+            e.us = fusedUs;
+            e.prepUs = 0;
+            e.fused = true;
+          } else {
+            e.otherFormUs = fusedUs;
+          }
+        }
       }
       list.push_back(e);
     }
@@ -95,6 +132,8 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
   if (request.cp == "on" || request.cp == "off") {
     choice.path = request.cp == "on" ? GdnPath::Cp : GdnPath::Direct;
     choice.how = "--cp " + request.cp;
+  } else if (fusedOn) {
+    choice.how = "--fused on";
   } else if (paths.untagged()) {
     choice.how = "auto: no meta.path";
   } else if (!paths.offers(GdnPath::Cp)) {
@@ -146,18 +185,34 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
     choice.estimates = useCp ? cp : direct;
   } else {
     std::vector<GdnVariantEstimate> list = estimatePath(choice.path);
+    if (list.empty())
+      return Status::badInput(
+          "--fused on: no variant of the direct path" +
+          std::string(choice.blockVGiven ? " with " + forced : "") +
+          " has the fused kernel (meta.form = fused; kernels built before "
+          "it?)");
     picked = list[fastest(list)];
-    if (list.size() > 1)
+    if (list.size() > 1 || picked.otherFormUs > 0)
       choice.estimates = std::move(list);
   }
   choice.variantModeled = choice.estimates.size() > 1;
   choice.blockV = picked.blockV;
+  choice.fused = picked.fused;
+  if (choice.path == GdnPath::Direct && offersFused(picked.blockV))
+    choice.fusedHow = request.fused != "auto" ? "--fused " + request.fused
+                      : fusedEligible
+                          ? "auto"
+                          : "auto: the prep fuses the L2 norm or the "
+                            "gate/beta transform";
   if (choice.path == GdnPath::Direct && choice.chunksGiven && !choice.modeled)
     return usage("--cp-chunks sets the segment size of the cp path, but the "
                  "direct path runs (" +
                  choice.how + ")");
   Status chosen = selectGdnPath(paths, choice.path, selected, choice.ignored,
                                 choice.blockV);
+  if (chosen.ok())
+    chosen = selectGdnForm(selected, choice.fused ? kGdnFormFused : "",
+                           choice.ignored);
   if (!chosen.ok())
     return Status::badInput(choice.how + ": " + chosen.message());
   p.cpChunks = choice.path == GdnPath::Cp ? picked.segmentChunks : 0;
@@ -281,6 +336,9 @@ std::string gdnPathText(const GdnPathChoice &c) {
   if (c.blockV > 0)
     text += ", block_v " + std::to_string(c.blockV) +
             (c.blockVGiven ? " (--block-v)" : "");
+  if (!c.fusedHow.empty())
+    text += std::string(c.fused ? ", fused (" : ", pair (") + c.fusedHow +
+            ")";
   if (c.path == GdnPath::Cp)
     text += ", " + plural(c.segments, "segment") + " of " +
             plural(c.segmentChunks, "chunk") +
@@ -290,6 +348,9 @@ std::string gdnPathText(const GdnPathChoice &c) {
     return text;
   text += std::string("; model: ") + gdnPathName(c.path) + " " + us(chosen->us);
   std::string others;
+  if (chosen->otherFormUs > 0)
+    others = std::string(chosen->fused ? "pair " : "fused ") +
+             us(chosen->otherFormUs);
   for (const GdnVariantEstimate &e : c.estimates)
     if (&e != chosen)
       others += (others.empty() ? "" : ", ") + std::string("block_v ") +

@@ -30,6 +30,12 @@ struct GdnVariantEstimate {
                              ///< including its prep kernel (prepUs)
   double prepUs = 0;         ///< the prep kernel's share of us
   int64_t segmentChunks = 0; ///< cp: the m modeled
+  /// The direct path's fused form (meta.form = fused) runs: us is its
+  /// estimate (prepUs 0: no prep kernel).
+  bool fused = false;
+  /// The variant's other form's estimate where it has two (the pair's
+  /// when fused, else the fused form's); 0 when it has one.
+  double otherFormUs = 0;
 };
 
 /// Which path and variant run, and why.
@@ -42,7 +48,14 @@ struct GdnVariantEstimate {
 /// path has several (meta.block_v): --block-v, else the one the cost model
 /// finds fastest (the smallest block_v on ties); a path without variants
 /// is modeled as block_v kGdnDefaultBlockV. With --block-v and auto, a path
-/// that does not offer that block_v is no candidate.
+/// that does not offer that block_v is no candidate. The form, where the
+/// direct path's variant offers the fused one (meta.form = fused,
+/// GdnSequence.h): --fused on|off, else (auto) the fused form when its
+/// estimate (GdnCpEstimate::fused) is below the pair's (prep + forward),
+/// and only for problems without the q/k L2 norm or gate/beta transforms
+/// (the prep does those itself; with the fused form they would run as
+/// kernels of their own). --fused on also picks the direct path under
+/// --cp auto.
 struct GdnPathChoice {
   GdnPath path = GdnPath::Direct;
   /// How the path was chosen: "--cp on", "--cp off", "auto" (the cost
@@ -62,6 +75,12 @@ struct GdnPathChoice {
   bool chunksGiven = false;  ///< cp: m from --cp-chunks, not the rule
   int64_t segments = 0;      ///< cp: NS
   int64_t numSMs = 0;        ///< the P of the rule and the model
+  /// The direct path's fused form runs (meta.form = fused).
+  bool fused = false;
+  /// How the form was chosen where the variant offers two: "--fused on",
+  /// "--fused off", "auto" (the model), "auto: the prep fuses the L2 norm
+  /// or the gate/beta transform"; empty when it offers one.
+  std::string fusedHow;
   /// The manifests of the other path and of the other variants.
   std::vector<std::string> ignored;
 
@@ -76,6 +95,8 @@ struct GdnPathChoice {
 ///   cp (auto), block_v 64, 64 segments of 32 chunks; model: cp 377 us
 ///     (block_v 16: 408 us), direct 2929 us (block_v 16), 132 SMs
 ///   direct (--cp off), block_v 16 (--block-v)
+///   direct (auto), block_v 128, fused (auto); model: direct 227 us
+///     (pair 263 us, block_v 16: 568 us), cp 349 us (...), 132 SMs
 ///   cp (--cp on), 2 segments of 8 chunks
 ///   direct (auto: no meta.path)
 /// "; model: ..." only when the model chose the path or the variant: the
@@ -88,13 +109,17 @@ struct GdnPathRequest {
   std::string cp = "auto"; ///< "on" (cp), "off" (direct) or "auto"
   int64_t blockV = 0;      ///< > 0: run the variant with this meta.block_v
   int64_t cpChunks = 0;    ///< > 0: the cp path's segment size m
+  /// "on" (the direct path's fused form), "off" (prep + forward) or
+  /// "auto".
+  std::string fused = "auto";
 };
 
 /// Chooses the path and variant of `problem` (GdnPathChoice) among `paths`
 /// with `numSMs` as the P of the cost model, sets problem.cpChunks (m on
-/// the cp path, else 0) and returns the manifests to run in `selected`.
-/// BadInput naming the conflict (a forced variant or path that is not
-/// offered, --cp-chunks with the direct path).
+/// the cp path, else 0) and returns the manifests to run in `selected`
+/// (one form's, selectGdnForm). BadInput naming the conflict (a forced
+/// variant, path or form that is not offered, --cp-chunks with the direct
+/// path, --fused on with --cp on).
 Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
                      int64_t numSMs, GdnProblem &problem, GdnPathChoice &out,
                      std::vector<const Manifest *> &selected);

@@ -253,6 +253,61 @@ const char *gdnPathName(GdnPath path) {
   return path == GdnPath::Cp ? "cp" : "direct";
 }
 
+bool gdnOffersForm(const std::vector<const Manifest *> &manifests,
+                   const std::string &form) {
+  // A form's kernels stand for the stages one of them lists in
+  // meta.replaces: without that list (e.g. only its refined kernel given)
+  // they would run beside the default form's.
+  return std::any_of(manifests.begin(), manifests.end(),
+                     [&](const Manifest *m) {
+                       const MetaEntry *e = m->findMeta("form");
+                       return e && e->value == form &&
+                              m->findMeta("replaces");
+                     });
+}
+
+Status selectGdnForm(std::vector<const Manifest *> &selected,
+                     const std::string &form,
+                     std::vector<std::string> &ignored) {
+  auto formOf = [](const Manifest *m) {
+    const MetaEntry *e = m->findMeta("form");
+    return e ? e->value : std::string();
+  };
+  auto stageOf = [](const Manifest *m) {
+    const MetaEntry *e = m->findMeta("stage");
+    return e ? e->value : std::string();
+  };
+  if (!form.empty() && !gdnOffersForm(selected, form))
+    return Status::badInput("no kernel of the chosen path and variant has "
+                            "meta.form = " +
+                            form + " with meta.replaces");
+  // The default form's stages the form replaces (a stage no kernel of the
+  // set has is nothing to drop: e.g. the pair's refined kernel left out; a
+  // misspelt one leaves its stage beside the form's kernel, whose equal
+  // meta.order buildGdnSequence refuses).
+  std::vector<std::string> replaced;
+  for (const Manifest *m : selected) {
+    const MetaEntry *e = m->findMeta("replaces");
+    if (!e || form.empty() || formOf(m) != form)
+      continue;
+    for (const std::string &stage : splitExprList(e->value))
+      replaced.push_back(stage);
+  }
+  std::vector<const Manifest *> kept;
+  for (const Manifest *m : selected) {
+    const std::string f = formOf(m);
+    const bool keep = f.empty() ? std::find(replaced.begin(), replaced.end(),
+                                            stageOf(m)) == replaced.end()
+                                : f == form;
+    if (keep)
+      kept.push_back(m);
+    else
+      ignored.push_back(m->path);
+  }
+  selected = std::move(kept);
+  return Status::success();
+}
+
 bool GdnPaths::offersVariant(GdnPath path, int64_t value) const {
   const std::vector<int64_t> &v = variants(path);
   return std::find(v.begin(), v.end(), value) != v.end();

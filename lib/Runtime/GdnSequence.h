@@ -13,6 +13,8 @@
 //   meta.path  = direct | cp                  optional, see below
 //   meta.when  = qk_l2norm                    optional, see below
 //   meta.block_v = <int>                      optional, see below
+//   meta.form  = fused                        optional, see below
+//   meta.replaces = <stage>, ...              with meta.form, see below
 //
 // meta.path: the prefill runs either directly (one block walks a whole
 // sequence) or context-parallel (GdnCp.h: segment summaries, correction
@@ -34,6 +36,14 @@
 // left without any kernel of such a stage (meta.order) is an error that
 // names the other variant's kernel). selectGdnPath picks the manifests of
 // a path and variant before buildGdnSequence.
+//
+// meta.form: a path's variant may come in two forms, the default one and
+// `fused` (one kernel that forms the prep's products and runs the chunk
+// loop, and its refined kernel): a manifest with meta.form = F belongs to
+// form F only, one without it to the default form, and the stages (by
+// meta.stage) that some manifest of form F lists in its meta.replaces run
+// only in the default form; the rest (the optional stages) run in both.
+// selectGdnForm keeps one form after selectGdnPath.
 //
 // meta.when = qk_l2norm: the stage runs only when the problem asks for the
 // L2 normalization of q and k (GdnProblem::qkL2Norm; the path choice drops
@@ -286,6 +296,27 @@ Status splitGdnPaths(const std::vector<const Manifest *> &manifests,
 Status selectGdnPath(const GdnPaths &paths, GdnPath path,
                      std::vector<const Manifest *> &selected,
                      std::vector<std::string> &ignored, int64_t blockV = 0);
+
+/// meta.form of the fused prep + forward kernel and its refined kernel.
+constexpr const char *kGdnFormFused = "fused";
+
+/// True when some manifest of `manifests` has meta.form = `form` and
+/// meta.replaces (a form without that list is not offered: its kernels
+/// would run beside the default form's).
+bool gdnOffersForm(const std::vector<const Manifest *> &manifests,
+                   const std::string &form);
+
+/// Keeps the manifests of form `form` of `selected` (one path's variant,
+/// selectGdnPath; "" the default form): with a form, its own manifests and
+/// those without meta.form whose meta.stage none of its meta.replaces
+/// lists; without, those without meta.form. The paths dropped are appended
+/// to `ignored`. BadInput when `form` is not offered (gdnOffersForm). A
+/// replaced stage that no manifest has is nothing to drop (a misspelt one
+/// leaves its kernel beside the form's, with the same meta.order, which
+/// buildGdnSequence refuses).
+Status selectGdnForm(std::vector<const Manifest *> &selected,
+                     const std::string &form,
+                     std::vector<std::string> &ignored);
 
 /// The 16-bit dtype of a manifest's q, k, v or o parameter (the first one
 /// declared), else its `meta.dtype = f16|bf16` (kernels of a dtype's build

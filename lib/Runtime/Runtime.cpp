@@ -388,6 +388,7 @@ std::string planKey(const gdn_problem &p) {
   add(rawEnum(p.path));
   add(p.block_v);
   add(p.cp_chunks);
+  add(rawEnum(p.form));
   add(p.cu_seqlens ? static_cast<int64_t>(p.num_cu_seqlens) : -1);
   if (p.cu_seqlens)
     key.append(reinterpret_cast<const char *>(p.cu_seqlens),
@@ -505,6 +506,14 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
                 "cost model chooses)");
   request.blockV = in.block_v;
   request.cpChunks = in.cp_chunks;
+  if (in.form != GDN_FORM_AUTO && in.form != GDN_FORM_PAIR &&
+      in.form != GDN_FORM_FUSED)
+    return fail(GDN_ERROR_INVALID_ARGUMENT,
+                "gdn_plan_get: form " + std::to_string(in.form) +
+                    " is not GDN_FORM_AUTO, _PAIR or _FUSED");
+  request.fused = in.form == GDN_FORM_FUSED  ? "on"
+                  : in.form == GDN_FORM_PAIR ? "off"
+                                             : "auto";
   std::vector<const Manifest *> selected;
   // The path and variant from the kernels' 32-bit build when the problem
   // fits it, else from the 64-bit one (GdnPlan.h).

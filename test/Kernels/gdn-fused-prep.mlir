@@ -1,33 +1,33 @@
-// The experimental fused prep + forward kernel (not in the kernel bundle):
-// the direct path's value-major forward whose producer warpgroup also forms
-// each chunk's gamma and Ag (@gdn_chunk_loop_fused of
+// The fused prep + forward kernel (the direct path's fused form,
+// meta.form = fused): the value-major forward whose producer warpgroup
+// also forms each chunk's gamma and Ag (@gdn_chunk_loop_fused of
 // kernels/gdn_prefill/gdn_forward_vm.mlir.in, a tile.producer_task running
-// the prep kernel's solve) into a two-slot shared-memory ring, so the prep
-// kernel and its Ag / gamma workspaces drop out. On the GPU it is
-// bit-identical to prep + forward on every input family, and still slower
-// than prep + forward at 8x4K·H16 (docs/perf-notes.md v37, v54, v60; v32
-// has the recipe to run it with gdn-run). Its template's split is the
-// fastest measured: task / consumers 88 / 208 registers, the q/k/v ring's
-// TMA issued by consumer thread 0 (the task warpgroup only computes), LICM
-// off in the task's copy of the chunk loop only. This test keeps it
-// compiling: the kernel (kernels/gdn_prefill/gdn_chunk_fused.mlir.inc) is
-// appended to the template's module and lowered to PTX; ptxas must take it
-// with at most 9 bytes of spill (4 today, the consumers' at 208
-// registers).
+// the prep kernel's solve) into a two-slot shared-memory ring, in place of
+// the prep and forward kernels (meta.replaces), and writing what the prep
+// would for its refined kernel (gamma, Ag, the alike-keys flags, Ag's low
+// half on flagged chunks). On the GPU it was bit-identical to prep +
+// forward on every input family and faster at 8x4K·H16 (docs/perf-notes.md
+// v37, v54, v60). Its template's split is the fastest measured: task /
+// consumers 88 / 208 registers, the q/k/v ring's TMA issued by consumer
+// thread 0 (the task warpgroup only computes), LICM off in the task's copy
+// of the chunk loop only. The template's module (which takes in
+// kernels/gdn_prefill/gdn_chunk_fused.mlir.inc) is lowered to PTX; ptxas
+// must take the kernel with at most 15 bytes of spill (12 today, since its
+// task stores Ag after the hand-off; 4 before it stored workspaces).
 // RUN: %expand-includes %gdn_kernels/gdn_prefill/gdn_forward_vm.mlir.in %t.vm.mlir.in
-// RUN: sed s/@DT@/f16/g %t.vm.mlir.in | sed '$d' > %t.mlir
-// RUN: sed s/@DT@/f16/g %gdn_kernels/gdn_prefill/gdn_chunk_fused.mlir.inc >> %t.mlir
-// RUN: echo "}" >> %t.mlir
+// RUN: sed s/@DT@/f16/g %t.vm.mlir.in > %t.mlir
 // RUN: gdn-opt %t.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-fold-zero-init,tile-expand-tril-inverse,tile-assign-layouts,tile-pipeline,tile-tma-store,canonicalize,tile-plan-shared-memory,tile-insert-barriers,tile-warp-specialize))' | FileCheck %s --check-prefix=SPLIT
 // RUN: rm -rf %t.out && mkdir -p %t.out
 // RUN: gdn-opt %t.mlir --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t.out" -o /dev/null
-// RUN: FileCheck %s --check-prefix=PTX < %t.out/gdn_forward_vm_f16.ptx
+// RUN: sed -n '/\.entry gdn_chunk_fused_vm128_f16(/,/\/\/ \.globl/p' %t.out/gdn_forward_vm_f16.ptx > %t.fused.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.fused.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.out/gdn_forward_vm_f16.ptx -o %t.out/fused.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t.out/gdn_chunk_fused_vm128_f16.manifest
 
 // The split: the producer warpgroup runs only the task (its barriers the
 // named barrier 2 over 128 threads, thread base 256; at its end it stores
-// the next chunk's g and beta, loaded at its start); the task reads the
+// the next chunk's g and beta, loaded at its start, and every task thread
+// arrives on the hand-off's full barrier, count 128); the task reads the
 // chunk's K from the ring's stage (after its gamma, it waits for the
 // stage's loads itself and zeroes the rows past the sequence's end: no copy
 // of K of its own); the consumers (no tail zeroing of their own) issue the
@@ -50,6 +50,8 @@
 // SPLIT-NEXT:        tile.barrier {id = 2 : i64, threads = 128 : i64}
 // SPLIT-NEXT:      }
 // SPLIT-NEXT:      tile.gemm %[[KST:[0-9]+]], %[[KST]]
+// SPLIT:             tile.any
+// SPLIT:             } {id = 2 : i64, threads = 128 : i64}
 // SPLIT:             tile.tril_inverse_diag
 // SPLIT:             tile.mbarrier_wait
 // SPLIT:             scf.if
@@ -57,8 +59,7 @@
 // SPLIT:               tile.copy {{.*}} : !tile.buffer<64xf16, fragment, {{.*}}> to !tile.buffer<64xf16, shared>
 // SPLIT-NEXT:        }
 // SPLIT-NEXT:        tile.barrier {id = 2 : i64, threads = 128 : i64}
-// SPLIT-NEXT:        tile.producer {
-// SPLIT-NEXT:          tile.mbarrier_arrive
+// SPLIT-NEXT:        tile.mbarrier_arrive
 // SPLIT:           } {thread_base = 256 : i64}
 // SPLIT-NOT:       tile.tma_load
 // SPLIT:           } {loop_annotation = #{{.*}}}
@@ -91,9 +92,12 @@
 // warp index broadcast by shfl (a condition ptxas sees as warp-uniform: a
 // spin loop in a one-thread branch costs the consumers' loop its uniform
 // registers, v60).
-// (The roles' blocks may come in either order; the kernel is the module's
-// last entry.)
+// The task's alike-keys pre-filter is a vote over its warpgroup's named
+// barrier (tile.any, tile-warp-specialize).
+// (The roles' blocks may come in either order; %t.fused.ptx is the
+// kernel's entry alone.)
 // PTX-LABEL: .entry gdn_chunk_fused_vm128_f16(
+// PTX-DAG:     bar.red.or.pred vo, 2, 128, vi;
 // PTX-DAG:     setmaxnreg.dec.sync.aligned.u32 88;
 // PTX-DAG:     add.s32 {{.*}}, -256;
 // PTX-DAG:     bar.sync %r{{[0-9]+}}, %r{{[0-9]+}};
@@ -101,9 +105,20 @@
 // PTX-DAG:     shfl.sync.idx.b32
 
 // PTXAS: Function properties for gdn_chunk_fused_vm128_f16
-// PTXAS-NEXT: {{[0-9]+}} bytes stack frame, {{[0-9]}} bytes spill stores, {{[0-9]}} bytes spill loads
+// PTXAS-NEXT: {{[0-9]+}} bytes stack frame, {{([0-9]|1[0-5])}} bytes spill stores, {{([0-9]|1[0-5])}} bytes spill loads
 
 // MANIFEST: kernel = gdn_chunk_fused_vm128_f16
 // MANIFEST: block = 384,1,1
 // MANIFEST: param = g:ptr<f32>
 // MANIFEST: param = beta:ptr<f16>
+// MANIFEST: param = gamma:ptr<f32>
+// MANIFEST: param = Ag:ptr<f16>
+// MANIFEST: param = Ag_lo:ptr<f16>
+// MANIFEST: param = alike:ptr<f32>
+// MANIFEST: meta.form = fused
+// MANIFEST: meta.replaces = chunk_prep,chunk_fwd,chunk_refine
+// MANIFEST: meta.stage = chunk_fused
+// MANIFEST: meta.ws_Ag = B*T*HV*64
+// MANIFEST: meta.ws_Ag_lo = B*T*HV*64
+// MANIFEST: meta.ws_alike = HV*cdiv(B*T,4)*4
+// MANIFEST: meta.ws_gamma = HV*cdiv(B*T,4)*4

@@ -249,6 +249,7 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   request.cp = options.cp;
   request.blockV = options.blockV;
   request.cpChunks = options.cpChunks;
+  request.fused = options.fused;
   GdnPathChoice choice;
   std::vector<const Manifest *> selected;
   GDN_RUN_TRY(

@@ -105,9 +105,9 @@ const std::vector<std::string> &gdnOnlyOptions() {
       "--dtype",      "--family",      "--scale",     "--h0",
       "--cu-seqlens", "--determinism", "--load",      "--save",
       "--layout",     "--cp",          "--cp-chunks", "--block-v",
-      "--cp-theta",   "--qk-l2norm",   "--gate-in-kernel", "--beta-sigmoid",
-      "--neg-eigval", "--state-v-first", "--overlap-stages",
-      "--max-carveout"};
+      "--fused",      "--cp-theta",    "--qk-l2norm", "--gate-in-kernel",
+      "--beta-sigmoid", "--neg-eigval", "--state-v-first",
+      "--overlap-stages", "--max-carveout"};
   return names;
 }
 
@@ -234,6 +234,12 @@ Status parseCommandLine(const std::vector<std::string> &args,
         return usageError("--cp: expected on, off or auto, got '" + value +
                           "'");
       o.cp = value;
+    } else if (name == "--fused") {
+      GDN_RUN_TRY(takeValue());
+      if (value != "on" && value != "off" && value != "auto")
+        return usageError("--fused: expected on, off or auto, got '" +
+                          value + "'");
+      o.fused = value;
     } else if (name == "--cp-theta") {
       GDN_RUN_TRY(takeValue());
       GDN_RUN_TRY(
@@ -441,6 +447,16 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                        finds fastest, also under --cp on|off; the chosen
                        path must offer N (with auto, a path that does not is
                        not considered). Printed in "path: ..." as block_v N.
+  --fused on|off|auto  the direct path's form where its variant offers two
+                       (meta.form = fused): on runs the fused prep + forward
+                       kernel (and its refined kernel) instead of the prep
+                       and the forward, also choosing the direct path under
+                       --cp auto (an error with --cp on); off the pair; auto
+                       (default) the fused kernel when the cost model
+                       (GdnCp.h) finds it faster and the problem asks for
+                       no q/k L2 norm or gate/beta transform (which the prep
+                       does itself). Printed in "path: ..." as fused (...)
+                       or pair (...).
 
 output: a table with one row per check and a last line "N passed, M failed".
   gemm: kernel, shape, check, rel_l2, max_abs, median_ms, min_ms, TFLOP/s.

@@ -55,6 +55,7 @@ struct RunOptions {
   std::string cp = "auto";       ///< --cp on|off|auto: the CP path
   int64_t cpChunks = 0;          ///< --cp-chunks: chunks per segment; 0: rule
   int64_t blockV = 0;            ///< --block-v: the variant; 0: cost model
+  std::string fused = "auto";    ///< --fused on|off|auto: the direct form
 
   /// Every option given, as spelled without a value ("--family", "-v").
   std::set<std::string> given;

@@ -65,7 +65,7 @@ extern "C" {
 #endif
 
 /** The version of this API (gdn_runtime_version() of the library). */
-#define GDN_RUNTIME_VERSION 1
+#define GDN_RUNTIME_VERSION 2
 
 typedef enum gdn_status {
   GDN_SUCCESS = 0,
@@ -103,6 +103,14 @@ typedef enum gdn_path {
   GDN_PATH_CP = 2      /**< context-parallel: summaries, scan, replay */
 } gdn_path;
 
+/** The direct path's form, where its kernels offer two (meta.form). */
+typedef enum gdn_form {
+  GDN_FORM_AUTO = 0,  /**< the cost model picks (the fused kernel only for
+                           problems without the q/k L2 norm or transforms) */
+  GDN_FORM_PAIR = 1,  /**< the prep kernel, then the forward */
+  GDN_FORM_FUSED = 2  /**< one kernel for both (and the direct path) */
+} gdn_form;
+
 /** A CUstream (or cudaStream_t); NULL is the legacy default stream. */
 typedef struct CUstream_st *gdn_stream;
 
@@ -139,6 +147,12 @@ typedef struct gdn_problem {
    * state_v_first: the state's transpose), read and written so by the
    * kernels (no extra pass). */
   int state_v_first;
+  /** GDN_FORM_AUTO; GDN_FORM_FUSED runs the direct path's fused prep +
+   * forward kernel (an error with GDN_PATH_CP), GDN_FORM_PAIR its prep and
+   * forward kernels. (Since API version 2, in what was the struct's tail
+   * padding: sizeof is unchanged, so a caller that fills the struct by
+   * hand instead of with gdn_problem_init must set it, or zero it.) */
+  gdn_form form;
 } gdn_problem;
 
 /** What a plan runs and needs. */

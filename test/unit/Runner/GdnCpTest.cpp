@@ -220,6 +220,31 @@ TEST(GdnCpTest, BlockVTable) {
                    1.43 * std::max(64.0, 4.0 * 16 * 512 / (132 * 1.25)));
 }
 
+// The direct path's fused form (block_v 128 only): t_fused per chunk step
+// of the longest sequence or of the work spread over the SMs (one block
+// per sequence and head), and its refined kernel's exits.
+TEST(GdnCpTest, FusedEstimate) {
+  EXPECT_DOUBLE_EQ(kGdnFusedUs, 4.06);
+  GdnCpEstimate e = gdnCpEstimate(cpShape(16, V(8, 64)), 1, 132, 128);
+  EXPECT_DOUBLE_EQ(e.fused, 4.06 * 64 + kGdnRefineUs);
+  // The calibration point: at 8x4K HV16 the fused form is 1 % slower than
+  // the pair (prep + forward + its refined kernel's exits), as measured.
+  GdnCpShape withRef = cpShape(16, V(8, 64));
+  withRef.refineDirect = true;
+  GdnCpEstimate r = gdnCpEstimate(withRef, 1, 132, 128);
+  EXPECT_NEAR(r.fused / (r.direct + r.prep), 1.011, 0.002);
+  // 16 x 4K: 256 blocks, two waves; 64 chunks each.
+  e = gdnCpEstimate(cpShape(16, V(16, 64)), 1, 132, 128);
+  EXPECT_DOUBLE_EQ(e.fused, 4.06 * (16.0 * 1024 / 132) + 2 * kGdnRefineUs);
+  // One long sequence: its chunks are the critical path (512 chunks: four
+  // rounds of flags).
+  e = gdnCpEstimate(cpShape(16, V(1, 512)), 1, 132, 128);
+  EXPECT_DOUBLE_EQ(e.fused,
+                   4.06 * 512 + kGdnRefineUs + 3 * kGdnRefineRoundUs);
+  // No fused kernel for the block_v 16 variant.
+  EXPECT_EQ(gdnCpEstimate(cpShape(16, V(8, 64)), 1, 132, 16).fused, 0.0);
+}
+
 TEST(GdnCpTest, SegmentCountWithinTheGridLimit) {
   // 40000 sequences of 2 chunks, one head: one chunk per segment would be
   // 80000 segments, beyond grid z; --cp on still cuts them (m = 1 is the

@@ -1330,3 +1330,202 @@ TEST(GdnSequenceTest, ModelChargesTheRefinedKernels) {
   EXPECT_GT(replayOnly.other.us, plain.other.us);
   EXPECT_GT(withRef.other.us, replayOnly.other.us);
 }
+
+namespace {
+
+/// The fused form of the block_v 128 direct variant: one kernel that
+/// writes what cumsum and solve would (gamma, A) and runs fwd's loop, in
+/// place of the three (meta.replaces).
+std::string fusedManifest(
+    const std::string &replaces = "cumsum,solve,fwd,chunk_refine") {
+  std::string text = withBlockV(tagged(fwdManifest(), "direct"), 128);
+  text.replace(text.find("_bv128\n"), 7, "_fused\n");
+  const size_t at = text.find("meta.stage = fwd");
+  text.replace(at, std::strlen("meta.stage = fwd"), "meta.stage = fused");
+  return text + "param = g:ptr<f32>\n"
+                "meta.form = fused\n"
+                "meta.replaces = " +
+         replaces +
+         "\n"
+         "meta.ws_gamma = B*T*HV\n"
+         "meta.ws_A = B*T*HV*64\n";
+}
+
+/// The pair's refined kernel (meta.stage chunk_refine, which the model
+/// charges its exits) of the block_v 128 direct variant.
+std::string refineManifest() {
+  std::string text = withBlockV(tagged(fwdManifest(), "direct"), 128);
+  text.replace(text.find("_bv128\n"), 7, "_ref\n");
+  const size_t at = text.find("meta.stage = fwd");
+  text.replace(at, std::strlen("meta.stage = fwd"),
+               "meta.stage = chunk_refine");
+  return text;
+}
+
+} // namespace
+
+// The direct path's variant with a fused form (meta.form = fused) runs
+// either its kernels or the stages it replaces: --fused on|off, else the
+// cost model (GdnCp.h's fused estimate against prep + forward), never for
+// problems whose optional stages the prep would fuse.
+TEST(GdnSequenceTest, ChoosesTheFusedForm) {
+  using Names = std::vector<std::string>;
+  Parsed parsed({cumsumManifest(), solveManifest(),
+                 withBlockV(tagged(fwdManifest(), "direct"), 128),
+                 refineManifest(), fusedManifest()});
+  GdnPaths paths;
+  ASSERT_TRUE(splitGdnPaths(parsed.all, paths).ok());
+  GdnProblem p;
+  p.B = 8;
+  p.T = 4096;
+  p.H = 16;
+  p.HV = 16;
+  auto choose = [&](const GdnPathRequest &request, GdnPathChoice &choice,
+                    std::vector<const Manifest *> &selected) {
+    return chooseGdnPath(paths, request, 132, p, choice, selected);
+  };
+  GdnPathRequest request;
+  GdnPathChoice choice;
+  std::vector<const Manifest *> selected;
+  // --fused on: the form's kernels only, the pair's reported beside.
+  request.fused = "on";
+  Status s = choose(request, choice, selected);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_TRUE(choice.fused);
+  EXPECT_EQ(choice.how, "--fused on");
+  EXPECT_EQ(choice.fusedHow, "--fused on");
+  EXPECT_EQ(kernelsOf(selected), (Names{"gdn_fwd_fused"}));
+  EXPECT_EQ(choice.ignored,
+            (std::vector<std::string>{"m0.manifest", "m1.manifest",
+                                      "m2.manifest", "m3.manifest"}));
+  ASSERT_NE(choice.chosen(), nullptr);
+  // 8x4K HV16: 128 blocks, one wave (and one of its refined kernel's
+  // exits).
+  EXPECT_NEAR(choice.chosen()->us, kGdnFusedUs * 64 + kGdnRefineUs, 1e-9);
+  EXPECT_GT(choice.chosen()->otherFormUs, 0.0);
+  EXPECT_CONTAINS(gdnPathText(choice),
+                  "direct (--fused on), block_v 128, fused (--fused on); "
+                  "model: direct 266 us (pair ");
+  Fixture built;
+  ASSERT_TRUE(built.build({fusedManifest()}).ok());
+  // auto: the cheaper form by the model (GdnCp.h), over batch sizes on
+  // both sides of the break-even (the pair at 8x4K, where the fused form
+  // was measured 1 % slower; the fused form where the prep's work over
+  // all sequences outweighs its longer chunk step).
+  request.fused = "auto";
+  for (int64_t b : {1, 2, 8, 32, 64}) {
+    SCOPED_TRACE(b);
+    p.B = b;
+    ASSERT_TRUE(choose(request, choice, selected).ok());
+    EXPECT_EQ(choice.fusedHow, "auto");
+    ASSERT_NE(choice.chosen(), nullptr);
+    GdnCpShape shape = gdnCpShape(p.deviceCuSeqlens(), p.HV, false);
+    shape.refineDirect = true;
+    const GdnCpEstimate est = gdnCpEstimate(shape, 1, 132, 128);
+    const double pairUs = est.direct + est.prep;
+    EXPECT_EQ(choice.fused, est.fused < pairUs);
+    EXPECT_NEAR(choice.chosen()->us, std::min(est.fused, pairUs), 1e-9);
+    EXPECT_NEAR(choice.chosen()->otherFormUs, std::max(est.fused, pairUs),
+                1e-9);
+    EXPECT_EQ(kernelsOf(selected).size(), choice.fused ? 1u : 4u);
+  }
+  p.B = 8;
+  ASSERT_TRUE(choose(request, choice, selected).ok());
+  EXPECT_FALSE(choice.fused);
+  p.B = 64;
+  ASSERT_TRUE(choose(request, choice, selected).ok());
+  EXPECT_TRUE(choice.fused);
+  p.B = 8;
+
+  // --fused off: the pair.
+  request.fused = "off";
+  ASSERT_TRUE(choose(request, choice, selected).ok());
+  EXPECT_FALSE(choice.fused);
+  EXPECT_EQ(choice.fusedHow, "--fused off");
+  EXPECT_EQ(kernelsOf(selected), (Names{"gdn_cumsum", "gdn_solve",
+                                        "gdn_fwd_bv128", "gdn_fwd_ref"}));
+  EXPECT_CONTAINS(gdnPathText(choice), "pair (--fused off)");
+
+  // Two sequences: the pair by the model, the fused form when asked for.
+  request.fused = "auto";
+  p.B = 2;
+  ASSERT_TRUE(choose(request, choice, selected).ok());
+  EXPECT_FALSE(choice.fused);
+  request.fused = "on";
+  ASSERT_TRUE(choose(request, choice, selected).ok());
+  EXPECT_TRUE(choice.fused);
+  EXPECT_EQ(choice.how, "--fused on");
+
+  // The L2 norm (or a gate/beta transform) would run as a stage of its
+  // own: auto keeps the pair, also where the fused form would pay.
+  p.B = 64;
+  p.qkL2Norm = true;
+  request.fused = "auto";
+  ASSERT_TRUE(choose(request, choice, selected).ok());
+  EXPECT_FALSE(choice.fused);
+  EXPECT_EQ(choice.fusedHow,
+            "auto: the prep fuses the L2 norm or the gate/beta transform");
+  p.qkL2Norm = false;
+
+  // Conflicts and bad values.
+  request.fused = "on";
+  request.cp = "on";
+  s = choose(request, choice, selected);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(), "--fused on runs the direct path's fused "
+                               "kernel, but --cp on asks for the cp path");
+  request.cp = "auto";
+  request.fused = "maybe";
+  EXPECT_CONTAINS(choose(request, choice, selected).message(),
+                  "--fused maybe: expected on, off or auto");
+  Parsed noFused({cumsumManifest(), solveManifest(),
+                  withBlockV(tagged(fwdManifest(), "direct"), 128)});
+  ASSERT_TRUE(splitGdnPaths(noFused.all, paths).ok());
+  request.fused = "on";
+  s = choose(request, choice, selected);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(), "--fused on: no variant of the direct path "
+                               "has the fused kernel");
+  request.fused = "auto";
+  ASSERT_TRUE(choose(request, choice, selected).ok());
+  EXPECT_FALSE(choice.fused);
+  EXPECT_EQ(choice.fusedHow, "");
+
+  // A misspelt replaced stage leaves that stage's kernel beside the form's:
+  // their equal meta.order is refused when the sequence is built.
+  Parsed typo({cumsumManifest(), solveManifest(),
+               withBlockV(tagged(fwdManifest(), "direct"), 128),
+               fusedManifest("cumsum,solve,fwdd")});
+  request.fused = "on";
+  ASSERT_TRUE(splitGdnPaths(typo.all, paths).ok());
+  ASSERT_TRUE(choose(request, choice, selected).ok());
+  EXPECT_EQ(kernelsOf(selected), (Names{"gdn_fwd_bv128", "gdn_fwd_fused"}));
+  GdnSequence seq;
+  s = buildGdnSequence(selected, seq);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(), "meta.order");
+
+  // A replaced stage absent from the set (the pair's refined kernel left
+  // out) is nothing to drop; a form kernel without meta.replaces (only a
+  // refined kernel of the form given) offers no form.
+  Parsed noRef({cumsumManifest(), solveManifest(),
+                withBlockV(tagged(fwdManifest(), "direct"), 128),
+                fusedManifest()});
+  ASSERT_TRUE(splitGdnPaths(noRef.all, paths).ok());
+  ASSERT_TRUE(choose(request, choice, selected).ok());
+  EXPECT_TRUE(choice.fused);
+  EXPECT_EQ(kernelsOf(selected), (Names{"gdn_fwd_fused"}));
+  request.fused = "auto";
+  std::string formOnly = fusedManifest();
+  const size_t at = formOnly.find("meta.replaces = ");
+  formOnly.erase(at, formOnly.find('\n', at) + 1 - at);
+  Parsed refOnly({cumsumManifest(), solveManifest(),
+                  withBlockV(tagged(fwdManifest(), "direct"), 128),
+                  formOnly});
+  ASSERT_TRUE(splitGdnPaths(refOnly.all, paths).ok());
+  ASSERT_TRUE(choose(request, choice, selected).ok());
+  EXPECT_FALSE(choice.fused);
+  EXPECT_EQ(choice.fusedHow, "");
+  EXPECT_EQ(kernelsOf(selected),
+            (Names{"gdn_cumsum", "gdn_solve", "gdn_fwd_bv128"}));
+}

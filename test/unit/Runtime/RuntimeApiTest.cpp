@@ -122,6 +122,53 @@ TEST_F(RuntimeApiTest, PlanAndCache) {
   EXPECT_NE(desc.find("132 SMs"), std::string::npos) << desc;
 }
 
+// The direct path's form (meta.form = fused): GDN_FORM_FUSED runs the fused
+// prep + forward kernel and its refined kernel instead of the prep, the
+// forward and the forward's refined kernel (one kernel fewer), also under
+// GDN_PATH_AUTO; GDN_FORM_PAIR the pair; part of the plan's key; a bad
+// value or the cp path with the fused form is refused.
+TEST_F(RuntimeApiTest, DirectPathForm) {
+  gdn_problem p = problem();
+  p.block_v = 128;
+  p.path = GDN_PATH_DIRECT;
+  const gdn_plan *pair = nullptr, *fused = nullptr;
+  p.form = GDN_FORM_PAIR;
+  ASSERT_EQ(gdn_plan_get(rt_, &p, &pair), GDN_SUCCESS) << lastError();
+  p.form = GDN_FORM_FUSED;
+  ASSERT_EQ(gdn_plan_get(rt_, &p, &fused), GDN_SUCCESS) << lastError();
+  EXPECT_NE(pair, fused);
+  gdn_plan_info a, b;
+  ASSERT_EQ(gdn_plan_get_info(pair, &a), GDN_SUCCESS);
+  ASSERT_EQ(gdn_plan_get_info(fused, &b), GDN_SUCCESS);
+  EXPECT_EQ(b.num_kernels, a.num_kernels - 1);
+  EXPECT_NE(std::string(a.description).find("pair (--fused off)"),
+            std::string::npos)
+      << a.description;
+  EXPECT_NE(std::string(b.description).find("fused (--fused on)"),
+            std::string::npos)
+      << b.description;
+  p.path = GDN_PATH_AUTO;
+  const gdn_plan *autoPath = nullptr;
+  ASSERT_EQ(gdn_plan_get(rt_, &p, &autoPath), GDN_SUCCESS) << lastError();
+  gdn_plan_info c;
+  ASSERT_EQ(gdn_plan_get_info(autoPath, &c), GDN_SUCCESS);
+  EXPECT_EQ(std::string(c.description).rfind("direct (--fused on)", 0), 0u)
+      << c.description;
+  p.path = GDN_PATH_CP;
+  const gdn_plan *bad = nullptr;
+  EXPECT_EQ(gdn_plan_get(rt_, &p, &bad), GDN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("--fused on runs the direct path's fused "
+                             "kernel, but --cp on asks for the cp path"),
+            std::string::npos)
+      << lastError();
+  p.path = GDN_PATH_AUTO;
+  p.form = static_cast<gdn_form>(7);
+  EXPECT_EQ(gdn_plan_get(rt_, &p, &bad), GDN_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("form 7 is not GDN_FORM_AUTO"),
+            std::string::npos)
+      << lastError();
+}
+
 // use_qk_l2norm adds the optional first stage (meta.when = qk_l2norm) and
 // its two [B, T, H, 128] 16-bit workspaces to the block_v 16 variant; the
 // block_v 128 variant's prep normalizes q and k itself (meta.fuses), into

@@ -12,11 +12,12 @@ GDN_SUCCESS = 0
 GDN_DTYPE_F16, GDN_DTYPE_BF16, GDN_DTYPE_F32 = 1, 2, 3
 GDN_LAYOUT_BTHD = 0
 GDN_PATH_AUTO, GDN_PATH_DIRECT, GDN_PATH_CP = 0, 1, 2
+GDN_FORM_AUTO, GDN_FORM_PAIR, GDN_FORM_FUSED = 0, 1, 2
 GDN_RUN_ALLOCATE_WORKSPACE = 1
 GDN_RUN_TRUSTED_POINTERS = 2
 GDN_RUN_NO_REPLAY = 4
 GDN_DEVICE_NONE = -1
-API_VERSION = 1
+API_VERSION = 2
 
 
 class GdnError(RuntimeError):
@@ -45,6 +46,7 @@ class Problem(ctypes.Structure):
         ("use_gate_in_kernel", ctypes.c_int), ("use_beta_sigmoid", ctypes.c_int),
         ("allow_neg_eigval", ctypes.c_int),
         ("state_v_first", ctypes.c_int),
+        ("form", ctypes.c_int),
     ]
 
 
@@ -137,7 +139,7 @@ class Runtime:
     def plan(self, B, T, H, HV, dtype, has_initial_state=False, scale=0.0,
              cu_seqlens=None, path=GDN_PATH_AUTO, block_v=0, cp_chunks=0,
              qk_l2norm=False, gate_in_kernel=False, beta_sigmoid=False,
-             neg_eigval=False, state_v_first=False):
+             neg_eigval=False, state_v_first=False, form=GDN_FORM_AUTO):
         """(plan handle, PlanInfo) of a problem; cached by the library."""
         lib = library()
         p = Problem()
@@ -152,6 +154,7 @@ class Runtime:
         p.use_beta_sigmoid = 1 if beta_sigmoid else 0
         p.allow_neg_eigval = 1 if neg_eigval else 0
         p.state_v_first = 1 if state_v_first else 0
+        p.form = form
         if cu_seqlens is not None:
             arr = (ctypes.c_int64 * len(cu_seqlens))(*cu_seqlens)
             p.cu_seqlens = arr

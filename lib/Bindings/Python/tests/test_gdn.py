@@ -98,7 +98,7 @@ class LibraryTest(unittest.TestCase):
     def test_bundled_library(self):
         lib = _capi.library()
         self.assertTrue(os.path.dirname(lib._name).endswith(os.path.join("gdn", "_lib")))
-        self.assertEqual(lib.gdn_runtime_version(), 1)
+        self.assertEqual(lib.gdn_runtime_version(), _capi.API_VERSION)
 
     def test_planning_runtime(self):
         rt = _capi.Runtime(_capi.GDN_DEVICE_NONE)
