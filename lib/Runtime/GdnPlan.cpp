@@ -26,6 +26,18 @@ bool hasMeta(const std::vector<const Manifest *> &manifests,
                      });
 }
 
+/// The optional stages (meta.when) and whether `problem` asks for each.
+struct OptionalStage {
+  const char *when;
+  bool asked;
+  const char *what; ///< for messages: "the problem asks for ..."
+};
+std::vector<OptionalStage> optionalStages(const GdnProblem &problem) {
+  return {{kGdnWhenQkL2Norm, problem.qkL2Norm,
+           "the L2 normalization of q and k"},
+          {kGdnWhenGateBeta, problem.gateBeta(), "the gate or beta transform"}};
+}
+
 } // namespace
 
 Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
@@ -53,20 +65,40 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
   if (fusedOn && request.cp == "on")
     return usage("--fused on runs the direct path's fused kernel, but --cp "
                  "on asks for the cp path");
-  // Whether the direct path's variant `v` offers the fused form.
-  auto offersFused = [&](int64_t v) {
+  // The manifests of the direct path's variant `v` (both forms).
+  auto variantOf = [&](int64_t v) {
     std::vector<const Manifest *> variant;
     for (size_t i = 0; i < paths.all.size(); ++i)
       if (std::find(paths.direct.begin(), paths.direct.end(),
                     paths.all[i]) != paths.direct.end() &&
           (!paths.blockV[i] || paths.blockV[i] == v))
         variant.push_back(paths.all[i]);
-    return gdnOffersForm(variant, kGdnFormFused);
+    return variant;
   };
-  // The prep does the L2 norm and the gate/beta transforms itself; the
-  // fused form would run them as kernels of their own (passes over q and
-  // k, or g and beta): auto does not count on it then.
-  const bool fusedEligible = !p.qkL2Norm && !p.gateBeta();
+  // Whether the direct path's variant `v` offers the fused form.
+  auto offersFused = [&](int64_t v) {
+    return gdnOffersForm(variantOf(v), kGdnFormFused);
+  };
+  // Whether auto may count on the fused form of variant `v`: not when the
+  // problem asks for an optional stage that a default-form kernel does
+  // itself (meta.fuses: the prep's L2 norm and gate/beta transforms) and
+  // no kernel of the form does, which would run it as a kernel of its own
+  // (a pass over q and k, or g and beta).
+  auto fusedEligible = [&](int64_t v) {
+    const std::vector<const Manifest *> variant = variantOf(v);
+    for (const OptionalStage &o : optionalStages(p)) {
+      bool pair = false, form = false;
+      for (const Manifest *m : variant) {
+        if (!o.asked || !gdnStageFuses(*m, o.when))
+          continue;
+        const MetaEntry *f = m->findMeta("form");
+        (f && f->value == kGdnFormFused ? form : pair) = true;
+      }
+      if (pair && !form)
+        return false;
+    }
+    return true;
+  };
   // The candidate variants of `path` (the one forced, else all; {0} for a
   // path without variants), each estimated, cp at its segment size; with
   // --fused on the direct path's variants without the fused form are none.
@@ -102,7 +134,7 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
         e.us = est.direct + est.prep;
         if (offersFused(v) && request.fused != "off") {
           const double fusedUs = est.fused > 0 ? est.fused : e.us;
-          if (fusedOn || (fusedEligible && fusedUs < e.us)) {
+          if (fusedOn || (fusedEligible(v) && fusedUs < e.us)) {
             e.otherFormUs = e.us;
             e.us = fusedUs;
             e.prepUs = 0;
@@ -200,7 +232,7 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
   choice.fused = picked.fused;
   if (choice.path == GdnPath::Direct && offersFused(picked.blockV))
     choice.fusedHow = request.fused != "auto" ? "--fused " + request.fused
-                      : fusedEligible
+                      : fusedEligible(picked.blockV)
                           ? "auto"
                           : "auto: the prep fuses the L2 norm or the "
                             "gate/beta transform";
@@ -226,18 +258,6 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
 }
 
 namespace {
-
-/// The optional stages (meta.when) and whether `problem` asks for each.
-struct OptionalStage {
-  const char *when;
-  bool asked;
-  const char *what; ///< for messages: "the problem asks for ..."
-};
-std::vector<OptionalStage> optionalStages(const GdnProblem &problem) {
-  return {{kGdnWhenQkL2Norm, problem.qkL2Norm,
-           "the L2 normalization of q and k"},
-          {kGdnWhenGateBeta, problem.gateBeta(), "the gate or beta transform"}};
-}
 
 Status chooseAmongBuilds(const std::vector<const Manifest *> &all,
                          const GdnPathRequest &request, int64_t numSMs,

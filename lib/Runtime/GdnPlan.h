@@ -52,10 +52,11 @@ struct GdnVariantEstimate {
 /// direct path's variant offers the fused one (meta.form = fused,
 /// GdnSequence.h): --fused on|off, else (auto) the fused form when its
 /// estimate (GdnCpEstimate::fused) is below the pair's (prep + forward),
-/// and only for problems without the q/k L2 norm or gate/beta transforms
-/// (the prep does those itself; with the fused form they would run as
-/// kernels of their own). --fused on also picks the direct path under
-/// --cp auto.
+/// and not when the problem asks for an optional stage that a kernel of
+/// the pair does itself (meta.fuses: the prep's q/k L2 norm and gate/beta
+/// transforms) and none of the fused form's does (it would run as a
+/// kernel of its own). --fused on also picks the direct path under --cp
+/// auto.
 struct GdnPathChoice {
   GdnPath path = GdnPath::Direct;
   /// How the path was chosen: "--cp on", "--cp off", "auto" (the cost

@@ -1370,7 +1370,10 @@ std::string refineManifest() {
 // problems whose optional stages the prep would fuse.
 TEST(GdnSequenceTest, ChoosesTheFusedForm) {
   using Names = std::vector<std::string>;
-  Parsed parsed({cumsumManifest(), solveManifest(),
+  // (The solve, like the prep, does the optional stages itself.)
+  const std::string fusingSolve =
+      solveManifest("meta.fuses = qk_l2norm,gate_beta\n");
+  Parsed parsed({cumsumManifest(), fusingSolve,
                  withBlockV(tagged(fwdManifest(), "direct"), 128),
                  refineManifest(), fusedManifest()});
   GdnPaths paths;
@@ -1465,6 +1468,17 @@ TEST(GdnSequenceTest, ChoosesTheFusedForm) {
   EXPECT_FALSE(choice.fused);
   EXPECT_EQ(choice.fusedHow,
             "auto: the prep fuses the L2 norm or the gate/beta transform");
+  // A fused form that normalizes q and k itself too may be chosen then.
+  Parsed bothFuse({cumsumManifest(), fusingSolve,
+                   withBlockV(tagged(fwdManifest(), "direct"), 128),
+                   refineManifest(),
+                   fusedManifest() + "meta.fuses = qk_l2norm\n"});
+  GdnPaths bothPaths;
+  ASSERT_TRUE(splitGdnPaths(bothFuse.all, bothPaths).ok());
+  ASSERT_TRUE(
+      chooseGdnPath(bothPaths, request, 132, p, choice, selected).ok());
+  EXPECT_EQ(choice.fusedHow, "auto");
+  EXPECT_TRUE(choice.fused);
   p.qkL2Norm = false;
 
   // Conflicts and bad values.
