@@ -40,7 +40,8 @@
 # INCLUDE_DIR: two producer warpgroups, P x 256 + C x 256 <= 65536
 # registers, e.g. 64/192) in place of the fused kernel and its refined
 # kernel (experimental: it writes no alike-keys flags, so the fused form
-# then has no refined step).
+# then has no refined step: the fused form's prep for its refined kernel,
+# gdn_chunk_prep_fref_*, leaves OUT_DIR too).
 #
 # --tma-issue MODE (with --fused or --fused2): the fused kernel's
 # tile.warp_specialize gets tma_issue = "MODE" (first, round_robin or
@@ -63,7 +64,8 @@
 # The options that change the pair of prep and forward kernels (--flags,
 # --forward-regs, --prep-regs, --prep-overlap, --prep-prefetch,
 # --step-gate-factors) remove the fused form's manifests
-# (gdn_chunk_fused_vm128_*, gdn_chunk_fwd_vm128_fref_*) from OUT_DIR, so
+# (gdn_chunk_fused_vm128_*, gdn_chunk_prep_fref_*,
+# gdn_chunk_fwd_vm128_fref_*) from OUT_DIR, so
 # that gdn-run runs the changed pair everywhere ("no fused form" in the
 # summary line). A plain edited template keeps them: time the pair with
 # gdn-run --fused off.
@@ -363,7 +365,10 @@ done
 # (8x4K·H16); its PTX stays.
 nofused=""
 if [[ -n $flags$fwdregs$prepregs$prepov$prefetch$gatef ]]; then
-  rm -f "$out"/gdn_chunk_fused_vm128_*.manifest "$out"/gdn_chunk_fwd_vm128_fref_*.manifest
+  rm -f "$out"/gdn_chunk_fused_vm128_*.manifest "$out"/gdn_chunk_prep_fref_*.manifest \
+    "$out"/gdn_chunk_fwd_vm128_fref_*.manifest
   nofused=1
 fi
+# The two-task kernel writes no flags: no refined kernel, nor its prep.
+[[ $fusedk != fused2 || -z $fused ]] || rm -f "$out"/gdn_chunk_prep_fref_*.manifest
 echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", $fusedk $fused")$([[ -z $tmaissue ]] || echo ", TMA issue $tmaissue")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prepov ]] || echo ", prep overlap $prepov")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $gatef ]] || echo ", step gate factors")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $nofused ]] || echo ", no fused form")$([[ -z $extra ]] || echo ",$extra"))"

@@ -166,10 +166,13 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
   e.direct += e.refineDirect;
   e.cp += e.refineCp;
   e.prep = c.prepUs * hv * sumChunks / sms;
+  // The fused form's two kernels after the fused one (its prep for
+  // flagged sequences and its refined kernel) exit alike where nothing is
+  // flagged.
   if (e.blockV >= kGdnHeadDim)
     e.fused = kGdnFusedUs * std::max(static_cast<double>(maxChunks),
                                      hv * sumChunks / sms) +
-              refineUs(hv * sequences, maxChunks);
+              2 * refineUs(hv * sequences, maxChunks);
   e.useCp = e.cp < kGdnCpMargin * e.direct;
   return e;
 }

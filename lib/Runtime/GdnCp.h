@@ -226,13 +226,15 @@ constexpr double kGdnRefineRoundUs = 3.5;
 constexpr double kGdnRefineWindowUs = 4.0;
 /// t_fused: one block of the fused prep + forward kernel (the direct
 /// path's fused form, block_v 128, meta.form = fused; one block per SM)
-/// doing one 64-token chunk step, its task's solve included, us. Measured
-/// on an H100 only: its stage took 0.261 ms at 8x4K HV16 (64 dependent
-/// steps, 128 blocks: 4.08 us a step; docs/perf-notes.md v60, before it
-/// stored gamma, Ag and the flags for its refined kernel), where the
-/// value-major forward took 3.16 us a step against the 2.67 of t_fwd on
-/// the H200: scaled by that ratio, 3.45 (not measured on an H200).
-constexpr double kGdnFusedUs = 4.06;
+/// doing one 64-token chunk step, its task's solve included, us.
+/// Calibrated on H100s only, against the pair in the same call: at 8x4K
+/// HV16 the fused form (its kernel storing gamma and the flags, then the
+/// exits of its prep and refined kernels) took 0.946 of the pair's time
+/// on one machine and ~0.966 on another, whose pair ran 2 % faster
+/// (docs/perf-notes.md v62), so t_fused = (0.956 x the pair's modeled
+/// 263.3 us, less two waves of exits) / 64 steps. Not measured on an
+/// H200.
+constexpr double kGdnFusedUs = 3.74;
 /// CP is used only when it is estimated faster than this fraction of the
 /// direct time (margin for the model's error).
 constexpr double kGdnCpMargin = 0.9;
@@ -251,9 +253,10 @@ struct GdnCpEstimate {
   /// t_prep * HV * sum_n nc_n / P.
   double prep = 0;
   /// The direct path's fused form, for block_v >= 128 (0 below): one
-  /// kernel for the prep and the chunk loop, then its refined kernel,
-  /// t_fused * max(max_n nc_n, HV * sum_n nc_n / P) plus that kernel's
-  /// exits as refineDirect's (charged always: the form has one).
+  /// kernel for the prep and the chunk loop, then its prep for flagged
+  /// sequences and its refined kernel, t_fused * max(max_n nc_n, HV *
+  /// sum_n nc_n / P) plus both kernels' exits, each as refineDirect's
+  /// (charged always: the form has them).
   double fused = 0;
   int64_t segmentChunks = 0;
   int64_t segments = 0; ///< NS

@@ -39,7 +39,8 @@
 //
 // meta.form: a path's variant may come in two forms, the default one and
 // `fused` (one kernel that forms the prep's products and runs the chunk
-// loop, and its refined kernel): a manifest with meta.form = F belongs to
+// loop, then its prep for flagged sequences and its refined kernel): a
+// manifest with meta.form = F belongs to
 // form F only, one without it to the default form, and the stages (by
 // meta.stage) that some manifest of form F lists in its meta.replaces run
 // only in the default form; the rest (the optional stages) run in both.
@@ -297,7 +298,8 @@ Status selectGdnPath(const GdnPaths &paths, GdnPath path,
                      std::vector<const Manifest *> &selected,
                      std::vector<std::string> &ignored, int64_t blockV = 0);
 
-/// meta.form of the fused prep + forward kernel and its refined kernel.
+/// meta.form of the fused prep + forward kernel and the two kernels after
+/// it (its prep for flagged sequences, its refined kernel).
 constexpr const char *kGdnFormFused = "fused";
 
 /// True when some manifest of `manifests` has meta.form = `form` and

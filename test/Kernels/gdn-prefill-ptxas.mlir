@@ -33,7 +33,8 @@
 
 // Ag's L2 eviction priorities (tile.copy {l2_hint}, docs/perf-notes.md
 // v58): prep_k stores it evict_last (where it has at most 2^19
-// token-heads), the prep with P (block_v 16) without a hint; the
+// token-heads), and so does the fused form's prep (the same tile), the
+// prep with P (block_v 16) without a hint; the
 // value-major kernels' rings load it evict_first (its three 32-row boxes),
 // their other loads without one.
 // HINTPREP-LABEL: .visible .entry gdn_chunk_prep_f16(
@@ -41,6 +42,10 @@
 // HINTPREP-LABEL: .visible .entry gdn_chunk_prep_k_f16(
 // HINTPREP:       createpolicy.fractional.L2::evict_last.b64 [[POL:%rd[0-9]+]], 1.0;
 // HINTPREP-COUNT-8: st.global.L2::cache_hint.b64 [{{%rd[0-9]+}}], {{%rd[0-9]+}}, [[POL]];
+// HINTPREP-NOT:   cache_hint
+// HINTPREP-LABEL: .visible .entry gdn_chunk_prep_fref_f16(
+// HINTPREP:       createpolicy.fractional.L2::evict_last.b64 [[POLF:%rd[0-9]+]], 1.0;
+// HINTPREP-COUNT-8: st.global.L2::cache_hint.b64 [{{%rd[0-9]+}}], {{%rd[0-9]+}}, [[POLF]];
 // HINTPREP-NOT:   cache_hint
 // HINTPREP-LABEL: .visible .entry gdn_cp_scan_f16(
 // HINTVM-LABEL:   .visible .entry gdn_chunk_fwd_vm128_bf16(
@@ -63,7 +68,13 @@
 // The prep kernels are capped (tile.max_registers) without spilling:
 // gdn_chunk_prep_k at 72 registers with its inverse's destination laid over
 // half of its source (tile.overlap_tril_inverse = 1: 28,804 bytes, seven
-// blocks per SM), the prep with P at 80 (36,868 bytes, six blocks).
+// blocks per SM), the prep with P at 80 (36,868 bytes, six blocks). The
+// fused form's prep (gdn_chunk_prep_fref: prep_k's tile in a loop over a
+// flagged sequence's chunks, LICM off in it) at 72 too (with LICM it
+// spilled 248 bytes).
+// PREP: Compiling entry function 'gdn_chunk_prep_fref_{{b?f16}}' for 'sm_90a'
+// PREP-NEXT: Function properties
+// PREP-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PREP: Compiling entry function 'gdn_chunk_prep_k_{{b?f16}}' for 'sm_90a'
 // PREP-NEXT: Function properties
 // PREP-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

@@ -449,8 +449,9 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                        not considered). Printed in "path: ..." as block_v N.
   --fused on|off|auto  the direct path's form where its variant offers two
                        (meta.form = fused): on runs the fused prep + forward
-                       kernel (and its refined kernel) instead of the prep
-                       and the forward, also choosing the direct path under
+                       kernel (and its prep and refined kernel for flagged
+                       sequences) instead of the prep and the forward,
+                       also choosing the direct path under
                        --cp auto (an error with --cp on); off the pair; auto
                        (default) the fused kernel when the cost model
                        (GdnCp.h) finds it faster and the problem asks for
