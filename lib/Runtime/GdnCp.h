@@ -235,21 +235,6 @@ constexpr double kGdnRefineWindowUs = 4.0;
 /// 263.3 us, less two waves of exits) / 64 steps. Not measured on an
 /// H200.
 constexpr double kGdnFusedUs = 3.74;
-/// A per-token stage run as a kernel of its own (the gate/beta transform,
-/// the q/k L2 norm): what the fused form pays where the pair's prep does
-/// that work itself (meta.fuses) and no kernel of the form does. Its
-/// launch and tail under programmatic dependent launch, us, and the rate
-/// at which it moves its bytes (read once, written once), bytes per us:
-/// a first estimate (the H200's copy rate, 4.2 TB/s, at 70 %), to be
-/// checked against the stages' own times (docs/perf-notes.md v63).
-constexpr double kGdnStageUs = 2.0;
-constexpr double kGdnStageBytesPerUs = 2.9e6;
-
-/// The modeled time of such a stage moving `bytes` in all, us.
-inline double gdnStageUs(double bytes) {
-  return kGdnStageUs + bytes / kGdnStageBytesPerUs;
-}
-
 /// CP is used only when it is estimated faster than this fraction of the
 /// direct time (margin for the model's error).
 constexpr double kGdnCpMargin = 0.9;

@@ -31,20 +31,11 @@ struct OptionalStage {
   const char *when;
   bool asked;
   const char *what; ///< for messages: "the problem asks for ..."
-  /// The bytes the stage moves as a kernel of its own: its inputs read
-  /// once, its outputs written once (the cost model's gdnStageUs).
-  double bytes;
 };
 std::vector<OptionalStage> optionalStages(const GdnProblem &problem) {
-  const double qk = static_cast<double>(problem.qkCount()) *
-                    static_cast<double>(dtypeSize(problem.dtype));
-  const double gb = static_cast<double>(problem.gCount()) *
-                    static_cast<double>(dtypeSize(problem.gType) +
-                                        dtypeSize(problem.betaType));
   return {{kGdnWhenQkL2Norm, problem.qkL2Norm,
-           "the L2 normalization of q and k", 2 * 2 * qk},
-          {kGdnWhenGateBeta, problem.gateBeta(), "the gate or beta transform",
-           2 * gb}};
+           "the L2 normalization of q and k"},
+          {kGdnWhenGateBeta, problem.gateBeta(), "the gate or beta transform"}};
 }
 
 } // namespace
@@ -88,14 +79,13 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
   auto offersFused = [&](int64_t v) {
     return gdnOffersForm(variantOf(v), kGdnFormFused);
   };
-  // What the fused form of variant `v` pays beyond its kernels, us: the
-  // optional stages the problem asks for that a default-form kernel does
+  // Whether auto may count on the fused form of variant `v`: not when the
+  // problem asks for an optional stage that a default-form kernel does
   // itself (meta.fuses: the prep's L2 norm and gate/beta transforms) and
-  // no kernel of the form does, which then run as kernels of their own (a
-  // pass over q and k, or over g and beta; gdnStageUs). `what` names them.
-  auto fusedStagesUs = [&](int64_t v, std::string *what = nullptr) {
+  // no kernel of the form does, which would run it as a kernel of its own
+  // (a pass over q and k, or g and beta).
+  auto fusedEligible = [&](int64_t v) {
     const std::vector<const Manifest *> variant = variantOf(v);
-    double us = 0;
     for (const OptionalStage &o : optionalStages(p)) {
       bool pair = false, form = false;
       for (const Manifest *m : variant) {
@@ -104,13 +94,10 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
         const MetaEntry *f = m->findMeta("form");
         (f && f->value == kGdnFormFused ? form : pair) = true;
       }
-      if (!pair || form)
-        continue;
-      us += gdnStageUs(o.bytes);
-      if (what)
-        *what += std::string(what->empty() ? "" : " plus ") + o.what;
+      if (pair && !form)
+        return false;
     }
-    return us;
+    return true;
   };
   // The candidate variants of `path` (the one forced, else all; {0} for a
   // path without variants), each estimated, cp at its segment size; with
@@ -146,9 +133,8 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
         e.prepUs = est.prep;
         e.us = est.direct + est.prep;
         if (offersFused(v) && request.fused != "off") {
-          const double fusedUs =
-              (est.fused > 0 ? est.fused : e.us) + fusedStagesUs(v);
-          if (fusedOn || fusedUs < e.us) {
+          const double fusedUs = est.fused > 0 ? est.fused : e.us;
+          if (fusedOn || (fusedEligible(v) && fusedUs < e.us)) {
             e.otherFormUs = e.us;
             e.us = fusedUs;
             e.prepUs = 0;
@@ -244,16 +230,12 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
   choice.variantModeled = choice.estimates.size() > 1;
   choice.blockV = picked.blockV;
   choice.fused = picked.fused;
-  if (choice.path == GdnPath::Direct && offersFused(picked.blockV)) {
-    std::string stages;
-    const double stagesUs = fusedStagesUs(picked.blockV, &stages);
-    choice.fusedHow =
-        request.fused != "auto" ? "--fused " + request.fused
-        : stages.empty()
-            ? "auto"
-            : "auto; the fused form charged " + format("%.0f", stagesUs) +
-                  " us for " + stages + " as a kernel of its own";
-  }
+  if (choice.path == GdnPath::Direct && offersFused(picked.blockV))
+    choice.fusedHow = request.fused != "auto" ? "--fused " + request.fused
+                      : fusedEligible(picked.blockV)
+                          ? "auto"
+                          : "auto: the prep fuses the L2 norm or the "
+                            "gate/beta transform";
   if (choice.path == GdnPath::Direct && choice.chunksGiven && !choice.modeled)
     return usage("--cp-chunks sets the segment size of the cp path, but the "
                  "direct path runs (" +

@@ -51,13 +51,12 @@ struct GdnVariantEstimate {
 /// that does not offer that block_v is no candidate. The form, where the
 /// direct path's variant offers the fused one (meta.form = fused,
 /// GdnSequence.h): --fused on|off, else (auto) the fused form when its
-/// estimate (GdnCpEstimate::fused) is below the pair's (prep + forward);
-/// where the problem asks for an optional stage that a kernel of the pair
-/// does itself (meta.fuses: the prep's q/k L2 norm and gate/beta
-/// transforms) and none of the fused form's does, the stage runs as a
-/// kernel of its own before the fused form, and its estimate
-/// (gdnStageUs) is added to the fused form's. --fused on also picks the
-/// direct path under --cp auto.
+/// estimate (GdnCpEstimate::fused) is below the pair's (prep + forward),
+/// and not when the problem asks for an optional stage that a kernel of
+/// the pair does itself (meta.fuses: the prep's q/k L2 norm and gate/beta
+/// transforms) and none of the fused form's does (it would run as a
+/// kernel of its own). --fused on also picks the direct path under --cp
+/// auto.
 struct GdnPathChoice {
   GdnPath path = GdnPath::Direct;
   /// How the path was chosen: "--cp on", "--cp off", "auto" (the cost
@@ -80,9 +79,8 @@ struct GdnPathChoice {
   /// The direct path's fused form runs (meta.form = fused).
   bool fused = false;
   /// How the form was chosen where the variant offers two: "--fused on",
-  /// "--fused off", "auto" (the model), "auto; the fused form charged N us
-  /// for WHAT as a kernel of its own" (the model, with the optional stages
-  /// the pair's prep does itself); empty when it offers one.
+  /// "--fused off", "auto" (the model), "auto: the prep fuses the L2 norm
+  /// or the gate/beta transform"; empty when it offers one.
   std::string fusedHow;
   /// The manifests of the other path and of the other variants.
   std::vector<std::string> ignored;

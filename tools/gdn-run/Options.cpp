@@ -454,11 +454,10 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                        also choosing the direct path under
                        --cp auto (an error with --cp on); off the pair; auto
                        (default) the fused kernel when the cost model
-                       (GdnCp.h) finds it faster, charging it for the q/k
-                       L2 norm or gate/beta transform the problem asks for
-                       (the prep does them itself, the fused form runs
-                       them as kernels of their own). Printed in "path:
-                       ..." as fused (...) or pair (...).
+                       (GdnCp.h) finds it faster and the problem asks for
+                       no q/k L2 norm or gate/beta transform (which the prep
+                       does itself). Printed in "path: ..." as fused (...)
+                       or pair (...).
 
 output: a table with one row per check and a last line "N passed, M failed".
   gemm: kernel, shape, check, rel_l2, max_abs, median_ms, min_ms, TFLOP/s.
