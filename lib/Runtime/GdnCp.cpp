@@ -177,6 +177,13 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
   return e;
 }
 
+double gdnDramFloorUs(double bytes, double dramGBs) {
+  if (!(dramGBs > 0) || !(bytes > 0))
+    return 0;
+  // GB/s = 1e3 bytes/us.
+  return bytes / (kGdnDramEfficiency * dramGBs * 1e3);
+}
+
 int64_t gdnCpSegmentChunks(const GdnCpShape &shape, int64_t numSMs, bool split,
                            int64_t blockV) {
   int64_t maxChunks = 0;

@@ -226,15 +226,24 @@ constexpr double kGdnRefineRoundUs = 3.5;
 constexpr double kGdnRefineWindowUs = 4.0;
 /// t_fused: one block of the fused prep + forward kernel (the direct
 /// path's fused form, block_v 128, meta.form = fused; one block per SM)
-/// doing one 64-token chunk step, its task's solve included, us.
-/// Calibrated on H100s only, against the pair in the same call: at 8x4K
-/// HV16 the fused form (its kernel storing gamma and the flags, then the
-/// exits of its prep and refined kernels) took 0.946 of the pair's time
-/// on one machine and ~0.966 on another, whose pair ran 2 % faster
-/// (docs/perf-notes.md v62), so t_fused = (0.956 x the pair's modeled
-/// 263.3 us, less two waves of exits) / 64 steps. Not measured on an
-/// H200.
-constexpr double kGdnFusedUs = 3.74;
+/// doing one 64-token chunk step, its task's solve included, us. Its pace
+/// is its task's dependency chain (clock-bound, not DRAM-bound), alike on
+/// both cards: the stage chunk_fused at 8x4K HV16 took 0.2607-0.2620 ms
+/// on an H200 (4.07-4.09 us a step) and 0.2642-0.2666 ms on H100s
+/// (4.13-4.17) (docs/perf-notes.md v62-v64); with the two waves of exits
+/// after it the model gives 275 us there, measured 270 (H200) and 272-275
+/// (H100). (Until v64 3.74, fitted so that the fused form beat the pair's
+/// H200-calibrated estimate, which an H100's pair overran: the pair's
+/// DRAM floor below now says that instead.)
+constexpr double kGdnFusedUs = 4.1;
+/// The pair's and the fused form's DRAM floors (gdnDramFloorUs): their
+/// bytes over this fraction of the device's peak DRAM bandwidth (memory
+/// clock x bus width). The pair (prep + forward) moved its 787 MB at
+/// 8x4K HV16 in 0.291 ms on an H100 whose attributes give 3.35 TB/s:
+/// 0.81 of it (docs/perf-notes.md v51: both kernels at 80-85 % of DRAM
+/// bandwidth there); on an H200 (4.8-4.9 TB/s) the floor is below the
+/// model's pair, which then decides.
+constexpr double kGdnDramEfficiency = 0.8;
 /// CP is used only when it is estimated faster than this fraction of the
 /// direct time (margin for the model's error).
 constexpr double kGdnCpMargin = 0.9;
@@ -290,6 +299,10 @@ struct GdnCpEstimate {
 GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
                             int64_t numSMs = kGdnDefaultSmCount,
                             int64_t blockV = kGdnDefaultBlockV);
+
+/// The time, us, to move `bytes` through DRAM at kGdnDramEfficiency of
+/// `dramGBs` (the device's peak, GB/s); 0 when dramGBs <= 0 (unknown).
+double gdnDramFloorUs(double bytes, double dramGBs);
 
 /// The segment size of the CP path in variant `blockV`: the power of two m
 /// in [1, 2^20] whose gdnCpEstimate(...).cp is lowest (the smallest such m

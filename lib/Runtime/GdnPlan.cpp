@@ -42,7 +42,8 @@ std::vector<OptionalStage> optionalStages(const GdnProblem &problem) {
 
 Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
                      int64_t numSMs, GdnProblem &p, GdnPathChoice &out,
-                     std::vector<const Manifest *> &selected) {
+                     std::vector<const Manifest *> &selected,
+                     double dramGBs) {
   auto usage = [](const std::string &problem) {
     return Status::badInput(problem + " (see gdn-run --help)");
   };
@@ -50,6 +51,7 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
   // where they leave a choice, the cost model (GdnPathChoice).
   GdnPathChoice choice;
   choice.numSMs = numSMs;
+  choice.dramGBs = std::max(dramGBs, 0.0);
   choice.chunksGiven = request.cpChunks > 0;
   choice.blockVGiven = request.blockV > 0;
   GdnCpShape cpShape = gdnCpShape(p.deviceCuSeqlens(), p.HV, p.hasH0);
@@ -58,6 +60,19 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
   cpShape.refineDirect = hasMeta(paths.direct, "stage", "chunk_refine");
   cpShape.refineCpSummary = hasMeta(paths.cp, "stage", "cp_summary_refine");
   cpShape.refineCpReplay = hasMeta(paths.cp, "stage", "cp_refine");
+  // The DRAM traffic of the direct path's two forms (their floors on this
+  // device, GdnCp.h): the problem's own bytes (gdnCost), and for the pair
+  // K read again by the prep (16-bit, 256 bytes a token and q/k head) and
+  // Ag's stored blocks written and read back (6 of its 8 KB per chunk and
+  // value head: 96 bytes a token, twice), gamma written and read and the
+  // flags written (12); for the fused form gamma and the flags written.
+  const double tokens = static_cast<double>(p.B) * static_cast<double>(p.T);
+  const double problemBytes = gdnCost(p).bytes;
+  const double pairBytes = problemBytes +
+                           tokens * static_cast<double>(p.H) * 256 +
+                           tokens * static_cast<double>(p.HV) * (192 + 12);
+  const double fusedBytes =
+      problemBytes + tokens * static_cast<double>(p.HV) * 8;
   if (request.fused != "auto" && request.fused != "on" &&
       request.fused != "off")
     return usage("--fused " + request.fused + ": expected on, off or auto");
@@ -133,13 +148,21 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
         e.prepUs = est.prep;
         e.us = est.direct + est.prep;
         if (offersFused(v) && request.fused != "off") {
-          const double fusedUs = est.fused > 0 ? est.fused : e.us;
-          if (fusedOn || (fusedEligible(v) && fusedUs < e.us)) {
-            e.otherFormUs = e.us;
+          // Each form at least its DRAM traffic's time on this device: on
+          // an H100 the pair runs at its bytes' pace, the fused form at
+          // its task's (GdnCp.h, kGdnDramEfficiency).
+          const double pairUs =
+              std::max(e.us, gdnDramFloorUs(pairBytes, choice.dramGBs));
+          const double fusedUs =
+              std::max(est.fused > 0 ? est.fused : e.us,
+                       gdnDramFloorUs(fusedBytes, choice.dramGBs));
+          if (fusedOn || (fusedEligible(v) && fusedUs < pairUs)) {
+            e.otherFormUs = pairUs;
             e.us = fusedUs;
             e.prepUs = 0;
             e.fused = true;
           } else {
+            e.us = pairUs;
             e.otherFormUs = fusedUs;
           }
         }
@@ -262,7 +285,8 @@ namespace {
 Status chooseAmongBuilds(const std::vector<const Manifest *> &all,
                          const GdnPathRequest &request, int64_t numSMs,
                          GdnProblem &problem, GdnPathChoice &out,
-                         std::vector<const Manifest *> &selected) {
+                         std::vector<const Manifest *> &selected,
+                         double dramGBs) {
   // Optional stages (meta.when) run only when the problem asks for them.
   std::vector<const Manifest *> manifests;
   for (const Manifest *m : all) {
@@ -284,7 +308,8 @@ Status chooseAmongBuilds(const std::vector<const Manifest *> &all,
   GdnPaths paths;
   Status first = splitGdnPaths(narrow.empty() ? wide : narrow, paths);
   if (first.ok())
-    first = chooseGdnPath(paths, request, numSMs, problem, out, selected);
+    first = chooseGdnPath(paths, request, numSMs, problem, out, selected,
+                          dramGBs);
   if (narrow.empty() || wide.empty() ||
       (first.ok() && gdnFitsIndex32(selected, problem.scalars())))
     return first;
@@ -293,7 +318,8 @@ Status chooseAmongBuilds(const std::vector<const Manifest *> &all,
   // 64-bit build does).
   Status second = splitGdnPaths(wide, paths);
   if (second.ok())
-    second = chooseGdnPath(paths, request, numSMs, problem, out, selected);
+    second = chooseGdnPath(paths, request, numSMs, problem, out, selected,
+                           dramGBs);
   return second.ok() || first.ok() ? second : first;
 }
 
@@ -302,8 +328,10 @@ Status chooseAmongBuilds(const std::vector<const Manifest *> &all,
 Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &all,
                              const GdnPathRequest &request, int64_t numSMs,
                              GdnProblem &problem, GdnPathChoice &out,
-                             std::vector<const Manifest *> &selected) {
-  GDN_RUN_TRY(chooseAmongBuilds(all, request, numSMs, problem, out, selected));
+                             std::vector<const Manifest *> &selected,
+                             double dramGBs) {
+  GDN_RUN_TRY(chooseAmongBuilds(all, request, numSMs, problem, out, selected,
+                                dramGBs));
   // A chosen stage that does an optional stage's work itself (meta.fuses)
   // replaces that stage: one launch (and for the L2 norm one pass over q
   // and k) fewer.
@@ -388,7 +416,10 @@ std::string gdnPathText(const GdnPathChoice &c) {
     text += ", " + std::string(gdnPathName(o.path)) + " " + us(o.us) +
             (detail.empty() ? "" : " (" + detail + ")");
   }
-  return text + ", " + std::to_string(c.numSMs) + " SMs";
+  text += ", " + std::to_string(c.numSMs) + " SMs";
+  if (c.dramGBs > 0)
+    text += format(", %.2f TB/s DRAM", c.dramGBs / 1e3);
+  return text;
 }
 
 } // namespace gdn::run

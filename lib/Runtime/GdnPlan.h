@@ -52,7 +52,10 @@ struct GdnVariantEstimate {
 /// direct path's variant offers the fused one (meta.form = fused,
 /// GdnSequence.h): --fused on|off, else (auto) the fused form when its
 /// estimate (GdnCpEstimate::fused) is below the pair's (prep + forward),
-/// and not when the problem asks for an optional stage that a kernel of
+/// each at least its DRAM traffic's time at the device's bandwidth when
+/// it is known (gdnDramFloorUs: the pair's bytes, K read twice and Ag
+/// through DRAM, bound it on an H100, not on an H200), and not when the
+/// problem asks for an optional stage that a kernel of
 /// the pair does itself (meta.fuses: the prep's q/k L2 norm and gate/beta
 /// transforms) and none of the fused form's does (it would run as a
 /// kernel of its own). --fused on also picks the direct path under --cp
@@ -76,6 +79,9 @@ struct GdnPathChoice {
   bool chunksGiven = false;  ///< cp: m from --cp-chunks, not the rule
   int64_t segments = 0;      ///< cp: NS
   int64_t numSMs = 0;        ///< the P of the rule and the model
+  /// The device's peak DRAM bandwidth, GB/s (0: unknown): the floor of
+  /// each of the direct path's two forms (GdnCp.h, kGdnDramEfficiency).
+  double dramGBs = 0;
   /// The direct path's fused form runs (meta.form = fused).
   bool fused = false;
   /// How the form was chosen where the variant offers two: "--fused on",
@@ -96,8 +102,9 @@ struct GdnPathChoice {
 ///   cp (auto), block_v 64, 64 segments of 32 chunks; model: cp 377 us
 ///     (block_v 16: 408 us), direct 2929 us (block_v 16), 132 SMs
 ///   direct (--cp off), block_v 16 (--block-v)
-///   direct (auto), block_v 128, fused (auto); model: direct 227 us
-///     (pair 263 us, block_v 16: 568 us), cp 349 us (...), 132 SMs
+///   direct (auto), block_v 128, fused (auto); model: direct 275 us
+///     (pair 294 us, block_v 16: 811 us), cp 281 us (...), 132 SMs,
+///     3.35 TB/s DRAM
 ///   cp (--cp on), 2 segments of 8 chunks
 ///   direct (auto: no meta.path)
 /// "; model: ..." only when the model chose the path or the variant: the
@@ -116,14 +123,16 @@ struct GdnPathRequest {
 };
 
 /// Chooses the path and variant of `problem` (GdnPathChoice) among `paths`
-/// with `numSMs` as the P of the cost model, sets problem.cpChunks (m on
+/// with `numSMs` as the P of the cost model and `dramGBs` the device's peak
+/// DRAM bandwidth (GB/s; 0 when unknown), sets problem.cpChunks (m on
 /// the cp path, else 0) and returns the manifests to run in `selected`
 /// (one form's, selectGdnForm). BadInput naming the conflict (a forced
 /// variant, path or form that is not offered, --cp-chunks with the direct
 /// path, --fused on with --cp on).
 Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
                      int64_t numSMs, GdnProblem &problem, GdnPathChoice &out,
-                     std::vector<const Manifest *> &selected);
+                     std::vector<const Manifest *> &selected,
+                     double dramGBs = 0);
 
 /// chooseGdnPath over a kernel set that may hold two builds of the kernels
 /// (GdnSequence.h, splitGdnIndexWidth): the path and variant are chosen among
@@ -137,7 +146,8 @@ Status chooseGdnPath(const GdnPaths &paths, const GdnPathRequest &request,
 Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &manifests,
                              const GdnPathRequest &request, int64_t numSMs,
                              GdnProblem &problem, GdnPathChoice &out,
-                             std::vector<const Manifest *> &selected);
+                             std::vector<const Manifest *> &selected,
+                             double dramGBs = 0);
 
 /// True when the problem asks for the q/k L2 normalization and a stage of
 /// `selected` declares meta.fuses = qk_l2norm (it normalizes q and k into

@@ -155,6 +155,7 @@ struct gdn_runtime {
   CUdevice device = 0;
   CUcontext context = nullptr;
   int ccMajor = 0, ccMinor = 0, smCount = 0, maxSharedOptin = 0;
+  int memoryClockKHz = 0, memoryBusBits = 0; ///< the peak DRAM bandwidth
   std::string deviceName;
   std::string source; ///< "the embedded kernels" or the directory
   std::vector<std::unique_ptr<Manifest>> manifests; ///< meta.op gdn_prefill
@@ -517,8 +518,11 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
   std::vector<const Manifest *> selected;
   // The path and variant from the kernels' 32-bit build when the problem
   // fits it, else from the 64-bit one (GdnPlan.h).
+  // The device's peak DRAM bandwidth, GB/s (two transfers per clock).
+  const double dramGBs =
+      2.0 * rt.memoryClockKHz * 1e3 * (rt.memoryBusBits / 8.0) / 1e9;
   GDN_C_TRY(chooseGdnPathAndBuild(ofDtype, request, rt.smCount, p,
-                                  plan->choice, selected),
+                                  plan->choice, selected, dramGBs),
             GDN_ERROR_INVALID_ARGUMENT);
   GDN_C_TRY(buildGdnSequence(selected, plan->sequence,
                              gdnQkL2NormFused(p, selected)),
@@ -885,6 +889,8 @@ gdn_status gdn_runtime_create(int device, const char *kernelDir,
     rt->ccMinor = 0;
     rt->smCount = static_cast<int>(kGdnDefaultSmCount);
     rt->maxSharedOptin = 232448;
+    rt->memoryClockKHz = 3201000; // 6144 bits: 4.92 TB/s peak
+    rt->memoryBusBits = 6144;
     rt->deviceName = "none (planning only)";
     gdn_status st = dir.empty() ? loadBundle(*rt) : loadDirectory(*rt, dir);
     if (st != GDN_SUCCESS)
@@ -923,6 +929,8 @@ gdn_status gdn_runtime_create(int device, const char *kernelDir,
       {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &rt->smCount},
       {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
        &rt->maxSharedOptin},
+      {CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, &rt->memoryClockKHz},
+      {CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, &rt->memoryBusBits},
   };
   for (auto &a : attrs)
     GDN_C_TRY(GDN_CU(d, cuDeviceGetAttribute, a.out, a.attr, rt->device),

@@ -809,6 +809,12 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice) {
   case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
     *v = 1024;
     break;
+  case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: // kHz: 4.92 TB/s peak
+    *v = 3201000;
+    break;
+  case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH:
+    *v = 6144;
+    break;
   default:
     *v = 0;
   }

@@ -112,6 +112,8 @@ Status CudaSession::open(int ordinal, bool verbose) {
       {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &info_.l2Bytes},
       {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
        &info_.maxSharedOptin},
+      {CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, &info_.memoryClockKHz},
+      {CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, &info_.memoryBusBits},
   };
   for (auto &a : attrs)
     GDN_CU_TRY(driver_, cuDeviceGetAttribute, a.out, a.attr, device_);

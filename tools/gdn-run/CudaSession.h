@@ -34,6 +34,13 @@ struct DeviceInfo {
   int l2Bytes = 0;
   int maxSharedOptin = 0; ///< opt-in dynamic shared memory per block
   int driverVersion = 0;  ///< e.g. 13000
+  int memoryClockKHz = 0; ///< peak memory clock
+  int memoryBusBits = 0;  ///< global memory bus width
+  /// Peak DRAM bandwidth, GB/s: two transfers per memory clock over the
+  /// bus (H100 SXM 3.35 TB/s, H200 4.8); 0 when the driver reports none.
+  double dramGBs() const {
+    return 2.0 * memoryClockKHz * 1e3 * (memoryBusBits / 8.0) / 1e9;
+  }
 };
 
 class CudaSession;

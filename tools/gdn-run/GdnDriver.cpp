@@ -132,7 +132,8 @@ std::string whereDeclared(const GdnSequence &seq, GdnTensorId id) {
 //===----------------------------------------------------------------------===//
 
 Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
-                          const RunOptions &options, int64_t numSMs) {
+                          const RunOptions &options, int64_t numSMs,
+                          double dramGBs) {
   options_ = &options;
   GdnPaths paths;
   GDN_RUN_TRY(splitGdnPaths(manifests, paths));
@@ -253,7 +254,8 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
   GdnPathChoice choice;
   std::vector<const Manifest *> selected;
   GDN_RUN_TRY(
-      chooseGdnPathAndBuild(manifests, request, numSMs, p, choice, selected));
+      chooseGdnPathAndBuild(manifests, request, numSMs, p, choice, selected,
+                            dramGBs));
 
   GDN_RUN_TRY(
       buildGdnSequence(selected, sequence_, gdnQkL2NormFused(p, selected)));

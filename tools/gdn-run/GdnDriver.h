@@ -98,11 +98,13 @@ public:
   /// --block-v, meta.block_v; GdnPathChoice) and validates them as one
   /// sequence, the options and (with --load) the .npy headers, without a
   /// GPU. `numSMs` is the P of the CP segment size rule and the cost model
-  /// (the device's SM count once known). BadInput naming the problem. May
-  /// be called again (e.g. with the device's SM count).
+  /// (the device's SM count once known), `dramGBs` the device's peak DRAM
+  /// bandwidth (0: unknown; the direct path's form choice, GdnPlan.h).
+  /// BadInput naming the problem. May be called again (e.g. with the
+  /// device's numbers).
   Status prepare(const std::vector<const Manifest *> &manifests,
                  const RunOptions &options,
-                 int64_t numSMs = kGdnDefaultSmCount);
+                 int64_t numSMs = kGdnDefaultSmCount, double dramGBs = 0);
 
   /// Runs the check; `images` maps each manifest's ptxPath to its contents.
   void run(CudaSession &session,
@@ -114,10 +116,12 @@ public:
   const GdnSequence &sequence() const { return sequence_; }
   double rtol() const { return rtol_; }
   const GdnPathChoice &pathChoice() const { return choice_; }
-  /// True when the SM count passed to prepare() took part in the choice of
-  /// path or segment size (prepare again with the device's count).
-  bool dependsOnSmCount() const {
+  /// True when the device numbers passed to prepare() took part in the
+  /// choice of path, variant, form or segment size (prepare again with the
+  /// device's).
+  bool dependsOnDevice() const {
     return choice_.modeled || choice_.variantModeled ||
+           choice_.fusedHow == "auto" ||
            (choice_.path == GdnPath::Cp && !choice_.chunksGiven);
   }
   /// Fills the report fields that are known before the run.

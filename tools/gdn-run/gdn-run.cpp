@@ -77,6 +77,8 @@ int runProbe(const RunOptions &options) {
   std::printf("  SMs: %d\n", d.smCount);
   std::printf("  memory: %zu MiB, L2: %d KiB\n", d.totalMemBytes >> 20,
               d.l2Bytes >> 10);
+  std::printf("  DRAM: %.2f TB/s peak (memory clock %d MHz, %d-bit bus)\n",
+              d.dramGBs() / 1e3, d.memoryClockKHz / 1000, d.memoryBusBits);
   std::printf("  max dynamic shared memory per block (opt-in): %d B\n",
               d.maxSharedOptin);
   std::printf("  driver: CUDA %d.%d\n", d.driverVersion / 1000,
@@ -271,11 +273,15 @@ int runGdnPrefill(const RunOptions &options,
   int rc = openSession(session, options);
   if (rc >= 0)
     return rc;
-  // When the SM count took part in choosing the path, the variant or the
-  // segment size, choose again with the device's.
+  // When the device took part in choosing the path, the variant, the form
+  // or the segment size (its SM count, its DRAM bandwidth), choose again
+  // with the device's.
   const int64_t sms = session.device().smCount;
-  if (sms > 0 && sms != gdn.pathChoice().numSMs && gdn.dependsOnSmCount()) {
-    s = gdn.prepare(manifests, options, sms);
+  const double dram = session.device().dramGBs();
+  if (sms > 0 &&
+      (sms != gdn.pathChoice().numSMs || dram != gdn.pathChoice().dramGBs) &&
+      gdn.dependsOnDevice()) {
+    s = gdn.prepare(manifests, options, sms, dram);
     if (!s.ok()) {
       printError(s);
       std::fprintf(stderr, "gdn-run: the gdn_prefill sequence was rejected "

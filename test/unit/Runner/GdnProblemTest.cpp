@@ -849,7 +849,7 @@ TEST(GdnDriverTest, PathWithoutMetaPath) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(f.driver.pathChoice().path, GdnPath::Direct);
   EXPECT_EQ(f.pathText(), "direct (auto: no meta.path)");
-  EXPECT_FALSE(f.driver.dependsOnSmCount());
+  EXPECT_FALSE(f.driver.dependsOnDevice());
   EXPECT_EQ(f.driver.problem().cpChunks, 0);
   GdnResult r;
   f.driver.describe(r);
@@ -980,7 +980,7 @@ TEST(GdnDriverTest, PathChoice) {
   // warm-up's rate (64 chunks hold the window).
   EXPECT_DOUBLE_EQ(c.other.us,
                    kGdnCpScanWarmupUs + 1.43 * 64 + kGdnCpLaunchUs + prep);
-  EXPECT_TRUE(f.driver.dependsOnSmCount());
+  EXPECT_TRUE(f.driver.dependsOnDevice());
   EXPECT_EQ(c.ignored, std::vector<std::string>{"m1.manifest"});
   EXPECT_EQ(f.driver.sequence().stages[0].manifest->kernel, "gdn_fwd");
   EXPECT_EQ(f.pathText(), "direct (auto); model: direct 116 us, cp 123 us (64 "
@@ -1015,14 +1015,14 @@ TEST(GdnDriverTest, PathChoice) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(h.pathText(), "cp (--cp on), 4 segments of 8 chunks "
                           "(--cp-chunks)");
-  EXPECT_FALSE(h.driver.dependsOnSmCount());
+  EXPECT_FALSE(h.driver.dependsOnDevice());
   EXPECT_EQ(h.driver.problem().scalars().at("NS"), 4);
   PathFixture i;
   s = i.prepare({"--cp", "on", "--T", "1000"}, both);
   ASSERT_TRUE(s.ok()) << s.message();
   // --cp on cuts the sequence even where the model would not.
   EXPECT_EQ(i.pathText(), "cp (--cp on), 2 segments of 8 chunks");
-  EXPECT_TRUE(i.driver.dependsOnSmCount()); // m from the rule
+  EXPECT_TRUE(i.driver.dependsOnDevice()); // m from the rule
   PathFixture j;
   s = j.prepare({"--cp", "off", "--T", "131072", "--H", "1"}, both);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -1125,7 +1125,7 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_EQ(c.chosen(), &c.estimates[1]);
   EXPECT_EQ(c.other.path, GdnPath::Cp);
   EXPECT_EQ(c.other.blockV, 128);
-  EXPECT_TRUE(f.driver.dependsOnSmCount());
+  EXPECT_TRUE(f.driver.dependsOnDevice());
   EXPECT_EQ(stageKernels(f.driver), (Names{"gdn_prep", "gdn_fwd_bv128"}));
   EXPECT_EQ(c.ignored, (Names{"m1.manifest", "m3.manifest", "m4.manifest",
                               "m5.manifest"}));
@@ -1198,7 +1198,7 @@ TEST(GdnDriverTest, VariantChoice) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_FALSE(j.driver.pathChoice().modeled);
   EXPECT_TRUE(j.driver.pathChoice().variantModeled);
-  EXPECT_TRUE(j.driver.dependsOnSmCount());
+  EXPECT_TRUE(j.driver.dependsOnDevice());
   EXPECT_EQ(j.pathText(), "direct (--cp off), block_v 128; model: direct 257 "
                           "us (block_v 16: 760 us), 132 SMs");
   PathFixture k;
@@ -1212,7 +1212,7 @@ TEST(GdnDriverTest, VariantChoice) {
   EXPECT_EQ(l.pathText(), "cp (--cp on), block_v 16, 2 segments of 8 chunks "
                           "(--cp-chunks); model: cp 49 us (block_v 128: 71 "
                           "us), 132 SMs");
-  EXPECT_TRUE(l.driver.dependsOnSmCount()); // the variant
+  EXPECT_TRUE(l.driver.dependsOnDevice()); // the variant
 }
 
 TEST(GdnDriverTest, VariantForced) {
@@ -1232,7 +1232,7 @@ TEST(GdnDriverTest, VariantForced) {
   s = g.prepare({"--block-v", "128", "--cp", "off", "--T", "131072"}, all);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(g.pathText(), "direct (--cp off), block_v 128 (--block-v)");
-  EXPECT_FALSE(g.driver.dependsOnSmCount());
+  EXPECT_FALSE(g.driver.dependsOnDevice());
   EXPECT_EQ(stageKernels(g.driver), (Names{"gdn_prep", "gdn_fwd_bv128"}));
   PathFixture h;
   s = h.prepare(
@@ -1241,7 +1241,7 @@ TEST(GdnDriverTest, VariantForced) {
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(h.pathText(), "cp (--cp on), block_v 16 (--block-v), 4 segments "
                           "of 4 chunks (--cp-chunks)");
-  EXPECT_FALSE(h.driver.dependsOnSmCount());
+  EXPECT_FALSE(h.driver.dependsOnDevice());
   EXPECT_EQ(stageKernels(h.driver),
             (Names{"gdn_prep", "gdn_cp", "gdn_cp_scan"}));
 
