@@ -313,8 +313,9 @@ common options:
                        median and minimum are reported (default 50; 0: no
                        timing)
   --device N           CUDA device ordinal (default 0)
-  --probe              print the device's name, SM count and compute
-                       capability, then exit
+  --probe              print the device's name, SM count, compute
+                       capability, memory and peak DRAM bandwidth (which
+                       the gdn_prefill cost model reads), then exit
   -v, --verbose        kernel resources, JIT logs and reference timings
   -h, --help           this text
 
