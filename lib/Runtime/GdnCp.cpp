@@ -177,6 +177,13 @@ GdnCpEstimate gdnCpEstimate(const GdnCpShape &shape, int64_t segmentChunks,
   return e;
 }
 
+double gdnPeakDramGBs(int64_t memoryClockKHz, int64_t memoryBusBits) {
+  if (memoryClockKHz <= 0 || memoryBusBits <= 0)
+    return 0;
+  return 2.0 * static_cast<double>(memoryClockKHz) * 1e3 *
+         (static_cast<double>(memoryBusBits) / 8) / 1e9;
+}
+
 double gdnDramFloorUs(double bytes, double dramGBs) {
   if (!(dramGBs > 0) || !(bytes > 0))
     return 0;

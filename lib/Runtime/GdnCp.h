@@ -34,6 +34,14 @@ namespace gdn::run {
 /// SMs of an H200: the P of the segment size rule and of the cost model
 /// when the device is not known yet (gdn-run's host phase).
 constexpr int64_t kGdnDefaultSmCount = 132;
+/// An H200's memory clock (kHz) and bus width (bits), likewise for a
+/// device not known (planning only): 4.92 TB/s peak.
+constexpr int64_t kGdnDefaultMemoryClockKHz = 3201000;
+constexpr int64_t kGdnDefaultMemoryBusBits = 6144;
+/// Peak DRAM bandwidth, GB/s, from the driver's memory clock (kHz) and bus
+/// width (bits): two transfers a clock (H100 SXM 3.35 TB/s, H200 4.92); 0
+/// when either is unknown (0).
+double gdnPeakDramGBs(int64_t memoryClockKHz, int64_t memoryBusBits);
 
 /// The CP segments of a packed problem.
 struct GdnCpSegments {

@@ -518,11 +518,9 @@ gdn_status makePlan(gdn_runtime &rt, const gdn_problem &in,
   std::vector<const Manifest *> selected;
   // The path and variant from the kernels' 32-bit build when the problem
   // fits it, else from the 64-bit one (GdnPlan.h).
-  // The device's peak DRAM bandwidth, GB/s (two transfers per clock).
-  const double dramGBs =
-      2.0 * rt.memoryClockKHz * 1e3 * (rt.memoryBusBits / 8.0) / 1e9;
-  GDN_C_TRY(chooseGdnPathAndBuild(ofDtype, request, rt.smCount, p,
-                                  plan->choice, selected, dramGBs),
+  GDN_C_TRY(chooseGdnPathAndBuild(
+                ofDtype, request, rt.smCount, p, plan->choice, selected,
+                gdnPeakDramGBs(rt.memoryClockKHz, rt.memoryBusBits)),
             GDN_ERROR_INVALID_ARGUMENT);
   GDN_C_TRY(buildGdnSequence(selected, plan->sequence,
                              gdnQkL2NormFused(p, selected)),
@@ -889,8 +887,8 @@ gdn_status gdn_runtime_create(int device, const char *kernelDir,
     rt->ccMinor = 0;
     rt->smCount = static_cast<int>(kGdnDefaultSmCount);
     rt->maxSharedOptin = 232448;
-    rt->memoryClockKHz = 3201000; // 6144 bits: 4.92 TB/s peak
-    rt->memoryBusBits = 6144;
+    rt->memoryClockKHz = static_cast<int>(kGdnDefaultMemoryClockKHz);
+    rt->memoryBusBits = static_cast<int>(kGdnDefaultMemoryBusBits);
     rt->deviceName = "none (planning only)";
     gdn_status st = dir.empty() ? loadBundle(*rt) : loadDirectory(*rt, dir);
     if (st != GDN_SUCCESS)

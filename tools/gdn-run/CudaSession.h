@@ -13,6 +13,7 @@
 #define GDN_TOOLS_GDN_RUN_CUDASESSION_H
 
 #include "CudaDriver.h"
+#include "GdnCp.h"
 #include "KernelLaunch.h"
 #include "Manifest.h"
 
@@ -36,10 +37,10 @@ struct DeviceInfo {
   int driverVersion = 0;  ///< e.g. 13000
   int memoryClockKHz = 0; ///< peak memory clock
   int memoryBusBits = 0;  ///< global memory bus width
-  /// Peak DRAM bandwidth, GB/s: two transfers per memory clock over the
-  /// bus (H100 SXM 3.35 TB/s, H200 4.8); 0 when the driver reports none.
+  /// Peak DRAM bandwidth, GB/s (gdnPeakDramGBs); 0 when the driver
+  /// reports none.
   double dramGBs() const {
-    return 2.0 * memoryClockKHz * 1e3 * (memoryBusBits / 8.0) / 1e9;
+    return gdnPeakDramGBs(memoryClockKHz, memoryBusBits);
   }
 };
 

@@ -262,6 +262,14 @@ TEST(GdnCpTest, DramFloor) {
   EXPECT_EQ(gdnDramFloorUs(787e6, 0), 0.0);
   EXPECT_EQ(gdnDramFloorUs(787e6, -1), 0.0);
   EXPECT_EQ(gdnDramFloorUs(0, 3352), 0.0);
+  // The peak from the driver's attributes: an H100 SXM (2619 MHz, 5120
+  // bits), the planning default (an H200's), unknown.
+  EXPECT_NEAR(gdnPeakDramGBs(2619000, 5120), 3352.3, 0.1);
+  EXPECT_NEAR(gdnPeakDramGBs(kGdnDefaultMemoryClockKHz,
+                             kGdnDefaultMemoryBusBits),
+              4916.7, 0.1);
+  EXPECT_EQ(gdnPeakDramGBs(0, 5120), 0.0);
+  EXPECT_EQ(gdnPeakDramGBs(2619000, 0), 0.0);
 }
 
 TEST(GdnCpTest, SegmentCountWithinTheGridLimit) {
