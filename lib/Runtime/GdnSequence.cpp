@@ -664,16 +664,17 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
                   (a.param->name == "q_l2" || a.param->name == "k_l2");
     }
     if (!copies) {
-      for (size_t j = i + 1; j < seq.stages.size(); ++j)
+      // (Stages before it read q and k as given too: the same rule.)
+      for (size_t j = 0; j < seq.stages.size(); ++j)
         for (const GdnArg &a : seq.stages[j].args)
-          if (a.kind == GdnArg::Tensor &&
+          if (j != i && a.kind == GdnArg::Tensor &&
               (a.param->name == "q" || a.param->name == "k") &&
               !selfNormalizes(seq.stages[j]))
             return error(*seq.stages[j].manifest, a.param->line,
                          "stage '" + seq.stages[j].name + "' reads " +
-                             a.param->name + " after stage '" +
+                             a.param->name + ", which stage '" +
                              seq.stages[i].name +
-                             "' normalized it only for itself (no q_l2 / "
+                             "' normalizes only for itself (no q_l2 / "
                              "k_l2), and takes no scalar qk_l2norm");
       continue;
     }

@@ -397,10 +397,18 @@ TEST(GdnSequenceTest, SelfNormalizingStagesReadTheCallersQk) {
   Fixture f;
   Status s = f.build(
       {fwdManifest(qkScalar), cumsumManifest(), solveManifest(), fused}, true);
-  EXPECT_CONTAINS(s.message(), "stage 'solve' reads k after stage "
-                               "'qk_l2norm' normalized it only for itself "
+  EXPECT_CONTAINS(s.message(), "stage 'solve' reads k, which stage "
+                               "'qk_l2norm' normalizes only for itself "
                                "(no q_l2 / k_l2), and takes no scalar "
                                "qk_l2norm");
+  // A reader before the fusing stage reads the caller's k as well.
+  std::string late = fused;
+  late.replace(late.find("meta.order = 5"), 14, "meta.order = 25");
+  Fixture g;
+  s = g.build({fwdManifest(qkScalar), cumsumManifest(), solveManifest(), late},
+              true);
+  EXPECT_CONTAINS(s.message(), "stage 'solve' reads k, which stage "
+                               "'qk_l2norm' normalizes only for itself");
 }
 
 TEST(GdnSequenceTest, TypesFollowTheManifests) {
