@@ -36,19 +36,20 @@
 # state's relative L2 error per form and scale (mean over the seeds).
 #===----------------------------------------------------------------------===#
 import argparse
+import importlib.util
+import os
 
 import numpy as np
 
-
-def rounder(dtype):
-    if dtype == "f16":
-        return lambda x: np.asarray(x).astype(np.float16).astype(np.float64)
-
-    def bf16(x):
-        b = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
-        b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
-        return b.astype(np.uint32).view(np.float32).astype(np.float64)
-    return bf16
+# The 16-bit roundings (f16, bf16 round-to-nearest-even) of
+# chunk-rounding-study.py, beside this file.
+_spec = importlib.util.spec_from_file_location(
+    "chunk_rounding_study",
+    os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                 "chunk-rounding-study.py"))
+_crs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_crs)
+rounder = _crs.rounder
 
 
 def f32(x):
