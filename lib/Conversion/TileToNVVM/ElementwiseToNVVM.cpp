@@ -255,9 +255,23 @@ struct ReduceLowering : TilePattern<ReduceOp> {
   LogicalResult
   matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    auto dstT = cast<BufferType>(op.getDest().getType());
+    if (dstT.isShared()) {
+      // Each lane group's first lane stores its rows into the destination.
+      if (failed(requireLayouts(op, {op.getSource()})))
+        return failure();
+      std::optional<int64_t> lanes = ReduceOp::getInWarpLanes(
+          cast<BufferType>(op.getSource().getType()), op.getDim());
+      if (!lanes || numThreadsOf(op) % 32 != 0)
+        return op.emitOpError("a reduction into shared memory needs each "
+                              "row held by an aligned lane group of one "
+                              "warp");
+      lowerInWarp(op, adaptor, rewriter, *lanes);
+      rewriter.eraseOp(op);
+      return success();
+    }
     if (failed(requireLayouts(op, {op.getSource(), op.getDest()})))
       return failure();
-    auto dstT = cast<BufferType>(op.getDest().getType());
     if (!op.getScratch()) {
       // One row on one lane group: every lane of the group ends the
       // butterfly with the result and thread 0, the destination's owner, is
@@ -296,7 +310,8 @@ private:
   /// Rows of `lanes` lanes: vectors in order, a butterfly, one store per
   /// row, the barrier, the destination's loads. Without a scratch (a single
   /// row, held by lanes 0 .. lanes - 1): the butterfly's result goes
-  /// straight into the destination's one register, no barrier.
+  /// straight into the destination's one register, no barrier. Into a
+  /// shared destination: the row stores go there, and nothing follows.
   static void lowerInWarp(ReduceOp op, OpAdaptor adaptor,
                           ConversionPatternRewriter &rewriter,
                           int64_t lanes) {
@@ -336,12 +351,16 @@ private:
         partial = combine(op, rewriter, partial, other);
       }
     }
-    if (!op.getScratch()) {
+    bool intoShared = dstT.isShared();
+    if (!intoShared && !op.getScratch()) {
       // A single row (see matchAndRewrite): straight into the destination.
       dst.store(ix, 0, partials.front());
       return;
     }
-    auto scratchT = cast<BufferType>(op.getScratch().getType());
+    if (intoShared)
+      scratch = adaptor.getDest();
+    auto scratchT = cast<BufferType>(
+        intoShared ? dstT : op.getScratch().getType());
     emitGuarded(rewriter, loc, leader, [&](OpBuilder &) {
       for (auto [run, partial] : llvm::zip(runs, partials))
         emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {
@@ -351,6 +370,8 @@ private:
           b.create<LLVM::StoreOp>(loc, partial, ptr);
         });
     });
+    if (intoShared)
+      return;
     createComputeBarrier(rewriter, loc, op);
     for (Run &run : fragmentRuns(ix, dstT, numThreads, tid))
       emitGuarded(rewriter, loc, run.guard, [&](OpBuilder &b) {

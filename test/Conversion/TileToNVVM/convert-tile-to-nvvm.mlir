@@ -1880,6 +1880,29 @@ func.func @reduce_in_warp() attributes {tile.kernel, tile.num_warps = 2 : i64, t
 
 // -----
 
+// Into shared memory: the in-warp reduction's butterfly (8 lanes of 4:
+// xor 1, 2, 4), then the group's first lane stores the row's sum straight
+// into the destination; no barrier and no load back (the destination's
+// readers are ordered by tile-insert-barriers).
+// CHECK-LABEL: llvm.func @reduce_into_shared
+// CHECK-NOT:     nvvm.barrier0
+// CHECK-COUNT-3: nvvm.shfl.sync  bfly
+// CHECK-NOT:     nvvm.shfl.sync
+// CHECK:         %[[OFF:.*]] = llvm.mul %{{.*}}, %{{.*}} overflow<nsw> : i64
+// CHECK-NEXT:    %[[PTR:.*]] = llvm.getelementptr %{{.*}}[%[[OFF]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:    llvm.store %{{.*}}, %[[PTR]] : f32, !llvm.ptr<3>
+// CHECK-NOT:     llvm.load
+// CHECK-NOT:     nvvm.barrier0
+// CHECK:         llvm.return
+func.func @reduce_into_shared() attributes {tile.kernel, tile.num_warps = 2 : i64, tile.shared_memory_bytes = 16 : i64} {
+  %src = tile.alloc : !tile.buffer<4x32xf32, fragment, #tile.blocked<vector = 4>>
+  %d = tile.alloc {offset = 0 : i64} : !tile.buffer<4xf32, shared>
+  tile.reduce add %src, %d {dim = 1 : i64} : !tile.buffer<4x32xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<4xf32, shared>
+  return
+}
+
+// -----
+
 // A single row without a scratch: 16 lanes of 4, the butterfly (m = 1, 2,
 // 4, 8), the result straight into the destination's register; no shared
 // memory, no barrier.

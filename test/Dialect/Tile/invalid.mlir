@@ -543,7 +543,7 @@ func.func @map_yield_type(%a: !tile.buffer<64xf32, fragment>) {
 // -----
 
 func.func @reduce_rank(%a: !tile.buffer<64xf32, fragment>, %b: !tile.buffer<64xf32, fragment>) {
-  // expected-error @below {{reduces a 2-D fragment into a 1-D fragment}}
+  // expected-error @below {{reduces a 2-D fragment into a 1-D buffer}}
   tile.reduce add %a, %b {dim = 1 : i64} : !tile.buffer<64xf32, fragment> -> !tile.buffer<64xf32, fragment>
   return
 }
@@ -575,8 +575,42 @@ func.func @reduce_type(%a: !tile.buffer<64x32xf16, fragment>, %b: !tile.buffer<6
 // -----
 
 func.func @reduce_space(%a: !tile.buffer<64x32xf32, shared>, %b: !tile.buffer<64xf32, fragment>) {
-  // expected-error @below {{source and destination must be fragments}}
+  // expected-error @below {{the source must be a fragment and the destination a fragment or a shared buffer}}
   tile.reduce add %a, %b {dim = 1 : i64} : !tile.buffer<64x32xf32, shared> -> !tile.buffer<64xf32, fragment>
+  return
+}
+
+// -----
+
+func.func @reduce_global_dest(%a: !tile.buffer<64x32xf32, fragment>, %b: !tile.buffer<64xf32, global>) {
+  // expected-error @below {{the source must be a fragment and the destination a fragment or a shared buffer}}
+  tile.reduce add %a, %b {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<64xf32, global>
+  return
+}
+
+// -----
+
+// Into shared memory: rows only (one lane group's leader stores a row).
+func.func @reduce_shared_dest_cols(%a: !tile.buffer<64x32xf32, fragment>, %b: !tile.buffer<32xf32, shared>) {
+  // expected-error @below {{a shared destination is for row reductions (dim = 1)}}
+  tile.reduce add %a, %b {dim = 0 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<32xf32, shared>
+  return
+}
+
+// -----
+
+func.func @reduce_shared_dest_scratch(%a: !tile.buffer<64x32xf32, fragment>, %b: !tile.buffer<64xf32, shared>, %s: !tile.buffer<64xf32, shared>) {
+  // expected-error @below {{a reduction into shared memory takes no scratch}}
+  tile.reduce add %a, %b scratch(%s : !tile.buffer<64xf32, shared>) {dim = 1 : i64} : !tile.buffer<64x32xf32, fragment> -> !tile.buffer<64xf32, shared>
+  return
+}
+
+// -----
+
+// Rows of 64 vectors span two warps: no lane group can store a row.
+func.func @reduce_shared_dest_wide(%a: !tile.buffer<16x256xf32, fragment, #tile.blocked<vector = 4>>, %b: !tile.buffer<16xf32, shared>) {
+  // expected-error @below {{a shared destination needs a row reduction whose rows are each held by an aligned lane group of one warp}}
+  tile.reduce add %a, %b {dim = 1 : i64} : !tile.buffer<16x256xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<16xf32, shared>
   return
 }
 

@@ -198,3 +198,15 @@ func.func @any(%f: !tile.buffer<64x64xf32, fragment>, %t: f32) -> i1 {
   }
   return %r : i1
 }
+
+// -----
+
+// A row reduction straight into shared memory (no scratch).
+// CHECK-LABEL: func.func @reduce_into_shared
+// CHECK: tile.reduce add %{{.*}}, %{{.*}} {dim = 1 : i64} : !tile.buffer<16x128xf32, fragment> -> !tile.buffer<16xf32, shared>
+func.func @reduce_into_shared() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %x = tile.alloc : !tile.buffer<16x128xf32, fragment>
+  %d = tile.alloc : !tile.buffer<16xf32, shared>
+  tile.reduce add %x, %d {dim = 1 : i64} : !tile.buffer<16x128xf32, fragment> -> !tile.buffer<16xf32, shared>
+  return
+}

@@ -611,22 +611,42 @@ std::optional<int64_t> ReduceOp::getInWarpLanes(BufferType source,
 bool ReduceOp::isScratchFree() {
   auto src = cast<BufferType>(getSource().getType());
   auto dst = cast<BufferType>(getDest().getType());
+  if (dst.isShared())
+    return true;
   return dst.getShape()[0] == 1 && getInWarpLanes(src, getDim());
 }
 
 LogicalResult ReduceOp::verify() {
   auto src = cast<BufferType>(getSource().getType());
   auto dst = cast<BufferType>(getDest().getType());
-  if (!src.isFragment() || !dst.isFragment())
-    return emitOpError("source and destination must be fragments");
+  if (!src.isFragment() || !(dst.isFragment() || dst.isShared()))
+    return emitOpError("the source must be a fragment and the destination "
+                       "a fragment or a shared buffer");
   if (src.getRank() != 2 || dst.getRank() != 1)
-    return emitOpError("reduces a 2-D fragment into a 1-D fragment");
+    return emitOpError("reduces a 2-D fragment into a 1-D buffer");
   int64_t kept = src.getShape()[1 - getDim()];
   if (dst.getShape()[0] != kept)
     return emitOpError("destination must have ")
            << kept << " elements, got " << dst.getShape()[0];
   if (!src.getElementType().isF32() || !dst.getElementType().isF32())
     return emitOpError("reductions are on f32 fragments");
+  if (dst.isShared()) {
+    // The in-warp lowering's leaders store the rows straight into it.
+    if (getDim() != 1)
+      return emitOpError("a shared destination is for row reductions "
+                         "(dim = 1)");
+    if (dst.getLayout())
+      return emitOpError("a shared destination must be row-major (no "
+                         "layout)");
+    if (getScratch())
+      return emitOpError("a reduction into shared memory takes no scratch");
+    if (src.getLayout() && !getInWarpLanes(src, getDim()))
+      return emitOpError("a shared destination needs a row reduction whose "
+                         "rows are each held by an aligned lane group of "
+                         "one warp (a blocked layout with row length / "
+                         "vector dividing 32)");
+    return success();
+  }
   if (Value scratch = getScratch()) {
     auto st = cast<BufferType>(scratch.getType());
     if (st.getRank() == 1) {

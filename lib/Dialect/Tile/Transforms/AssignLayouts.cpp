@@ -603,11 +603,26 @@ void AssignLayoutsPass::runOnOperation() {
   // costs less than the padding's shared memory and addressing (a kernel
   // with 6 blocks per SM at its limit, such as the GDN prep, would lose one
   // to 16 more bytes per row).
+  bool badReduce = false;
   func.walk([&](ReduceOp reduce) {
     if (reduce.getScratch())
       return;
     auto src = cast<BufferType>(reduce.getSource().getType());
     OpBuilder b(reduce);
+    if (cast<BufferType>(reduce.getDest().getType()).isShared()) {
+      // Straight into shared memory: only the in-warp lowering can.
+      if (!ReduceOp::getInWarpLanes(src, reduce.getDim())) {
+        reduce.emitOpError("reduces into shared memory, but its source's "
+                           "layout ")
+            << src.getLayout()
+            << " spreads a row over more than one warp (row length / "
+               "vector must divide 32)";
+        badReduce = true;
+        return;
+      }
+      ++numInWarpReductions;
+      return;
+    }
     if (ReduceOp::getInWarpLanes(src, reduce.getDim())) {
       auto dst = cast<BufferType>(reduce.getDest().getType());
       // A single row needs none (ReduceOp::isScratchFree).
@@ -631,6 +646,8 @@ void AssignLayoutsPass::runOnOperation() {
     Value scratch = b.create<AllocOp>(reduce.getLoc(), scratchType, nullptr);
     reduce.getScratchMutable().assign(scratch);
   });
+  if (badReduce)
+    signalPassFailure();
 }
 
 } // namespace

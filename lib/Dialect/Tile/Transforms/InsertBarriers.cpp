@@ -12,6 +12,7 @@
 #include "RingUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
 namespace mlir::gdn::tile {
@@ -96,7 +97,28 @@ std::optional<Range> rangeOf(Value v, const OrderedAllocs &mbarrierOrdered) {
   std::optional<int64_t> end = size ? checkedAdd(begin, *size) : size;
   if (begin < 0 || !end) // not a plan tile-plan-shared-memory makes
     return everything;
-  return Range{begin, *end};
+  // A chain of slices at constant indices of row-major buffers is the one
+  // sub-range it addresses (slice i of [n, ...] starts i rows in); any
+  // other slice may be any of its source's.
+  int64_t sub = 0, subSize = -1;
+  Value cur = v;
+  while (auto slice = cur.getDefiningOp<SliceOp>()) {
+    cur = slice.getSource();
+    auto src = cast<BufferType>(slice.getSource().getType());
+    auto res = cast<BufferType>(slice.getResult().getType());
+    std::optional<int64_t> rowBytes =
+        checkedSizeInBytes(res.getShape(), res.getElementBytes());
+    IntegerAttr idx;
+    if (src.getLayout() || res.getLayout() || !rowBytes ||
+        !matchPattern(slice.getIndex(), m_Constant(&idx)))
+      return Range{begin, *end};
+    if (subSize < 0)
+      subSize = *rowBytes;
+    sub += idx.getInt() * *rowBytes;
+  }
+  if (subSize < 0 || sub < 0 || begin + sub + subSize > *end)
+    return Range{begin, *end};
+  return Range{begin + sub, begin + sub + subSize};
 }
 
 struct InsertBarriersPass

@@ -261,6 +261,36 @@ func.func @reduce_in_warp() attributes {tile.kernel, tile.num_warps = 4 : i64} {
 
 // -----
 
+// A row reduction into shared memory takes no scratch: its source gets the
+// blocked layout (rows of 128 f32: 32 lanes of 4), and nothing is
+// allocated for it.
+
+// CHECK-LABEL: func.func @reduce_into_shared
+// CHECK:      %[[X:.*]] = tile.alloc : !tile.buffer<16x128xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK-NEXT: %[[D:.*]] = tile.alloc : !tile.buffer<16xf32, shared>{{$}}
+// CHECK-NEXT: tile.reduce add %[[X]], %[[D]] {dim = 1 : i64} : !tile.buffer<16x128xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<16xf32, shared>
+// CHECK-NEXT: return
+func.func @reduce_into_shared() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %x = tile.alloc : !tile.buffer<16x128xf32, fragment>
+  %d = tile.alloc : !tile.buffer<16xf32, shared>
+  tile.reduce add %x, %d {dim = 1 : i64} : !tile.buffer<16x128xf32, fragment> -> !tile.buffer<16xf32, shared>
+  return
+}
+
+// -----
+
+// Rows of 256 f32 in vectors of 4 span two warps: no lane group can store
+// a row into shared memory.
+func.func @reduce_into_shared_wide() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %x = tile.alloc : !tile.buffer<16x256xf32, fragment>
+  %d = tile.alloc : !tile.buffer<16xf32, shared>
+  // expected-error @below {{reduces into shared memory, but its source's layout #tile.blocked<vector = 4> spreads a row over more than one warp}}
+  tile.reduce add %x, %d {dim = 1 : i64} : !tile.buffer<16x256xf32, fragment> -> !tile.buffer<16xf32, shared>
+  return
+}
+
+// -----
+
 // Layouts that are already set are kept.
 
 // CHECK-LABEL: func.func @keeps_existing

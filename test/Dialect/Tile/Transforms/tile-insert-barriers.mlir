@@ -182,3 +182,46 @@ func.func @any_is_a_barrier() attributes {tile.kernel, tile.num_warps = 4 : i64}
   }
   return
 }
+
+// -----
+
+// Row reductions into shared memory are plain shared writes (their
+// lowering has no barrier): two of them into two slices (constant indices:
+// disjoint byte ranges) of one buffer, then a map that reads both, take
+// one barrier, in front of the reader.
+// A fragment destination's reduction is a barrier of its own instead (its
+// lowering ends with one): nothing in front of the copy after it, which
+// overwrites what the map read.
+// CHECK-LABEL: func.func @reduce_into_shared
+// CHECK:      tile.reduce add %{{.*}}, %[[D0:.*]] {dim = 1 : i64} : {{.*}} -> !tile.buffer<16xf32, shared>
+// CHECK-NEXT: tile.reduce add %{{.*}}, %[[D1:.*]] {dim = 1 : i64} : {{.*}} -> !tile.buffer<16xf32, shared>
+// CHECK-NEXT: tile.alloc
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.map
+// CHECK:      tile.reduce add %{{.*}}, %{{.*}} scratch
+// CHECK-NEXT: tile.copy
+// CHECK-NOT:  tile.barrier
+// CHECK:      return
+func.func @reduce_into_shared() attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %x = tile.alloc : !tile.buffer<16x128xf32, fragment, #tile.blocked<vector = 4>>
+  %s = tile.alloc : !tile.buffer<2x16xf32, shared>
+  %d0 = tile.slice %s[%c0] : !tile.buffer<2x16xf32, shared> -> !tile.buffer<16xf32, shared>
+  %d1 = tile.slice %s[%c1] : !tile.buffer<2x16xf32, shared> -> !tile.buffer<16xf32, shared>
+  tile.reduce add %x, %d0 {dim = 1 : i64} : !tile.buffer<16x128xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<16xf32, shared>
+  tile.reduce add %x, %d1 {dim = 1 : i64} : !tile.buffer<16x128xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<16xf32, shared>
+  %r = tile.alloc : !tile.buffer<16xf32, fragment, #tile.blocked<vector = 1>>
+  tile.map indexed outs(%r : !tile.buffer<16xf32, fragment, #tile.blocked<vector = 1>>) {
+  ^bb0(%i: index):
+    %a = tile.load %s[%c0, %i] : !tile.buffer<2x16xf32, shared>
+    %b = tile.load %s[%c1, %i] : !tile.buffer<2x16xf32, shared>
+    %ab = arith.addf %a, %b : f32
+    tile.yield %ab : f32
+  }
+  %sc = tile.alloc : !tile.buffer<16xf32, shared>
+  %rf = tile.alloc : !tile.buffer<16xf32, fragment, #tile.blocked<vector = 1>>
+  tile.reduce add %x, %rf scratch(%sc : !tile.buffer<16xf32, shared>) {dim = 1 : i64} : !tile.buffer<16x128xf32, fragment, #tile.blocked<vector = 4>> -> !tile.buffer<16xf32, fragment, #tile.blocked<vector = 1>>
+  tile.copy %rf to %d0 : !tile.buffer<16xf32, fragment, #tile.blocked<vector = 1>> to !tile.buffer<16xf32, shared>
+  return
+}

@@ -851,9 +851,18 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
       distinct banks): every thread writes its registers, then each
       destination element is combined serially in index order.
 
+    The destination may instead be a row-major f32 shared buffer `[M]`
+    (for a row reduction whose rows are each held by one lane group, as
+    above): the lane group's first lane stores each row's result straight
+    into it, and the reduction takes no scratch and no barrier of its
+    own. Its readers are ordered like those of any shared write
+    (tile-insert-barriers): several such reductions followed by their
+    readers cost one barrier, where fragment destinations cost two each.
+
     Example:
     ```mlir
     tile.reduce add %p, %rowsum {dim = 1} : !tile.buffer<64x64xf32, fragment> -> !tile.buffer<64xf32, fragment>
+    tile.reduce add %q, %sRows {dim = 1} : !tile.buffer<64x128xf32, fragment> -> !tile.buffer<64xf32, shared>
     ```
   }];
   let arguments = (ins Tile_ReduceKindAttr:$kind,
@@ -872,9 +881,10 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
     /// in-warp lowering applies.
     static std::optional<int64_t> getInWarpLanes(BufferType source,
                                                  int64_t dim);
-    /// Whether this reduction needs no scratch: a single row (`[1, N]` into
-    /// `[1]`) held by one lane group (getInWarpLanes), whose butterfly
-    /// leaves the result on thread 0, the destination's owner.
+    /// Whether this reduction needs no scratch: a shared destination, or a
+    /// single row (`[1, N]` into `[1]`) held by one lane group
+    /// (getInWarpLanes), whose butterfly leaves the result on thread 0, the
+    /// destination's owner.
     bool isScratchFree();
   }];
   let hasVerifier = 1;
