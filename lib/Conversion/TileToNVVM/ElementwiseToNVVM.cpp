@@ -256,23 +256,15 @@ struct ReduceLowering : TilePattern<ReduceOp> {
   matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto dstT = cast<BufferType>(op.getDest().getType());
-    if (dstT.isShared()) {
-      // Each lane group's first lane stores its rows into the destination.
-      if (failed(requireLayouts(op, {op.getSource()})))
-        return failure();
-      std::optional<int64_t> lanes = ReduceOp::getInWarpLanes(
-          cast<BufferType>(op.getSource().getType()), op.getDim());
-      if (!lanes || numThreadsOf(op) % 32 != 0)
-        return op.emitOpError("a reduction into shared memory needs each "
-                              "row held by an aligned lane group of one "
-                              "warp");
-      lowerInWarp(op, adaptor, rewriter, *lanes);
-      rewriter.eraseOp(op);
-      return success();
-    }
-    if (failed(requireLayouts(op, {op.getSource(), op.getDest()})))
+    // A shared destination (no layout) takes the in-warp lowering's row
+    // stores itself.
+    bool intoShared = dstT.isShared();
+    SmallVector<Value, 2> fragments{op.getSource()};
+    if (!intoShared)
+      fragments.push_back(op.getDest());
+    if (failed(requireLayouts(op, fragments)))
       return failure();
-    if (!op.getScratch()) {
+    if (!intoShared && !op.getScratch()) {
       // One row on one lane group: every lane of the group ends the
       // butterfly with the result and thread 0, the destination's owner, is
       // one of them.
@@ -286,14 +278,15 @@ struct ReduceLowering : TilePattern<ReduceOp> {
       rewriter.eraseOp(op);
       return success();
     }
-    auto scratchT = cast<BufferType>(op.getScratch().getType());
-    if (scratchT.getShape() == dstT.getShape()) {
+    if (intoShared || cast<BufferType>(op.getScratch().getType())
+                              .getShape() == dstT.getShape()) {
       std::optional<int64_t> lanes = ReduceOp::getInWarpLanes(
           cast<BufferType>(op.getSource().getType()), op.getDim());
       if (!lanes || numThreadsOf(op) % 32 != 0)
-        return op.emitOpError("an in-warp reduction (scratch of the "
-                              "destination's shape) needs each row held by "
-                              "an aligned lane group of one warp");
+        return op.emitOpError("an in-warp reduction (into shared memory or "
+                              "with a scratch of the destination's shape) "
+                              "needs each row held by an aligned lane group "
+                              "of one warp");
       lowerInWarp(op, adaptor, rewriter, *lanes);
     } else {
       lowerSerial(op, adaptor, rewriter);

@@ -630,22 +630,26 @@ LogicalResult ReduceOp::verify() {
            << kept << " elements, got " << dst.getShape()[0];
   if (!src.getElementType().isF32() || !dst.getElementType().isF32())
     return emitOpError("reductions are on f32 fragments");
+  // What the in-warp lowering needs of the reduction that `what` (its
+  // shared destination, or its scratch of the destination's shape) is for.
+  auto verifyInWarpRows = [&](StringRef what) -> LogicalResult {
+    if (getDim() != 1)
+      return emitOpError(what) << " is for row reductions (dim = 1)";
+    if (src.getLayout() && !getInWarpLanes(src, getDim()))
+      return emitOpError(what)
+             << " needs a row reduction whose rows are each held by an "
+                "aligned lane group of one warp (a blocked layout with row "
+                "length / vector dividing 32)";
+    return success();
+  };
   if (dst.isShared()) {
     // The in-warp lowering's leaders store the rows straight into it.
-    if (getDim() != 1)
-      return emitOpError("a shared destination is for row reductions "
-                         "(dim = 1)");
     if (dst.getLayout())
       return emitOpError("a shared destination must be row-major (no "
                          "layout)");
     if (getScratch())
       return emitOpError("a reduction into shared memory takes no scratch");
-    if (src.getLayout() && !getInWarpLanes(src, getDim()))
-      return emitOpError("a shared destination needs a row reduction whose "
-                         "rows are each held by an aligned lane group of "
-                         "one warp (a blocked layout with row length / "
-                         "vector dividing 32)");
-    return success();
+    return verifyInWarpRows("a shared destination");
   }
   if (Value scratch = getScratch()) {
     auto st = cast<BufferType>(scratch.getType());
@@ -657,15 +661,7 @@ LogicalResult ReduceOp::verify() {
                            "row-major f32 shared buffer of the "
                            "destination's shape ")
                << shapeStr(dst.getShape());
-      if (getDim() != 1)
-        return emitOpError("a scratch of the destination's shape is for "
-                           "row reductions (dim = 1)");
-      if (src.getLayout() && !getInWarpLanes(src, getDim()))
-        return emitOpError("a scratch of the destination's shape needs a "
-                           "row reduction whose rows are each held by an "
-                           "aligned lane group of one warp (a blocked "
-                           "layout with row length / vector dividing 32)");
-      return success();
+      return verifyInWarpRows("a scratch of the destination's shape");
     }
     // Row-major, its rows maybe padded (#tile.padded): the lowering
     // addresses it element by element.
