@@ -615,7 +615,8 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
   // later stage reads instead: qk_l2norm q and k into q_l2 and k_l2,
   // gate_beta g and beta into g_act and beta_act.
   // A stage with meta.fuses = qk_l2norm does the same for q and k when the
-  // problem asks for it (qkL2NormFused), in place of the meta.when stage.
+  // problem asks for it (qkL2NormFused), in place of the meta.when stage,
+  // or (declaring no q_l2 / k_l2) normalizes only for itself.
   for (size_t i = 0; i < seq.stages.size(); ++i) {
     const Manifest &m = *seq.stages[i].manifest;
     const MetaEntry *when = m.findMeta("when");

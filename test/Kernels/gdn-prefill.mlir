@@ -194,8 +194,8 @@
 // PREP: meta.ws_alike = HV*cdiv(B*T,4)*4
 // The prep of the block_v 128 forward, which forms P itself: no scale, no
 // P workspace, less shared memory (no Q tile). With the problem's L2 norm
-// (meta.fuses = qk_l2norm, the scalar qk_l2norm) it normalizes its own K
-// tile and writes no normalized copies (the value-major kernels after it
+// (meta.fuses = qk_l2norm, the scalar qk_l2norm) it scales its Gram by the
+// keys' factors and writes no normalized copies (the value-major kernels after it
 // normalize what they read themselves): no q_l2 / k_l2 workspaces.
 // PREPK: kernel = gdn_chunk_prep_k_f16
 // PREPK: shared_bytes = 28804

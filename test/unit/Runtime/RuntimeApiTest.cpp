@@ -172,7 +172,7 @@ TEST_F(RuntimeApiTest, DirectPathForm) {
 
 // use_qk_l2norm adds the optional first stage (meta.when = qk_l2norm) and
 // its two [B, T, H, 128] 16-bit workspaces to the block_v 16 variant; in
-// the block_v 128 variant the prep normalizes its own K tile (meta.fuses)
+// the block_v 128 variant the prep normalizes its own Gram (meta.fuses)
 // and the kernels after it apply the norm to what they read (the scalar
 // qk_l2norm), so it keeps its kernel count and needs no workspace more.
 // Part of the plan's key.
