@@ -156,7 +156,7 @@ Status GdnDriver::prepare(const std::vector<const Manifest *> &manifests,
                  "N(0,1) and normalized by the kernels)");
   if (options.gateInKernel && options.has("--family") &&
       !(family_ == GdnFamily::Weak || family_ == GdnFamily::Beta0 ||
-        family_ == GdnFamily::Beta1))
+        family_ == GdnFamily::Beta1 || family_ == GdnFamily::ZeroKey))
     return usage("--family " + options.family + " sets the decay g, which "
                  "--gate-in-kernel computes (from a raw N(0,1) gate, a_log "
                  "and dt_bias)");

@@ -38,6 +38,7 @@ const struct {
     {GdnFamily::Mixed, "mixed"},       {GdnFamily::Beta0, "beta0"},
     {GdnFamily::Beta1, "beta1"},       {GdnFamily::Unnorm, "unnorm"},
     {GdnFamily::BigKey, "bigkey"},     {GdnFamily::Collinear, "collinear"},
+    {GdnFamily::ZeroKey, "zerokey"},
 };
 
 /// Random streams of the tensors (see deriveSeed).
@@ -263,10 +264,21 @@ void generateGdnInputs(const GdnProblem &p, GdnFamily family, uint64_t seed,
   if (family == GdnFamily::BigKey)
     for (double &x : k)
       x *= std::sqrt(2.2);
+  const bool zeroKey = family == GdnFamily::ZeroKey;
+  if (zeroKey) {
+    // Rows are [B, T, H, DK] in the generation layout: token t of a row
+    // is (row / H) mod T.
+    const size_t dk = static_cast<size_t>(p.DK), h = static_cast<size_t>(p.H);
+    const size_t t = static_cast<size_t>(p.T);
+    for (size_t row = 0; row < nqk / dk; ++row)
+      if ((row / h) % t % 16 == 5)
+        std::fill_n(k.begin() + row * dk, dk, 0.0);
+  }
   encodeHostArray(p.dtype, std::move(k), keepValues, out.k);
 
-  encodeHostArray(p.dtype, normal(nv, 1.0, deriveSeed(seed, kV)), keepValues,
-                  out.v);
+  encodeHostArray(p.dtype,
+                  normal(nv, zeroKey ? 100.0 : 1.0, deriveSeed(seed, kV)),
+                  keepValues, out.v);
   // With p.gateInKernel the kernels compute g from a raw gate z ~ N(0,1)
   // and per value head a_log = log(U(1, 16)), dt_bias ~ U(-2, 1) (decays
   // from ~e^-0.1 to ~e^-50 per token: weak to strong heads).

@@ -41,9 +41,14 @@ namespace gdn::run {
 ///             alternating differences, so o = P V_new telescopes and
 ///             16-bit roundings add up; a 16-bit product-form inverse
 ///             overflows; docs/perf-notes.md v54 items 3-4)
+///   zerokey   the key rows of every 16th token (t mod 16 = 5) all zero
+///             (padding-like tokens: no state update, and with the q/k L2
+///             norm a factor 1 / sqrt(0 + 1e-6) = 1000 on a zero row),
+///             v = 100 N(0,1): a 16-bit product of v with that factor
+///             overflows f16 (|v| > 65.5), so a kernel must not form it
 /// The random initial state (--h0) is N(0,1) in fp32.
 enum class GdnFamily { Weak, NoDecay, Strong, FqStrong, Mixed, Beta0, Beta1,
-                       Unnorm, BigKey, Collinear };
+                       Unnorm, BigKey, Collinear, ZeroKey };
 
 /// The --family spelling of `family`.
 const char *gdnFamilyName(GdnFamily family);

@@ -354,6 +354,9 @@ by name, meta.stage/order/grid/ws_X - is described in GdnSequence.h):
                          collinear k = u_h + 0.05 N(0,1) normalized, one
                                    direction u_h per key head; beta = 1,
                                    g = 0
+                         zerokey   the keys of every 16th token zero,
+                                   v = 100 N(0,1) (with --qk-l2norm a
+                                   zero row's factor is 1000)
   --scale X            output scale (default DK^-1/2), passed as f32
   --h0                 random N(0,1) fp32 initial state
   --qk-l2norm          q and k are L2-normalized over the head dim by the

@@ -196,7 +196,7 @@ TEST(GdnInputsTest, Transposition) {
 TEST(GdnInputsTest, FamiliesAndNames) {
   for (const char *name : {"weak", "nodecay", "strong", "fqstrong", "mixed",
                            "beta0", "beta1", "unnorm", "bigkey",
-                           "collinear"}) {
+                           "collinear", "zerokey"}) {
     GdnFamily f;
     ASSERT_TRUE(parseGdnFamily(name, f)) << name;
     EXPECT_STREQ(gdnFamilyName(f), name);
@@ -305,6 +305,31 @@ TEST(GdnInputsTest, GeneratedInputs) {
     EXPECT_GT(dot(r, (r + 22) % rows), 0.99);        // the same head
     EXPECT_LT(std::fabs(dot(r, r ^ 1)), 0.5);        // the other head
   }
+
+  // zerokey: every head's key row of tokens t mod 16 = 5 (of each sequence:
+  // T = 70, so t = 5, 21, 37, 53, 69) is zero, the others unit; v = 100
+  // N(0,1); q, g and beta as weak's.
+  GdnInputs zk = gen(GdnFamily::ZeroKey, 7);
+  EXPECT_EQ(zk.q.bytes, a.q.bytes);
+  EXPECT_EQ(zk.g.bytes, a.g.bytes);
+  EXPECT_EQ(zk.beta.bytes, a.beta.bytes);
+  int64_t zeroRows = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    double norm = 0;
+    for (int d = 0; d < 128; ++d)
+      norm += zk.k.values[r * 128 + d] * zk.k.values[r * 128 + d];
+    const bool zero = (r / p.H) % p.T % 16 == 5;
+    zeroRows += zero;
+    if (zero)
+      EXPECT_EQ(norm, 0.0) << r;
+    else
+      EXPECT_NEAR(norm, 1.0, 2e-3) << r;
+  }
+  EXPECT_EQ(zeroRows, p.B * 5 * p.H);
+  double vv = 0;
+  for (double x : zk.v.values)
+    vv += x * x;
+  EXPECT_NEAR(std::sqrt(vv / zk.v.count), 100.0, 5.0);
 
   // bf16 and f32 beta formats; without keepValues only bytes remain.
   p.dtype = DType::BF16;
@@ -703,7 +728,7 @@ TEST(GdnDriverTest, PrepareRejections) {
   EXPECT_CONTAINS(prepareError({"--family", "lukewarm"}),
                   "--family: unknown input family 'lukewarm' (known: weak, "
                   "nodecay, strong, fqstrong, mixed, beta0, beta1, unnorm, bigkey, "
-                  "collinear)");
+                  "collinear, zerokey)");
   EXPECT_CONTAINS(prepareError({"--check", "sample"}),
                   "--check sample is not supported by gdn_prefill");
   EXPECT_CONTAINS(prepareError({"--HV", "24"}),
