@@ -471,13 +471,15 @@
 // fma (fastmath<contract>), 32 per consumer thread and step, the chunk's
 // three shifted exponent vectors are fma (gamma log2e +- the q/k norm's
 // log2 factor), and P's and V''s exponents subtract two of them (16 + 16
-// per thread); with the q/k norm's branch, 44 fma and 36 subtractions.
+// per thread); with the q/k norm's branch, 44 fma and 36 subtractions,
+// and 16 more subtractions in the norm's overflow branch (V' r_k formed
+// again to round it 2^-10, only after a vote found a non-finite one).
 // PTXGATE-LABEL: .entry gdn_chunk_fwd_vm128_f16
 // PTXGATE-COUNT-44: fma.rn.f32
 // PTXGATE-NOT: fma.rn.f32
 // PTXGATE-LABEL: .entry gdn_chunk_fwd_vm128_ref_f16
 // PTXNOSUB-LABEL: .entry gdn_chunk_fwd_vm128_f16
-// PTXNOSUB-COUNT-36: sub.rn.f32
+// PTXNOSUB-COUNT-52: sub.rn.f32
 // PTXNOSUB-NOT: sub.rn.f32
 // PTXNOSUB-LABEL: .entry gdn_chunk_fwd_vm128_ref_f16
 
