@@ -62,7 +62,7 @@ FLAGS_LOOP = "@gdn_chunk_loop_vm_flags_@DT@"
 WINDOW = "  func.func private @gdn_cp_window("
 FLAGS_WINDOW = "@gdn_cp_window_flags"
 LOOP_TYPES = ("index, index, index, index, index, index, index, index, f32, f32, "
-              "i1, i1) -> ()")
+              "i1, i1, i1) -> ()")
 # The kernels' bodies (each kernel, plain or refined, calls its body with
 # %refine; docs/gdn-math.md §6.8): the flagged kernels call a copy.
 BODIES = {FWD: "@gdn_chunk_fwd_vm_body_@DT@",
@@ -119,8 +119,8 @@ def flags_forward(s):
     loop = s[k:end]
     loop = replace_once(loop, "@gdn_chunk_loop_vm_@DT@(", FLAGS_LOOP + "(",
                         what, "@gdn_chunk_loop_vm_@DT@")
-    loop = replace_once(loop, "%vscale: f32, %with_o: i1, %refine: i1) {",
-                        "%vscale: f32, %with_o: i1, %refine: i1,\n"
+    loop = replace_once(loop, "%vscale: f32, %with_o: i1, %refine: i1, %qkn: i1) {",
+                        "%vscale: f32, %with_o: i1, %refine: i1, %qkn: i1,\n"
                         "      %pready: !tile.ptr<i32>, %seq: index) {", what,
                         "its signature")
     m = re.search(r"\n(    )tile\.for %c = %c0 to %nch step %c1 stages 2 \{\n"
@@ -157,11 +157,11 @@ def flags_forward(s):
     body = flagged_body(s, FWD, what)
     kern = body.replace("func.call @gdn_chunk_loop_vm_@DT@(",
                         "func.call " + FLAGS_LOOP + "(")
-    kern = replace_once(kern, "%scale, %one, %true, %refine)",
-                        "%scale, %one, %true, %refine, %pready, %seq)", what,
+    kern = replace_once(kern, "%scale, %one, %true, %refine, %qkn)",
+                        "%scale, %one, %true, %refine, %qkn, %pready, %seq)", what,
                         "its call of the chunk loop")
-    kern = replace_once(kern, "f32, f32, i1, i1) -> ()",
-                        "f32, f32, i1, i1, !tile.ptr<i32>, index) -> ()", what,
+    kern = replace_once(kern, "f32, f32, i1, i1, i1) -> ()",
+                        "f32, f32, i1, i1, i1, !tile.ptr<i32>, index) -> ()", what,
                         "its call of the chunk loop")
     return call_flagged_body(insert_after_body(s, FWD, kern, what), FWD,
                              "flags", what)
@@ -174,8 +174,8 @@ def flagged_body(s, head, what):
     k, end = function(s, "  func.func private " + name + "(", what)
     body = s[k:end]
     body = replace_once(body, name + "(", name + "_flags(", what, name)
-    return replace_once(body, "%refine: i1) {",
-                        "%refine: i1, %pready: !tile.ptr<i32>) {", what,
+    return replace_once(body, "%qkl2: i32) {",
+                        "%qkl2: i32, %pready: !tile.ptr<i32>) {", what,
                         name + "'s signature")
 
 
@@ -192,8 +192,7 @@ def call_flagged_body(s, head, mode, what):
     k, end = function(s, head, what)
     kern = s[k:end]
     kname = head.strip().split()[-1].rstrip("(")
-    old = ("%theta: f32 {tile.name = \"cp_theta\"})" if head == SUMMARY
-           else "%svf: i32 {tile.name = \"state_v_first\"})")
+    old = "%qkl2: i32 {tile.name = \"qk_l2norm\"})"
     kern = replace_once(kern, old, old[:-1] + ",\n"
                         "      %pready: !tile.ptr<i32> {tile.name = \"ready\"})",
                         what, kname + "'s parameters")
@@ -202,9 +201,9 @@ def call_flagged_body(s, head, mode, what):
                         what, kname + "'s attributes")
     kern = replace_once(kern, "func.call " + name + "(",
                         "func.call " + name + "_flags(", what, kname)
-    kern = replace_once(kern, ", %false)\n", ", %false, %pready)\n", what,
+    kern = replace_once(kern, ", %false, %qkl2)\n", ", %false, %qkl2, %pready)\n", what,
                         kname + "'s call of its body")
-    kern = replace_once(kern, ", i1) -> ()", ", i1, !tile.ptr<i32>) -> ()",
+    kern = replace_once(kern, ", i1, i32) -> ()", ", i1, i32, !tile.ptr<i32>) -> ()",
                         what, kname + "'s call of its body")
     return s[:k] + kern + s[end:]
 
@@ -432,34 +431,33 @@ GATE_MAP = """    // (--step-gate-factors, tools/kernel-variant-edit.py) The col
     }
     tile.copy %ge_f to %sE : !tile.buffer<128xf32, fragment> to !tile.buffer<128xf32, shared>
 """
-# The three maps' per-element factors, as the template writes them, and
-# their replacement: a load of the chunk's factor.
+# The three maps' per-element factors, as the template writes them (each
+# map's exponent, from the chunk's shifted vectors or from gamma, then
+# exp2), and their replacement: a load of the chunk's factor (the
+# exponent's computation left unused). Plain problems only: the factors
+# ignore the q/k norm's shifts.
 GATE_EDITS = (
-    ("the W map", """      %jg = arith.addi %j, %goff : index
-      %gj = tile.load %sGam[%jg] : !tile.buffer<96xf32, shared>
-      %gj2 = arith.mulf %gj, %log2e : f32
-      %e = math.exp2 %gj2 : f32
+    ("the W map", """      %e = math.exp2 %gj2 : f32
       %ex = arith.mulf %e, %x fastmath<contract> : f32""",
      """      %e = tile.load %sE[%j] : !tile.buffer<128xf32, shared>
       %ex = arith.mulf %e, %x fastmath<contract> : f32"""),
-    ("the o map", """        %jg = arith.addi %j, %goff : index
-        %gj = tile.load %sGam[%jg] : !tile.buffer<96xf32, shared>
-        %gj2 = arith.mulf %gj, %log2e : f32
-        %e = math.exp2 %gj2 : f32
+    ("the o map", """        %e = math.exp2 %gj2 : f32
         %es = arith.mulf %e, %scale : f32
         %r = arith.mulf %es, %x : f32""",
      """        %e = tile.load %sE[%j] : !tile.buffer<128xf32, shared>
         %es = arith.mulf %e, %scale : f32
         %r = arith.mulf %es, %x : f32"""),
-    ("the V_new map", """      %jg = arith.addi %j, %goff : index
-      %gj = tile.load %sGam[%jg] : !tile.buffer<96xf32, shared>
-      %gj2 = arith.mulf %gj, %log2e fastmath<contract> : f32
-      %d = arith.subf %gl2, %gj2 fastmath<contract> : f32
-      %e = math.exp2 %d : f32
-      %p = arith.mulf %e, %x : f32""",
+    ("the V_new map", """      %e = math.exp2 %d : f32
+      %p = arith.mulf %e, %x : f32
+      %xh = arith.truncf %x : f32 to @DT@
+      %ph = arith.truncf %p : f32 to @DT@
+      tile.yield %xh, %ph : @DT@, @DT@""",
      """      %j64 = arith.addi %j, %c64 : index
       %e = tile.load %sE[%j64] : !tile.buffer<128xf32, shared>
-      %p = arith.mulf %e, %x : f32"""),
+      %p = arith.mulf %e, %x : f32
+      %xh = arith.truncf %x : f32 to @DT@
+      %ph = arith.truncf %p : f32 to @DT@
+      tile.yield %xh, %ph : @DT@, @DT@"""),
 )
 
 

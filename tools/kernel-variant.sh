@@ -97,7 +97,7 @@
 # over -O "tril-overlap=N" for that kernel (e.g. --prep-regs 64
 # --prep-overlap 2 for eight blocks per SM; 80 and 0 for v49's prep_k).
 # --prep-prefetch (with --flags and gdn_prefill.mlir.in): the prep also
-# prefetches its next item's K (q), g and beta into L2 (tile.prefetch)
+# prefetches its next item's K, g and beta into L2 (tile.prefetch)
 # while it forms the current one.
 # --step-gate-factors (TEMPLATE a gdn_forward_vm.mlir.in): the chunk step
 # forms its gate factors e^gamma_j and e^(gamma_L - gamma_j) once per chunk

@@ -150,8 +150,8 @@ Status chooseGdnPathAndBuild(const std::vector<const Manifest *> &manifests,
                              double dramGBs = 0);
 
 /// True when the problem asks for the q/k L2 normalization and a stage of
-/// `selected` declares meta.fuses = qk_l2norm (it normalizes q and k into
-/// q_l2 and k_l2 itself; buildGdnSequence's qkL2NormFused).
+/// `selected` declares meta.fuses = qk_l2norm (it normalizes q and k
+/// itself; buildGdnSequence's qkL2NormFused).
 bool gdnQkL2NormFused(const GdnProblem &problem,
                       const std::vector<const Manifest *> &selected);
 

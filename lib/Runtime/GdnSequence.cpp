@@ -615,7 +615,8 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
   // later stage reads instead: qk_l2norm q and k into q_l2 and k_l2,
   // gate_beta g and beta into g_act and beta_act.
   // A stage with meta.fuses = qk_l2norm does the same for q and k when the
-  // problem asks for it (qkL2NormFused), in place of the meta.when stage.
+  // problem asks for it (qkL2NormFused), in place of the meta.when stage,
+  // or (declaring no q_l2 / k_l2) normalizes only for itself.
   for (size_t i = 0; i < seq.stages.size(); ++i) {
     const Manifest &m = *seq.stages[i].manifest;
     const MetaEntry *when = m.findMeta("when");
@@ -643,6 +644,41 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
                    "meta.when = " + when->value + ": the optional stages "
                    "are '" + kGdnWhenQkL2Norm + "' and '" + kGdnWhenGateBeta +
                    "'");
+    // A stage that takes the scalar qk_l2norm reads q and k as given and
+    // applies the norm itself (the value-major forward kernels: the
+    // norm's factors as shifts of its gate exponents), so the norm's
+    // copies are not bound to it. A fusing stage (meta.fuses) that writes
+    // no copies normalizes only for itself: every later reader of q and k
+    // must then be such a stage.
+    auto selfNormalizes = [](const GdnStage &st) {
+      for (const GdnArg &a : st.args)
+        if (a.kind == GdnArg::Scalar && a.param->name == "qk_l2norm")
+          return true;
+      return false;
+    };
+    const bool qkNorm = rebound.front().first == "q";
+    bool copies = true;
+    if (qkNorm && when->key == "fuses") {
+      copies = false;
+      for (const GdnArg &a : seq.stages[i].args)
+        copies |= a.kind == GdnArg::Workspace &&
+                  (a.param->name == "q_l2" || a.param->name == "k_l2");
+    }
+    if (!copies) {
+      // (Stages before it read q and k as given too: the same rule.)
+      for (size_t j = 0; j < seq.stages.size(); ++j)
+        for (const GdnArg &a : seq.stages[j].args)
+          if (j != i && a.kind == GdnArg::Tensor &&
+              (a.param->name == "q" || a.param->name == "k") &&
+              !selfNormalizes(seq.stages[j]))
+            return error(*seq.stages[j].manifest, a.param->line,
+                         "stage '" + seq.stages[j].name + "' reads " +
+                             a.param->name + ", which stage '" +
+                             seq.stages[i].name +
+                             "' normalizes only for itself (no q_l2 / "
+                             "k_l2), and takes no scalar qk_l2norm");
+      continue;
+    }
     for (const auto &[name, out] : rebound) {
       auto it = wsIndex.find(out);
       bool reads = false, writes = false;
@@ -665,7 +701,8 @@ Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
                              "' transforms it (meta.order)");
       for (size_t j = i + 1; j < seq.stages.size(); ++j)
         for (GdnArg &a : seq.stages[j].args)
-          if (a.kind == GdnArg::Tensor && a.param->name == name) {
+          if (a.kind == GdnArg::Tensor && a.param->name == name &&
+              !(qkNorm && selfNormalizes(seq.stages[j]))) {
             a.kind = GdnArg::Workspace;
             a.index = static_cast<int>(it->second);
           }

@@ -339,9 +339,12 @@ Status selectGdnManifests(const std::vector<const Manifest *> &manifests,
 /// Validates `manifests` (all meta.op = gdn_prefill) as one sequence and
 /// binds their parameters; nothing here depends on the problem size.
 /// With `qkL2NormFused` (the problem asks for the q/k L2 normalization and
-/// a stage declares meta.fuses = qk_l2norm: it normalizes q and k itself,
-/// into the workspaces q_l2 and k_l2, instead of a meta.when stage), the
-/// stages after it read q and k from those workspaces.
+/// a stage declares meta.fuses = qk_l2norm: it normalizes q and k itself
+/// instead of a meta.when stage), the stages after it read q and k from
+/// its workspaces q_l2 and k_l2 where it declares them; a fusing stage
+/// without them normalizes only for itself, and every other reader of q
+/// and k must then take the scalar qk_l2norm (it applies the norm to
+/// what it reads).
 /// BadInput with a "manifest:line: error: ..." message on the first problem.
 Status buildGdnSequence(const std::vector<const Manifest *> &manifests,
                         GdnSequence &out, bool qkL2NormFused = false);

@@ -89,14 +89,14 @@
 // direct forward must not. Their refined copies (the _ref kernels after
 // them, which run only the blocks with a flagged chunk: docs/gdn-math.md
 // §6.8) carry the refined step's parts in LICM-off subloops of the chunk
-// loop and spill in the value-major form, 68 bytes (direct) and 76
-// (replay) with ptxas 13.0 (values stored before the chunk loop, reloaded
-// in it: 21 local accesses a step in the direct one, 5 before v57's flag
-// scan in rounds of 64 and 128 loads; 24 and 100 bytes then,
-// docs/perf-notes.md v57); the block_v 16 ones none: more is a
-// regression.
+// loop and spill in the value-major form, 72 bytes (direct) and 84
+// (replay) with ptxas 13.0 since the q/k norm's overflow vote (68 and 76
+// before the norm's factor branch joined the chunk loop, 148 and 160
+// with it; values stored before the chunk loop, reloaded in it;
+// docs/perf-notes.md v57, v65, v66, v68), on flagged chunks' blocks
+// only; the block_v 16 ones none: more is a regression.
 // VM: Compiling entry function 'gdn_cp_replay_vm128_ref_{{b?f16}}' for 'sm_90a'
-// VM: 80 bytes stack frame, 76 bytes spill stores
+// VM: 88 bytes stack frame, 84 bytes spill stores
 // VM: Compiling entry function 'gdn_cp_replay_vm128_{{b?f16}}' for 'sm_90a'
 // VM: Used {{[0-9]+}} registers
 // VM: Compiling entry function 'gdn_cp_summary_vm128_ref_{{b?f16}}' for 'sm_90a'
@@ -104,7 +104,7 @@
 // VM: Compiling entry function 'gdn_cp_summary_vm128_{{b?f16}}' for 'sm_90a'
 // VM: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // VM: Compiling entry function 'gdn_chunk_fwd_vm128_ref_{{b?f16}}' for 'sm_90a'
-// VM: 72 bytes stack frame, 68 bytes spill stores
+// VM: 72 bytes stack frame, 72 bytes spill stores
 // VM: Compiling entry function 'gdn_chunk_fwd_vm128_{{b?f16}}' for 'sm_90a'
 // VM: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 

@@ -44,6 +44,7 @@
 // RUN: FileCheck %s --check-prefix=REF --input-file=%t.out/gdn_chunk_fwd_ref_f16.manifest
 // RUN: FileCheck %s --check-prefix=PTXVM --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: FileCheck %s --check-prefix=PTXOST --input-file=%t.out/gdn_forward_vm_f16.ptx
+// RUN: FileCheck %s --check-prefix=PTXSTM --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: FileCheck %s --check-prefix=PTXGATE --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: FileCheck %s --check-prefix=PTXNOSUB --input-file=%t.out/gdn_forward_vm_f16.ptx
 // RUN: rm -rf %t.async && mkdir -p %t.async
@@ -192,9 +193,10 @@
 // PREP: meta.ws_P_lo = B*T*HV*64
 // PREP: meta.ws_alike = HV*cdiv(B*T,4)*4
 // The prep of the block_v 128 forward, which forms P itself: no scale, no
-// P workspace, less shared memory (no Q tile). It reads q only to
-// normalize it (with k) when the problem asks (meta.fuses = qk_l2norm, the
-// scalar qk_l2norm; the workspaces q_l2 and k_l2 are empty otherwise).
+// P workspace, less shared memory (no Q tile). With the problem's L2 norm
+// (meta.fuses = qk_l2norm, the scalar qk_l2norm) it scales its Gram by the
+// keys' factors and writes no normalized copies (the value-major kernels after it
+// normalize what they read themselves): no q_l2 / k_l2 workspaces.
 // PREPK: kernel = gdn_chunk_prep_k_f16
 // PREPK: shared_bytes = 28804
 // PREPK: param = q:ptr<f16>
@@ -204,16 +206,15 @@
 // PREPK: param = NT:i32
 // PREPK-NOT: param = scale
 // PREPK-NOT: param = P:
-// PREPK: param = q_l2:ptr<f16>
-// PREPK-NEXT: param = k_l2:ptr<f16>
-// PREPK-NEXT: param = qk_l2norm:i32
+// PREPK-NOT: param = q_l2
+// PREPK: param = qk_l2norm:i32
 // PREPK: param = varlen:i32
 // PREPK: meta.block_v = 128
 // PREPK: meta.fuses = qk_l2norm,gate_beta
 // PREPK: meta.grid = HV,cdiv(NT,cdiv(NT,65535)),cdiv(NT,65535)
 // PREPK-NOT: meta.ws_P
-// PREPK: meta.ws_k_l2 = qk_l2norm*B*T*H*128
-// PREPK: meta.ws_q_l2 = qk_l2norm*B*T*H*128
+// PREPK-NOT: meta.ws_k_l2
+// PREPK-NOT: meta.ws_q_l2
 // FWD: kernel = gdn_chunk_fwd_f16
 // FWD: block = 128,1,1
 // FWD: param = h0:ptr<f32>
@@ -311,9 +312,10 @@
 // store (tile-tma-store: the o_tma map, 16 KB more shared memory).
 // FWDVM: kernel = gdn_chunk_fwd_vm128_f16
 // FWDVM: block = 384,1,1
-// FWDVM: shared_bytes = 140176
+// FWDVM: shared_bytes = 141456
 // FWDVM-NOT: param = P:
 // FWDVM: param = state_v_first:i32
+// FWDVM-NEXT: param = qk_l2norm:i32
 // FWDVM: param = q_tma:tensormap
 // FWDVM: param = gamma_tma:tensormap
 // FWDVM: param = o_tma:tensormap
@@ -330,7 +332,9 @@
 // One block per (segment, value head): B, then M where it is needed, each
 // chunk loop with its own TMA ring (two rings of 80 KB).
 // SUMMVM: block = 384,1,1
-// SUMMVM: shared_bytes = 165776
+// SUMMVM: shared_bytes = 167056
+// SUMMVM: param = cp_theta:f32
+// SUMMVM-NEXT: param = qk_l2norm:i32
 // Ag's three lower 32x32 blocks by TMA, without L2 promotion (it would
 // fetch the skipped block's sectors); the other maps keep 256 bytes.
 // SUMMVM: tensormap.Ag_tma = base=Ag; dims=64, HV, (B)*(T); strides=64, (HV)*(64); box=32, 1, 32; swizzle=64; l2=none; fill=zero
@@ -339,6 +343,7 @@
 // REPLAYVM: kernel = gdn_cp_replay_vm128_f16
 // REPLAYVM-NOT: param = P:
 // REPLAYVM: param = state_v_first:i32
+// REPLAYVM-NEXT: param = qk_l2norm:i32
 // REPLAYVM: param = o_tma:tensormap
 // REPLAYVM: tensormap.Ag_tma = base=Ag; dims=64, HV, (B)*(T); strides=64, (HV)*(64); box=32, 1, 32; swizzle=64; l2=none; fill=zero
 // REPLAYVM: tensormap.q_tma = {{.*}}; swizzle=128; l2=256; fill=zero
@@ -352,7 +357,7 @@
 // loads, flagged chunks only), and declare no workspace of their own.
 // REFVM: kernel = gdn_chunk_fwd_vm128_ref_f16
 // REFVM: block = 384,1,1
-// REFVM: shared_bytes = 190096
+// REFVM: shared_bytes = 191376
 // REFVM: param = Ag_lo:ptr<f16>
 // REFVM-NEXT: param = alike:ptr<f32>
 // REFVM: tensormap.alike_tma = base=alike; dims=(cdiv((B)*(T), 4))*(4), HV; strides=(cdiv((B)*(T), 4))*(4); box=96, 1
@@ -391,9 +396,12 @@
 // every thread waits for the previous chunk's store to have read sO right
 // before the barrier that publishes P (no branch, no barrier of its own),
 // then o += V_new P^T and the state update; every thread writes sO
-// (stmatrix.trans, four 8x8 blocks each) with no barrier before it, the async-proxy
-// fence and a barrier, then the store (two 64-column boxes), committed; one
-// more wait after the loop. Two block barriers per whole chunk.
+// (stmatrix.trans, four 8x8 blocks each) with no barrier before it, the
+// async-proxy fence and a barrier, then the store (two 64-column boxes),
+// committed; one more wait after the loop. Three block barriers per whole
+// chunk (the gate exponents' per-chunk vectors, P, sO; the q/k norm's
+// factors add theirs only with qk_l2norm). LLVM places the sO block and
+// the store's before the loop head, so each order is checked on its own.
 // PTXOST-LABEL: .entry gdn_chunk_fwd_vm128_f16
 // PTXOST: cp.async.bulk.wait_group.read 0;
 // PTXOST-NEXT: // begin inline asm
@@ -402,19 +410,6 @@
 // PTXOST-NEXT: bar.sync
 // PTXOST-NOT: bar.sync
 // PTXOST: wgmma.mma_async.sync.aligned.m64n128k16
-// PTXOST-NOT: bar.sync
-// PTXOST-COUNT-4: stmatrix.sync.aligned.x4.trans.m8n8.shared.b16
-// PTXOST-NOT: st.shared
-// PTXOST-NOT: cp.async.bulk.tensor.3d.global
-// PTXOST: fence.proxy.async.shared::cta;
-// PTXOST-NOT: st.shared
-// PTXOST: bar.sync
-// PTXOST-NOT: st.shared
-// PTXOST: cp.async.bulk.tensor.3d.global.shared::cta.bulk_group
-// PTXOST: cp.async.bulk.tensor.3d.global.shared::cta.bulk_group
-// PTXOST-NEXT: // end inline asm
-// PTXOST-NEXT: cp.async.bulk.commit_group;
-// PTXOST: cp.async.bulk.wait_group.read 0;
 // PTXOST: .entry gdn_cp_summary_vm128_f16
 // The CP replay has the same chunk step.
 // PTXOST: .entry gdn_cp_replay_vm128_f16
@@ -425,25 +420,29 @@
 // PTXOST-NEXT: bar.sync
 // PTXOST-NOT: bar.sync
 // PTXOST: wgmma.mma_async.sync.aligned.m64n128k16
-// PTXOST-NOT: bar.sync
-// PTXOST-COUNT-4: stmatrix.sync.aligned.x4.trans.m8n8.shared.b16
-// PTXOST-NOT: st.shared
-// PTXOST-NOT: cp.async.bulk.tensor.3d.global
-// PTXOST: fence.proxy.async.shared::cta;
-// PTXOST-NOT: st.shared
-// PTXOST: bar.sync
-// PTXOST-NOT: st.shared
-// PTXOST: cp.async.bulk.tensor.3d.global.shared::cta.bulk_group
-// PTXOST: cp.async.bulk.tensor.3d.global.shared::cta.bulk_group
-// PTXOST-NEXT: // end inline asm
-// PTXOST-NEXT: cp.async.bulk.commit_group;
-// PTXOST: cp.async.bulk.wait_group.read 0;
+// PTXSTM-LABEL: .entry gdn_chunk_fwd_vm128_f16
+// PTXSTM-COUNT-4: stmatrix.sync.aligned.x4.trans.m8n8.shared.b16
+// PTXSTM-NOT: st.shared
+// PTXSTM-NOT: cp.async.bulk.tensor.3d.global
+// PTXSTM: fence.proxy.async.shared::cta;
+// PTXSTM-NOT: st.shared
+// PTXSTM: bar.sync
+// PTXSTM: cp.async.bulk.tensor.3d.global.shared::cta.bulk_group
+// PTXSTM: cp.async.bulk.tensor.3d.global.shared::cta.bulk_group
+// PTXSTM-NEXT: // end inline asm
+// PTXSTM-NEXT: cp.async.bulk.commit_group;
+// PTXSTM: cp.async.bulk.wait_group.read 0;
+// PTXSTM-LABEL: .entry gdn_cp_replay_vm128_f16
+// PTXSTM-COUNT-4: stmatrix.sync.aligned.x4.trans.m8n8.shared.b16
+// PTXSTM-NOT: st.shared
+// PTXSTM: fence.proxy.async.shared::cta;
+// PTXSTM-NOT: st.shared
+// PTXSTM: bar.sync
 // The value-major CP summary stores B only for a segment that is not its
 // sequence's last, and M's three parts only where the scan reads them (not
 // the shortcut, not a last segment: cp_win >= 0 says M = 0).
 // SUMMSTORE-LABEL: func.func @gdn_cp_summary_vm128_f16
-// SUMMSTORE: scf.if %{{[0-9]+}} {
-// SUMMSTORE-NEXT: tile.copy {{.*}} {transpose} : !tile.buffer<128x128xf32, fragment> to !tile.buffer<128x128xf32, global>
+// SUMMSTORE: tile.copy {{.*}} {transpose} : !tile.buffer<128x128xf32, fragment> to !tile.buffer<128x128xf32, global>
 // SUMMSTORE-NEXT: }
 // SUMMSTORE: %[[MZ:[0-9]+]] = arith.ori %{{[0-9]+}}, %{{[0-9]+}} : i1
 // SUMMSTORE-NEXT: %[[RD:[0-9]+]] = arith.xori %[[MZ]], %true : i1
@@ -468,15 +467,19 @@
 // SUMMSTORE16-NOT: tile.copy {{.*}} global>
 // SUMMSTORE16-LABEL: func.func @gdn_cp_summary_ref_f16
 
-// The chunk step's gates in base 2: every difference of scaled gammas and
-// W = vscale V - e ks contract into fma (fastmath<contract>), 64 per
-// consumer thread and step (32 W, 16 gamma_i - gamma_j for P, 16
-// gamma_L - gamma_j), and no subtraction is left.
+// The chunk step's gates in base 2: W = vscale V - e ks contracts into an
+// fma (fastmath<contract>), 32 per consumer thread and step, the chunk's
+// three shifted exponent vectors are fma (gamma log2e +- the q/k norm's
+// log2 factor), and P's and V''s exponents subtract two of them (16 + 16
+// per thread); with the q/k norm's branch, 44 fma and 36 subtractions,
+// and 16 more subtractions in the norm's overflow branch (V' r_k formed
+// again to round it 2^-10, only after a vote found a non-finite one).
 // PTXGATE-LABEL: .entry gdn_chunk_fwd_vm128_f16
-// PTXGATE-COUNT-64: fma.rn.f32
+// PTXGATE-COUNT-44: fma.rn.f32
 // PTXGATE-NOT: fma.rn.f32
 // PTXGATE-LABEL: .entry gdn_chunk_fwd_vm128_ref_f16
 // PTXNOSUB-LABEL: .entry gdn_chunk_fwd_vm128_f16
+// PTXNOSUB-COUNT-52: sub.rn.f32
 // PTXNOSUB-NOT: sub.rn.f32
 // PTXNOSUB-LABEL: .entry gdn_chunk_fwd_vm128_ref_f16
 

@@ -350,6 +350,67 @@ TEST(GdnSequenceTest, FusedQkL2NormRebindsOnlyWhenAsked) {
                                "an optional stage ('qk_l2norm', 'gate_beta')");
 }
 
+// A stage that takes the scalar qk_l2norm reads q and k as given and applies
+// the norm itself (the value-major forward kernels: its factors as shifts of
+// the gate exponents), so no stage's copies are bound to it. A fusing stage
+// that writes no copies (the block_v 128 prep) normalizes only for itself:
+// every later reader of q and k must then be such a stage.
+TEST(GdnSequenceTest, SelfNormalizingStagesReadTheCallersQk) {
+  const std::string qkScalar = "param = qk_l2norm:i32\n";
+  auto qkArgs = [](const GdnStage &st, GdnArg::Kind kind) {
+    int n = 0;
+    for (const GdnArg &a : st.args)
+      if (a.param->name == "q" || a.param->name == "k") {
+        EXPECT_EQ(a.kind, kind) << st.name << " " << a.param->name;
+        ++n;
+      }
+    return n;
+  };
+  {
+    // The optional stage's copies: the solve reads k_l2, the forward
+    // (self-normalizing) the caller's q and k.
+    Fixture f;
+    Status s = f.build({fwdManifest(qkScalar), cumsumManifest(),
+                        solveManifest(), l2normManifest()});
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(f.seq.stages.size(), 4u);
+    EXPECT_EQ(qkArgs(f.seq.stages[2], GdnArg::Workspace), 1);
+    EXPECT_EQ(qkArgs(f.seq.stages[3], GdnArg::Tensor), 2);
+  }
+  const std::string fused = header("gdn_l2") +
+                            "param = q:ptr<f16>\n"
+                            "param = k:ptr<f16>\n"
+                            "meta.stage = qk_l2norm\n"
+                            "meta.fuses = qk_l2norm\n"
+                            "meta.order = 5\n"
+                            "meta.grid = 1, 1, 1\n";
+  {
+    Fixture f;
+    Status s = f.build({fwdManifest(qkScalar), cumsumManifest(),
+                        solveManifest(qkScalar), fused},
+                       true);
+    ASSERT_TRUE(s.ok()) << s.message();
+    ASSERT_EQ(f.seq.stages.size(), 4u);
+    EXPECT_EQ(qkArgs(f.seq.stages[2], GdnArg::Tensor), 1);
+    EXPECT_EQ(qkArgs(f.seq.stages[3], GdnArg::Tensor), 2);
+  }
+  Fixture f;
+  Status s = f.build(
+      {fwdManifest(qkScalar), cumsumManifest(), solveManifest(), fused}, true);
+  EXPECT_CONTAINS(s.message(), "stage 'solve' reads k, which stage "
+                               "'qk_l2norm' normalizes only for itself "
+                               "(no q_l2 / k_l2), and takes no scalar "
+                               "qk_l2norm");
+  // A reader before the fusing stage reads the caller's k as well.
+  std::string late = fused;
+  late.replace(late.find("meta.order = 5"), 14, "meta.order = 25");
+  Fixture g;
+  s = g.build({fwdManifest(qkScalar), cumsumManifest(), solveManifest(), late},
+              true);
+  EXPECT_CONTAINS(s.message(), "stage 'solve' reads k, which stage "
+                               "'qk_l2norm' normalizes only for itself");
+}
+
 TEST(GdnSequenceTest, TypesFollowTheManifests) {
   Fixture f;
   std::string bf = fwdManifest();

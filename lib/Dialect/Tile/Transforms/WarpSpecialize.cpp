@@ -89,6 +89,19 @@ bool onlyTerminators(Operation &op) {
   });
 }
 
+/// Whether nothing under `op`'s regions is the producer's to keep (no
+/// tile.producer region or task, no ready-flag or grid wait): a branch or
+/// loop of only consumer work, which the producer drops whole when it
+/// needs none of its results (e.g. a branch yielding a consumer vote).
+bool onlyConsumerWork(Operation &op) {
+  WalkResult kept = op.walk([](Operation *o) {
+    if (isa<ProducerOp, ProducerTaskOp, FlagWaitOp, GridWaitOp>(o))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !kept.wasInterrupted();
+}
+
 /// Whether `prod` is a ring's producer step (it issues TMA loads), which the
 /// producer warpgroup runs; other tile.producer regions are one consumer
 /// thread's work and stay with the consumers.
@@ -154,7 +167,12 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread,
     if (op.hasTrait<OpTrait::IsTerminator>() ||
         isa<FlagWaitOp, GridWaitOp>(op))
       continue;
-    if (op.getNumRegions() != 0 && !isa<MapOp, ReduceOp>(op)) {
+    if (isa<scf::IfOp, scf::ForOp>(op) && op.use_empty() &&
+        onlyConsumerWork(op)) {
+      op.erase();
+      continue;
+    }
+    if (op.getNumRegions() != 0 && !isa<MapOp, ReduceOp, AnyOp>(op)) {
       for (Region &r : op.getRegions())
         for (Block &b : r)
           if (failed(stripToProducer(b, producerThread, issue)))
@@ -286,19 +304,6 @@ void WarpSpecializePass::runOnOperation() {
                      "(tile.kernel with tile.num_warps)");
     return signalPassFailure();
   }
-  // A vote outside a producer task would be a whole-block barrier, which
-  // the roles never meet at; a task's votes become its warpgroup's named
-  // barrier (stripToProducer).
-  WalkResult votes = kernel.walk([](AnyOp any) {
-    if (any->getParentOfType<ProducerTaskOp>())
-      return WalkResult::advance();
-    any.emitOpError("is a whole-block barrier: in a warp-specialized "
-                    "kernel only a tile.producer_task may vote (over its "
-                    "warpgroup), the roles synchronize apart");
-    return WalkResult::interrupt();
-  });
-  if (votes.wasInterrupted())
-    return signalPassFailure();
   int64_t numWarps = warpsAttr.getInt();
   int64_t consumerThreads = 32 * numWarps;
   if (numWarps % kWarpgroupWarps != 0) {
@@ -437,6 +442,14 @@ void WarpSpecializePass::runOnOperation() {
     }
     if (auto barrier = dyn_cast<BarrierOp>(op); barrier && !barrier.getId()) {
       toNamedBarrier(barrier, kConsumerBarrierId, consumerThreads);
+      ++numNamedBarriers;
+      return WalkResult::skip();
+    }
+    // A consumer vote is over the consumer warpgroups (their named
+    // barrier); the producer's copy of it went with stripToProducer.
+    if (auto any = dyn_cast<AnyOp>(op); any && !any.getId()) {
+      any.setIdAttr(b.getI64IntegerAttr(kConsumerBarrierId));
+      any.setThreadsAttr(b.getI64IntegerAttr(consumerThreads));
       ++numNamedBarriers;
       return WalkResult::skip();
     }

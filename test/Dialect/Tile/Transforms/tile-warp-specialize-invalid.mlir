@@ -237,21 +237,3 @@ func.func @consumer_issue_no_task(%k: index, %map: !tile.tensormap<64x64xf16, sw
   }
   return
 }
-
-// -----
-
-// tile.any outside a producer task synchronizes the whole block: the
-// producer and consumer roles of a warp-specialized kernel never meet at
-// one barrier (a task's vote is its warpgroup's: tile-warp-specialize.mlir,
-// @task).
-func.func @vote(%p: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 8 : i64,
-    tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
-  %f = tile.alloc : !tile.buffer<64xf32, fragment>
-  // expected-error @below {{'tile.any' op is a whole-block barrier: in a warp-specialized kernel only a tile.producer_task may vote (over its warpgroup), the roles synchronize apart}}
-  %v = tile.any %f : !tile.buffer<64xf32, fragment> {
-  ^bb0(%i: index, %x: f32):
-    %t = arith.constant true
-    tile.yield %t : i1
-  }
-  return
-}

@@ -150,3 +150,85 @@ func.func @shared_flag_branch(%pa: !tile.ptr<f16> {tile.name = "A"}, %pf: !tile.
   tile.copy %acc to %C[%c0, %c0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x64xf32, global>
   return
 }
+
+// -----
+
+// A vote after the ring (outside a tile.producer_task) is the consumers':
+// its barrier becomes their named barrier 1 over their 128 threads, and
+// the producer, which only runs the ring, drops it with the branch it
+// decides.
+// CHECK-LABEL: func.func @consumer_vote
+// CHECK:       tile.warp_specialize
+// CHECK-NOT:     tile.any
+// CHECK:       } consumer {
+// CHECK:         tile.gemm
+// CHECK:         %[[BIG:.*]] = tile.any
+// CHECK:         } {id = 1 : i64, threads = 128 : i64}
+// CHECK-NEXT:    scf.if %[[BIG]] {
+// CHECK-NEXT:      tile.fill
+func.func @consumer_vote(%pa: !tile.ptr<f16> {tile.name = "A"}, %pc: !tile.ptr<f32> {tile.name = "C"},
+             %M: i32 {tile.name = "M"}, %K: i32 {tile.name = "K"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma", tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 256 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %big = arith.constant 1.0e4 : f32
+  %m = arith.index_cast %M : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %C = tile.view %pc[%m] : !tile.ptr<f32> -> !tile.buffer<?x64xf32, global>
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %sB = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %acc = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  tile.fill %acc, %zero : !tile.buffer<64x64xf32, fragment>, f32
+  tile.for %kk = %c0 to %k step %c64 stages 3 {
+    tile.copy %A[%c0, %kk] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.copy %A[%c0, %kk] to %sB : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.gemm %sA, %sB, %acc {transpose_b} : !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf16, shared>, !tile.buffer<64x64xf32, fragment>
+  }
+  %v = tile.any %acc : !tile.buffer<64x64xf32, fragment> {
+  ^bb0(%i: index, %j: index, %x: f32):
+    %a = math.absf %x : f32
+    %b = arith.cmpf ogt, %a, %big : f32
+    tile.yield %b : i1
+  }
+  scf.if %v {
+    tile.fill %acc, %zero : !tile.buffer<64x64xf32, fragment>, f32
+  }
+  tile.copy %acc to %C[%c0, %c0] : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?x64xf32, global>
+  return
+}
+
+// -----
+
+// A vote whose result the producer's control flow needs (the ring's trip
+// count): the producer warpgroup cannot repeat it (it reads registers the
+// consumers computed, and would need their barrier).
+func.func @vote_bound(%pa: !tile.ptr<f16> {tile.name = "A"}, %M: i32 {tile.name = "M"}, %K: i32 {tile.name = "K"})
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.copy_engine = "tma",
+                tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 256 : i64}} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %m = arith.index_cast %M : i32 to index
+  %k = arith.index_cast %K : i32 to index
+  %A = tile.view %pa[%m, %k] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %g = tile.alloc : !tile.buffer<64xf32, fragment>
+  tile.fill %g, %zero : !tile.buffer<64xf32, fragment>, f32
+  // expected-error @below {{computes a value the producer warpgroup needs (its control flow, a ready-flag wait or a tile.producer_task), but only global-memory reads can be repeated by the producer}}
+  %v = tile.any %g : !tile.buffer<64xf32, fragment> {
+  ^bb0(%i: index, %x: f32):
+    %b = arith.cmpf ogt, %x, %zero : f32
+    tile.yield %b : i1
+  }
+  %len = arith.select %v, %c64, %c128 : index
+  %sA = tile.alloc : !tile.buffer<64x64xf16, shared>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  tile.for %kk = %c0 to %len step %c64 stages 3 {
+    tile.copy %A[%c0, %kk] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.copy %sA to %f : !tile.buffer<64x64xf16, shared> to !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  }
+  return
+}

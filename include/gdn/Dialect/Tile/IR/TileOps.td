@@ -786,9 +786,9 @@ def Tile_AnyOp : Tile_Op<"any", [RecursiveMemoryEffects,
     With `id` and `threads` (both or neither) the vote and its barrier are
     those of a named barrier over `threads` threads (`bar.red.or.pred vo,
     id, threads, vi`), as `tile.barrier`'s: in a warp-specialized kernel
-    only a `tile.producer_task` may vote, over its own warpgroup, and
-    `tile-warp-specialize` gives its votes the task's named barrier (the
-    roles never meet at a block-wide barrier).
+    the roles never meet at a block-wide barrier, so `tile-warp-specialize`
+    gives a `tile.producer_task`'s votes the task's named barrier (its
+    warpgroup) and the others the consumers' (the consumer warpgroups).
 
     Example: does some element below the diagonal exceed 0.5 in magnitude?
     ```mlir

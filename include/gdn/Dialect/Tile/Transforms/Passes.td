@@ -802,9 +802,12 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     an error, unless every op under the branch or loop it decides is the
     consumers' (a per-iteration flag read from a ring stage choosing extra
     consumer work): the producer drops such a branch or loop, emptied,
-    before it looks at the condition. `tile.any` (a whole-block barrier) is
-    rejected outside a `tile.producer_task`; a task's votes get its
-    warpgroup's named barrier (`id`, `threads`), as its barriers do. A `tile.reduce` in the consumers lowers its barriers to the
+    before it looks at the condition. A `tile.any` (a vote, which is also
+    a barrier) takes its role's named barrier (`id`, `threads`), as the
+    role's barriers do: a task's votes its warpgroup's, the others the
+    consumers' (the producer drops them; one whose result its control
+    flow needs is an error, as for any value computed from shared memory
+    or registers). A `tile.reduce` in the consumers lowers its barriers to the
     consumers' named barrier (convert-tile-to-nvvm sees
     `tile.producer_warps`). Producer and consumers meet only at the rings' mbarriers,
     so the producer runs up to `stages` loads ahead, across loop iterations
