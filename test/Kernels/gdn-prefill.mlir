@@ -483,7 +483,10 @@
 // PTXNOSUB-NOT: sub.rn.f32
 // PTXNOSUB-LABEL: .entry gdn_chunk_fwd_vm128_ref_f16
 
+// The q/k norm's overflow vote (V' r_k in 16 bits) is the consumer
+// warpgroups': their named barrier 1 over 256 threads.
 // PTXVM: .entry gdn_chunk_fwd_vm128_f16
+// PTXVM-DAG: bar.red.or.pred vo, 1, 256, vi;
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;

@@ -202,7 +202,7 @@ struct AnyLowering : TilePattern<AnyOp> {
     Type i32 = rewriter.getI32Type();
     Value in = rewriter.create<LLVM::ZExtOp>(loc, i32, vote);
     // The block's barrier 0, or the named one (a producer task's
-    // warpgroup).
+    // warpgroup or, in a warp-specialized kernel, the consumers').
     std::string barrier = "0";
     if (op.getId())
       barrier = std::to_string(*op.getId()) + ", " +

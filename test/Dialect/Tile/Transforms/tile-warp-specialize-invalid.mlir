@@ -237,3 +237,23 @@ func.func @consumer_issue_no_task(%k: index, %map: !tile.tensormap<64x64xf16, sw
   }
   return
 }
+
+// -----
+
+// A vote inside a tile.producer region is one thread's: the barrier it
+// also is would wait for the other threads forever (votes elsewhere take
+// their role's named barrier: tile-warp-specialize.mlir @task,
+// tile-warp-specialize-pipelined.mlir @consumer_vote).
+func.func @vote_in_producer(%p: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
+  %f = tile.alloc : !tile.buffer<64xf32, fragment>
+  tile.producer {
+    // expected-error @below {{'tile.any' op is a barrier inside a tile.producer region (one thread's work): no other thread reaches it}}
+    %v = tile.any %f : !tile.buffer<64xf32, fragment> {
+    ^bb0(%i: index, %x: f32):
+      %t = arith.constant true
+      tile.yield %t : i1
+    }
+  }
+  return
+}

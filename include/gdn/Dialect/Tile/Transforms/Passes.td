@@ -807,7 +807,8 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::func::FuncOp"> {
     role's barriers do: a task's votes its warpgroup's, the others the
     consumers' (the producer drops them; one whose result its control
     flow needs is an error, as for any value computed from shared memory
-    or registers). A `tile.reduce` in the consumers lowers its barriers to the
+    or registers; so is one inside a `tile.producer` region, one thread's
+    work). A `tile.reduce` in the consumers lowers its barriers to the
     consumers' named barrier (convert-tile-to-nvvm sees
     `tile.producer_warps`). Producer and consumers meet only at the rings' mbarriers,
     so the producer runs up to `stages` loads ahead, across loop iterations
