@@ -89,15 +89,21 @@ bool onlyTerminators(Operation &op) {
   });
 }
 
-/// Whether nothing under `op`'s regions is the producer's to keep (no
-/// tile.producer region or task, no ready-flag or grid wait): a branch or
-/// loop of only consumer work, which the producer drops whole when it
-/// needs none of its results (e.g. a branch yielding a consumer vote).
+/// Whether stripToProducer keeps `op` whatever its uses: a tile.producer
+/// region (a ring's step; the others it drops) or task, and the ready-flag
+/// and grid waits that order the producer's reads.
+bool producerKeeps(Operation *op) {
+  return isa<ProducerOp, ProducerTaskOp, FlagWaitOp, GridWaitOp>(op);
+}
+
+/// Whether nothing under `op`'s regions is the producer's to keep: a
+/// branch or loop of only consumer work, which the producer drops whole
+/// when it needs none of its results (e.g. a branch yielding a consumer
+/// vote).
 bool onlyConsumerWork(Operation &op) {
   WalkResult kept = op.walk([](Operation *o) {
-    if (isa<ProducerOp, ProducerTaskOp, FlagWaitOp, GridWaitOp>(o))
-      return WalkResult::interrupt();
-    return WalkResult::advance();
+    return producerKeeps(o) ? WalkResult::interrupt()
+                            : WalkResult::advance();
   });
   return !kept.wasInterrupted();
 }
@@ -164,8 +170,8 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread,
         prod.erase();
       continue;
     }
-    if (op.hasTrait<OpTrait::IsTerminator>() ||
-        isa<FlagWaitOp, GridWaitOp>(op))
+    // (Tasks and tile.producer regions were handled above: the waits.)
+    if (op.hasTrait<OpTrait::IsTerminator>() || producerKeeps(&op))
       continue;
     if (isa<scf::IfOp, scf::ForOp>(op) && op.use_empty() &&
         onlyConsumerWork(op)) {
