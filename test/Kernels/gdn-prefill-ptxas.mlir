@@ -89,14 +89,15 @@
 // direct forward must not. Their refined copies (the _ref kernels after
 // them, which run only the blocks with a flagged chunk: docs/gdn-math.md
 // §6.8) carry the refined step's parts in LICM-off subloops of the chunk
-// loop and spill in the value-major form, 72 bytes (direct) and 84
-// (replay) with ptxas 13.0 since the q/k norm's overflow vote (68 and 76
-// before the norm's factor branch joined the chunk loop, 148 and 160
-// with it; values stored before the chunk loop, reloaded in it;
-// docs/perf-notes.md v57, v65, v66, v68), on flagged chunks' blocks
-// only; the block_v 16 ones none: more is a regression.
+// loop and spill in the value-major form, 24 bytes (direct) and 40
+// (replay) with ptxas 13.0 since the q/k norm's sums of squares are Gram
+// diagonals (72 and 84 with the overflow vote and the rows reduced on the
+// CUDA cores; 68 and 76 before the norm's factor branch joined the chunk
+// loop, 148 and 160 with it; values stored before the chunk loop,
+// reloaded in it; docs/perf-notes.md v57, v65, v66, v68, v69), on flagged
+// chunks' blocks only; the block_v 16 ones none: more is a regression.
 // VM: Compiling entry function 'gdn_cp_replay_vm128_ref_{{b?f16}}' for 'sm_90a'
-// VM: 88 bytes stack frame, 84 bytes spill stores
+// VM: 40 bytes stack frame, 40 bytes spill stores
 // VM: Compiling entry function 'gdn_cp_replay_vm128_{{b?f16}}' for 'sm_90a'
 // VM: Used {{[0-9]+}} registers
 // VM: Compiling entry function 'gdn_cp_summary_vm128_ref_{{b?f16}}' for 'sm_90a'
@@ -104,7 +105,7 @@
 // VM: Compiling entry function 'gdn_cp_summary_vm128_{{b?f16}}' for 'sm_90a'
 // VM: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // VM: Compiling entry function 'gdn_chunk_fwd_vm128_ref_{{b?f16}}' for 'sm_90a'
-// VM: 72 bytes stack frame, 72 bytes spill stores
+// VM: 24 bytes stack frame, 24 bytes spill stores
 // VM: Compiling entry function 'gdn_chunk_fwd_vm128_{{b?f16}}' for 'sm_90a'
 // VM: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 

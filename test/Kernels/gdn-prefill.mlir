@@ -509,7 +509,10 @@
 // needs its producer warpgroup, is left out) K S and Q S are two wgmma
 // groups in flight together: the P group is waited for (its epilogue
 // follows), then two groups are committed before the next wait.
+// (The q/k norm's two Gram chains, K K^T and Q Q^T, come first, each
+// waited for: their diagonals are stored right after.)
 // PTXASYNC: .entry gdn_chunk_fwd_vm128_f16
+// PTXASYNC-COUNT-2: wgmma.wait_group.sync.aligned 0;
 // PTXASYNC: wgmma.mma_async.sync.aligned.m64n32k16
 // PTXASYNC: wgmma.wait_group.sync.aligned 0;
 // PTXASYNC: wgmma.commit_group.sync.aligned;

@@ -377,6 +377,7 @@ struct CopySpec {
   ValueRange srcOffsets, dstOffsets;
   bool masked = false, transpose = false;
   std::optional<int64_t> blockDiagonal, blockLower;
+  bool diagonal = false; // [N, N] fragment's diagonal into [N]
 };
 
 LogicalResult emitCopy(ConversionPatternRewriter &rewriter, Operation *op,
@@ -408,6 +409,11 @@ LogicalResult emitCopy(ConversionPatternRewriter &rewriter, Operation *op,
     SmallVector<Value> si = srcFrag ? tr : addOffsets(b, l, c.srcOffsets, t);
     SmallVector<Value> di = dstFrag ? tr : addOffsets(b, l, c.dstOffsets, t);
     Value doWrite, readOk;
+    if (c.diagonal) {
+      di.assign({t[0]});
+      doWrite = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, t[0],
+                                        t[1]);
+    }
     auto blockOf = [&](Value x, int64_t k) {
       return b.create<arith::DivUIOp>(l, x, cIdx(b, l, k)).getResult();
     };
@@ -478,6 +484,7 @@ struct CopyLowering : OpConversionPattern<CopyOp> {
     c.transpose = op.getTranspose();
     c.blockDiagonal = op.getBlockDiagonal();
     c.blockLower = op.getBlockLower();
+    c.diagonal = op.getDiagonal();
     if (failed(emitCopy(rewriter, op, c)))
       return failure();
     rewriter.eraseOp(op);

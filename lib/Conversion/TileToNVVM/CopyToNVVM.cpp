@@ -619,6 +619,27 @@ struct CopyLowering : TilePattern<CopyOp> {
     Type memElem = mem.getElementType();
     int64_t eb = mem.getElementBytes();
     Value tid = ix.tid();
+    // diagonal: each element (i, i) the thread holds, alone, to [i] of
+    // the 1-D shared buffer (the verifier checked the shapes).
+    if (op.getDiagonal()) {
+      for (Run &run : fragmentRuns(ix, frag, numThreadsOf(op), tid)) {
+        for (int64_t e = 0; e < run.len; ++e) {
+          Value col = ix.add(run.coord[1], e);
+          Value onDiag = rewriter.create<LLVM::ICmpOp>(
+              loc, LLVM::ICmpPredicate::eq, run.coord[0], col);
+          Value ptr = ix.gep(memVal, rewriter.getI8Type(),
+                             sharedByteOffset(ix, mem, {run.coord[0]}));
+          emitGuarded(rewriter, loc, ix.and_(run.guard, onDiag),
+                      [&](OpBuilder &b) {
+                        Idx bx(b, loc);
+                        Value val = regs.loadVec(bx, run.reg + e, 1, memElem);
+                        b.create<LLVM::StoreOp>(loc, val, ptr, eb);
+                      });
+        }
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
     std::optional<GlobalView> view;
     if (mem.isGlobal())
       view.emplace(ix, memVal, mem.getRank());

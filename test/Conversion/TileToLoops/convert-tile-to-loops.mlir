@@ -106,6 +106,23 @@ func.func @gemm(%a: !tile.buffer<64x32xf16, shared>, %b: !tile.buffer<32x32xf16,
 
 // -----
 
+// tile.copy {diagonal}: element (i, i) of the fragment, converted, to [i].
+
+// CHECK-LABEL: func.func @copy_diagonal
+// CHECK: scf.for %[[I:.*]] =
+// CHECK: scf.for %[[J:.*]] =
+// CHECK: %[[EQ:.*]] = arith.cmpi eq, %[[I]], %[[J]] : index
+// CHECK: scf.if %[[EQ]] {
+// CHECK: %[[X:.*]] = memref.load %{{.*}}[%[[I]], %[[J]]]
+// CHECK: %[[H:.*]] = arith.truncf %[[X]] : f32 to f16
+// CHECK: memref.store %[[H]], %{{.*}}[%[[I]]] : memref<8xf16
+func.func @copy_diagonal(%f: !tile.buffer<8x8xf32, fragment>, %s: !tile.buffer<8xf16, shared>) {
+  tile.copy %f to %s {diagonal} : !tile.buffer<8x8xf32, fragment> to !tile.buffer<8xf16, shared>
+  return
+}
+
+// -----
+
 // tile.map: the body runs in the innermost loop on loaded elements (the
 // coordinates first with `indexed`); every input is loaded before the
 // outputs are stored (in place).

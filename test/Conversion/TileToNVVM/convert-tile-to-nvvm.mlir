@@ -788,6 +788,29 @@ func.func @copy_block_diagonal() attributes {tile.kernel, tile.num_warps = 4 : i
 
 // -----
 
+// diagonal: each of the accumulator's 32 elements per thread (16 runs of
+// pairs) is stored alone under row == column, as f32 at byte 4 * row of the
+// 1-D buffer: 32 guarded 4-byte stores, no vector store.
+// CHECK-LABEL: llvm.func @copy_diagonal
+// CHECK-NOT:   llvm.store
+// CHECK:       %[[SAME:.*]] = llvm.icmp "eq" %{{[0-9]+}}, %{{[0-9]+}} : i64
+// CHECK:       %[[P:.*]] = llvm.getelementptr %{{.*}} : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:  llvm.cond_br %[[SAME]], ^[[ST:.*]], ^
+// CHECK:       ^[[ST]]:
+// CHECK:       %[[V:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK-NEXT:  llvm.store %[[V]], %[[P]] {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-COUNT-31: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NOT:   llvm.store
+// CHECK:       llvm.return
+func.func @copy_diagonal() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 256 : i64} {
+  %l = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %s = tile.alloc {offset = 0 : i64} : !tile.buffer<64xf32, shared>
+  tile.copy %l to %s {diagonal} : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>> to !tile.buffer<64xf32, shared>
+  return
+}
+
+// -----
+
 // block_lower = 16, a store: each of the accumulator's 16 runs per thread is
 // stored under row / 16 >= column / 16 (warp w keeps the column groups of
 // blocks 0 .. w); a load: the runs above the diagonal get zeros without a

@@ -1120,6 +1120,46 @@ func.func @copy_block_diagonal_square(%s: !tile.buffer<64x32xf32, shared>) {
 
 // -----
 
+// diagonal: a square fragment's diagonal into a whole 1-D shared buffer.
+func.func @copy_diagonal_size(%s: !tile.buffer<32xf32, shared>) {
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  // expected-error @below {{'tile.copy' op diagonal needs a square [N, N] fragment and an [N] destination, not '!tile.buffer<64x64xf32, fragment>' and '!tile.buffer<32xf32, shared>'}}
+  tile.copy %f to %s {diagonal} : !tile.buffer<64x64xf32, fragment> to !tile.buffer<32xf32, shared>
+  return
+}
+
+// -----
+
+func.func @copy_diagonal_square(%s: !tile.buffer<64xf32, shared>) {
+  %f = tile.alloc : !tile.buffer<64x32xf32, fragment>
+  // expected-error @below {{'tile.copy' op diagonal needs a square [N, N] fragment and an [N] destination}}
+  tile.copy %f to %s {diagonal} : !tile.buffer<64x32xf32, fragment> to !tile.buffer<64xf32, shared>
+  return
+}
+
+// -----
+
+func.func @copy_diagonal_global(%p: !tile.ptr<f32>) {
+  %c64 = arith.constant 64 : index
+  %c0 = arith.constant 0 : index
+  %g = tile.view %p[%c64] : !tile.ptr<f32> -> !tile.buffer<?xf32, global>
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  // expected-error @below {{'tile.copy' op diagonal stores a whole fragment to a whole shared buffer (no offsets, transpose, masked, block attribute or l2_hint)}}
+  tile.copy %f to %g[%c0] {diagonal} : !tile.buffer<64x64xf32, fragment> to !tile.buffer<?xf32, global>
+  return
+}
+
+// -----
+
+func.func @copy_diagonal_block(%s: !tile.buffer<64xf32, shared>) {
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment>
+  // expected-error @below {{'tile.copy' op diagonal stores a whole fragment to a whole shared buffer}}
+  tile.copy %f to %s {diagonal, block_diagonal = 16 : i64} : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64xf32, shared>
+  return
+}
+
+// -----
+
 // L in registers (a fragment source) only for the unpacked inverse.
 func.func @tril_level_regs_packed(%t: !tile.buffer<64x64xf32, shared>) {
   %l = tile.alloc : !tile.buffer<64x64xf32, fragment>

@@ -342,6 +342,25 @@ LogicalResult CopyOp::verify() {
   SmallVector<int64_t> shape;
   auto src = cast<BufferType>(getSource().getType());
   auto dst = cast<BufferType>(getDest().getType());
+  // diagonal: a square [N, N] fragment's diagonal into a whole [N] shared
+  // buffer (the shapes differ by design: checked here, not below).
+  if (getDiagonal()) {
+    if (!src.isFragment() || !dst.isShared() || !getSourceOffsets().empty() ||
+        !getDestOffsets().empty() || getTranspose() || getMasked() ||
+        getBlockDiagonal() || getBlockLower() || getL2Hint())
+      return emitOpError("diagonal stores a whole fragment to a whole shared "
+                         "buffer (no offsets, transpose, masked, block "
+                         "attribute or l2_hint)");
+    if (src.getRank() != 2 || src.getShape()[0] != src.getShape()[1] ||
+        dst.getRank() != 1 || dst.getShape()[0] != src.getShape()[0])
+      return emitOpError("diagonal needs a square [N, N] fragment and an "
+                         "[N] destination, not ")
+             << src << " and " << dst;
+    if (!isa<FloatType>(src.getElementType()) ||
+        !isa<FloatType>(dst.getElementType()))
+      return emitOpError("diagonal moves float elements");
+    return success();
+  }
   if (failed(verifyCopyEndpoints(*this, src, getSourceOffsets().size(), dst,
                                  getDestOffsets().size(), getMasked(), shape,
                                  getTranspose())))

@@ -593,7 +593,7 @@ LogicalResult PipelinePass::pipeline(ForOp loop) {
       else // e.g. 2-byte strided elements: loaded ahead, synchronously
         tb.create<CopyOp>(loc, src, offsets, slice, ValueRange{},
                           p.copy.getMaskedAttr(), p.copy.getTransposeAttr(),
-                          p.copy.getLayoutAttr(),
+                          p.copy.getDiagonalAttr(), p.copy.getLayoutAttr(),
                           p.copy.getBlockDiagonalAttr(),
                           p.copy.getBlockLowerAttr(), p.copy.getL2HintAttr());
     }

@@ -427,6 +427,14 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     what the blocked inverse's diagonal phase needs of `L` when its levels
     take `L` from the fragment (`tile.tril_inverse_level`).
 
+    With `diagonal` (a square `[N, N]` fragment stored to a whole 1-D `[N]`
+    shared buffer; no offsets, `transpose`, `masked` or block attribute)
+    the buffer receives the fragment's diagonal: element `i` is fragment
+    element `(i, i)`. Each thread stores the diagonal elements it holds,
+    one at a time. With a Gram matrix on the tensor cores (`tile.gemm %sX,
+    %sX, %acc {transpose_b}`) this gives the rows' sums of squares `|x_i|^2`
+    in a handful of instructions a thread: the GDN kernels' q/k L2 norm.
+
     With `block_lower = K` (a whole 2-D square fragment and a shared buffer,
     either way, or a 2-D square fragment stored to a global view; K dividing
     the size) only the K x K blocks on and below the diagonal move: a store
@@ -476,6 +484,7 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
     tile.copy %A[%m0, %k0] to %sA : !tile.buffer<?x?xf16, global> to !tile.buffer<128x64xf16, shared>
     tile.copy %acc to %C[%m0, %n0] {masked} : !tile.buffer<128x128xf32, fragment> to !tile.buffer<?x?xf32, global>
     tile.copy %sK[%c16, %c0] to %rows : !tile.buffer<64x128xf16, shared> to !tile.buffer<16x128xf32, fragment>
+    tile.copy %gram to %sNorms {diagonal} : !tile.buffer<64x64xf32, fragment> to !tile.buffer<64xf32, shared>
     ```
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
@@ -484,6 +493,7 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
                        Variadic<Index>:$destOffsets,
                        UnitAttr:$masked,
                        UnitAttr:$transpose,
+                       UnitAttr:$diagonal,
                        OptionalAttr<AnyAttr>:$layout,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$block_diagonal,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$block_lower,
