@@ -89,15 +89,17 @@
 // direct forward must not. Their refined copies (the _ref kernels after
 // them, which run only the blocks with a flagged chunk: docs/gdn-math.md
 // §6.8) carry the refined step's parts in LICM-off subloops of the chunk
-// loop and spill in the value-major form, 24 bytes (direct) and 40
-// (replay) with ptxas 13.0 since the q/k norm's sums of squares are Gram
-// diagonals (72 and 84 with the overflow vote and the rows reduced on the
-// CUDA cores; 68 and 76 before the norm's factor branch joined the chunk
-// loop, 148 and 160 with it; values stored before the chunk loop,
-// reloaded in it; docs/perf-notes.md v57, v65, v66, v68, v69), on flagged
-// chunks' blocks only; the block_v 16 ones none: more is a regression.
+// loop and spill in the value-major form, 20 bytes (direct) and 36
+// (replay) in f16, 36 and 52 in bf16, with ptxas 13.0 since the q/k
+// norm's overflow vote is each warp's (24 and 40 in both with the
+// consumers' barrier vote; 72 and 84 with the
+// rows' sums of squares on the CUDA cores; 68 and 76 before the norm's
+// factor branch joined the chunk loop, 148 and 160 with it; values
+// stored before the chunk loop, reloaded in it; docs/perf-notes.md v57,
+// v65, v66, v68, v69, v71), on flagged chunks' blocks only; the block_v
+// 16 ones none: more is a regression.
 // VM: Compiling entry function 'gdn_cp_replay_vm128_ref_{{b?f16}}' for 'sm_90a'
-// VM: 40 bytes stack frame, 40 bytes spill stores
+// VM: {{40 bytes stack frame, 36|56 bytes stack frame, 52}} bytes spill stores
 // VM: Compiling entry function 'gdn_cp_replay_vm128_{{b?f16}}' for 'sm_90a'
 // VM: Used {{[0-9]+}} registers
 // VM: Compiling entry function 'gdn_cp_summary_vm128_ref_{{b?f16}}' for 'sm_90a'
@@ -105,7 +107,7 @@
 // VM: Compiling entry function 'gdn_cp_summary_vm128_{{b?f16}}' for 'sm_90a'
 // VM: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // VM: Compiling entry function 'gdn_chunk_fwd_vm128_ref_{{b?f16}}' for 'sm_90a'
-// VM: 24 bytes stack frame, 24 bytes spill stores
+// VM: {{16 bytes stack frame, 20|32 bytes stack frame, 36}} bytes spill stores
 // VM: Compiling entry function 'gdn_chunk_fwd_vm128_{{b?f16}}' for 'sm_90a'
 // VM: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 

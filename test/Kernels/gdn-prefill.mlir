@@ -471,22 +471,25 @@
 // fma (fastmath<contract>), 32 per consumer thread and step, the chunk's
 // three shifted exponent vectors are fma (gamma log2e +- the q/k norm's
 // log2 factor), and P's and V''s exponents subtract two of them (16 + 16
-// per thread); with the q/k norm's branch, 44 fma and 36 subtractions,
-// and 16 more subtractions in the norm's overflow branch (V' r_k formed
-// again to round it 2^-10, only after a vote found a non-finite one).
+// per thread); with the q/k norm's branch, 44 fma and 36 subtractions
+// (the norm's overflow branch, which forms V' r_k again to round it
+// 2^-10 after a warp's vote found a non-finite one, reuses the first
+// V' map's exponents: a warp vote orders no memory, so the shifted
+// exponents' loads and differences are not redone; 16 more behind v68's
+// barrier vote).
 // PTXGATE-LABEL: .entry gdn_chunk_fwd_vm128_f16
 // PTXGATE-COUNT-44: fma.rn.f32
 // PTXGATE-NOT: fma.rn.f32
 // PTXGATE-LABEL: .entry gdn_chunk_fwd_vm128_ref_f16
 // PTXNOSUB-LABEL: .entry gdn_chunk_fwd_vm128_f16
-// PTXNOSUB-COUNT-52: sub.rn.f32
+// PTXNOSUB-COUNT-36: sub.rn.f32
 // PTXNOSUB-NOT: sub.rn.f32
 // PTXNOSUB-LABEL: .entry gdn_chunk_fwd_vm128_ref_f16
 
-// The q/k norm's overflow vote (V' r_k in 16 bits) is the consumer
-// warpgroups': their named barrier 1 over 256 threads.
+// The q/k norm's overflow vote (V' r_k in 16 bits) is each warp's own
+// (tile.warp_any): a vote.sync, no barrier of the consumers.
 // PTXVM: .entry gdn_chunk_fwd_vm128_f16
-// PTXVM-DAG: bar.red.or.pred vo, 1, 256, vi;
+// PTXVM-DAG: vote.sync.ballot.b32
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
 // PTXVM-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;

@@ -669,13 +669,16 @@ struct MapLowering : OpConversionPattern<MapOp> {
   }
 };
 
-/// tile.any: the body on every element in row-major order, its i1 results
-/// or-ed into a one-element accumulator (the vote; the barrier is moot in a
-/// sequential block).
-struct AnyLowering : OpConversionPattern<AnyOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// tile.any and tile.warp_any: the body on every element in row-major
+/// order, its i1 results or-ed into a one-element accumulator (the vote;
+/// the barrier is moot in a sequential block, and without warps
+/// tile.warp_any answers for the whole fragment, as its contract allows).
+template <typename VoteOp>
+struct AnyLowering : OpConversionPattern<VoteOp> {
+  using OpConversionPattern<VoteOp>::OpConversionPattern;
+  using OpAdaptor = typename VoteOp::Adaptor;
   LogicalResult
-  matchAndRewrite(AnyOp op, OpAdaptor adaptor,
+  matchAndRewrite(VoteOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto acc = rewriter.create<memref::AllocaOp>(
@@ -1198,7 +1201,7 @@ void ConvertTileToLoopsPass::runOnOperation() {
                // predecessor a tile.grid_wait waits for is done.
                EraseLowering<GridWaitOp>,
                FillLowering, ZeroTailLowering, GemmLowering, MapLowering,
-               AnyLowering, ReduceLowering, ScanLowering, TrilInverseLowering,
+               AnyLowering<AnyOp>, AnyLowering<WarpAnyOp>, ReduceLowering, ScanLowering, TrilInverseLowering,
                ForLowering,
                ProducerLowering, ProducerTaskLowering, MBarrierInitLowering,
                MBarrierArriveLowering, MBarrierWaitLowering>(tc, ctx);

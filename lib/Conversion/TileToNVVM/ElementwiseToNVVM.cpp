@@ -155,6 +155,40 @@ struct MapLowering : TilePattern<MapOp> {
   }
 };
 
+/// A vote's first half: the body on each element the thread holds (each
+/// once: replicated copies are masked off), or-ed into one i1.
+FailureOr<Value> foldThreadVote(Operation *op, Value source, Value converted,
+                                Region &bodyRegion,
+                                ConversionPatternRewriter &rewriter) {
+  auto type = cast<BufferType>(source.getType());
+  if (!type.getLayout())
+    return op->emitOpError("fragments have no layout; run "
+                           "tile-assign-layouts first");
+  Location loc = op->getLoc();
+  Idx ix(rewriter, loc);
+  int64_t numThreads = numThreadsOf(op);
+  int64_t n = fragmentRegs(type, numThreads);
+  RegisterCoords rc = registerCoords(rewriter, ix, type, numThreads);
+  Block &body = bodyRegion.front();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  Regs regs{converted, type.getElementType()};
+  Type i1 = rewriter.getI1Type();
+  Value vote =
+      rewriter.create<LLVM::ConstantOp>(loc, i1, rewriter.getBoolAttr(false));
+  for (int64_t r = 0; r < n; ++r) {
+    IRMapping mapping;
+    mapIndexArgs(rewriter, loc, body, rc.coords[r], mapping);
+    mapping.map(body.getArgument(type.getRank()), regs.load(ix, r));
+    for (Operation &inner : body.without_terminator())
+      rewriter.clone(inner, mapping);
+    Value v = mapping.lookupOrDefault(yield.getValues()[0]);
+    if (rc.owned[r])
+      v = rewriter.create<LLVM::AndOp>(loc, v, rc.owned[r]);
+    vote = rewriter.create<LLVM::OrOp>(loc, vote, v);
+  }
+  return vote;
+}
+
 /// tile.any -> the body once per register, its i1 results or-ed per thread
 /// (slots a thread does not own vote false), then one bar.red.or.pred over
 /// the block (with id and threads: over that named barrier's threads): a
@@ -166,32 +200,14 @@ struct AnyLowering : TilePattern<AnyOp> {
   LogicalResult
   matchAndRewrite(AnyOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<BufferType>(op.getSource().getType());
-    if (!type.getLayout())
-      return op.emitOpError("fragments have no layout; run "
-                            "tile-assign-layouts first");
     Location loc = op.getLoc();
     Idx ix(rewriter, loc);
-    int64_t numThreads = numThreadsOf(op);
-    int64_t n = fragmentRegs(type, numThreads);
-    RegisterCoords rc = registerCoords(rewriter, ix, type, numThreads);
-    Block &body = op.getBody().front();
-    auto yield = cast<YieldOp>(body.getTerminator());
-    Regs regs{adaptor.getSource(), type.getElementType()};
-    Type i1 = rewriter.getI1Type();
-    Value vote = rewriter.create<LLVM::ConstantOp>(
-        loc, i1, rewriter.getBoolAttr(false));
-    for (int64_t r = 0; r < n; ++r) {
-      IRMapping mapping;
-      mapIndexArgs(rewriter, loc, body, rc.coords[r], mapping);
-      mapping.map(body.getArgument(type.getRank()), regs.load(ix, r));
-      for (Operation &inner : body.without_terminator())
-        rewriter.clone(inner, mapping);
-      Value v = mapping.lookupOrDefault(yield.getValues()[0]);
-      if (rc.owned[r])
-        v = rewriter.create<LLVM::AndOp>(loc, v, rc.owned[r]);
-      vote = rewriter.create<LLVM::OrOp>(loc, vote, v);
-    }
+    FailureOr<Value> folded =
+        foldThreadVote(op, op.getSource(), adaptor.getSource(), op.getBody(),
+                       rewriter);
+    if (failed(folded))
+      return failure();
+    Value vote = *folded;
     // As tile.barrier's: a producer task's writes go to the consumers,
     // whose wgmma and TMA stores may read them.
     std::optional<bool> decided = op.getProxyFence();
@@ -215,6 +231,28 @@ struct AnyLowering : TilePattern<AnyOp> {
         "=r,r", /*hasSideEffects=*/true);
     rewriter.replaceOpWithNewOp<LLVM::ICmpOp>(op, LLVM::ICmpPredicate::ne, out,
                                               ix.c32(0));
+    return success();
+  }
+};
+
+/// tile.warp_any: each thread folds its elements (as tile.any), then one
+/// vote over the warp's lanes (vote.sync.ballot, all lanes): no barrier.
+struct WarpAnyLowering : TilePattern<WarpAnyOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(WarpAnyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Idx ix(rewriter, loc);
+    FailureOr<Value> vote =
+        foldThreadVote(op, op.getSource(), adaptor.getSource(), op.getBody(),
+                       rewriter);
+    if (failed(vote))
+      return failure();
+    Value ballot = rewriter.create<NVVM::VoteBallotOp>(
+        loc, rewriter.getI32Type(), ix.c32(-1), *vote);
+    rewriter.replaceOpWithNewOp<LLVM::ICmpOp>(op, LLVM::ICmpPredicate::ne,
+                                              ballot, ix.c32(0));
     return success();
   }
 };
@@ -562,7 +600,8 @@ struct F32MathLowering : ConvertOpToLLVMPattern<OpTy> {
 
 void populateElementwiseToNVVMPatterns(LLVMTypeConverter &converter,
                                        RewritePatternSet &patterns) {
-  patterns.add<FillLowering, MapLowering, AnyLowering, ReduceLowering,
+  patterns.add<FillLowering, MapLowering, AnyLowering, WarpAnyLowering,
+               ReduceLowering,
                ScanLowering>(
       converter);
   // Preferred over MathToLLVM's intrinsics, which NVPTX cannot select.

@@ -174,6 +174,25 @@ func.func @any(%x: !tile.buffer<16x16xf32, fragment>) -> i1 {
   return %r : i1
 }
 
+// tile.warp_any: without warps, the whole fragment's vote (as tile.any).
+
+// CHECK-LABEL: func.func @warp_any
+// CHECK: %[[ACC:.*]] = memref.alloca() : memref<1xi1>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: arith.ori
+// CHECK: %[[R:.*]] = memref.load %[[ACC]][%c0]
+// CHECK: return %[[R]] : i1
+func.func @warp_any(%x: !tile.buffer<16x16xf32, fragment>) -> i1 {
+  %half = arith.constant 0.5 : f32
+  %r = tile.warp_any %x : !tile.buffer<16x16xf32, fragment> {
+  ^bb0(%i: index, %j: index, %a: f32):
+    %big = arith.cmpf ogt, %a, %half : f32
+    tile.yield %big : i1
+  }
+  return %r : i1
+}
+
 // tile.tril_inverse {lower_only}: zeros above the diagonal only inside the
 // 16 x 16 diagonal blocks (from row 16 (c / 16) of column c), then forward
 // substitution down the column.

@@ -2235,6 +2235,42 @@ func.func @any_vote(%p: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps 
 
 // -----
 
+// tile.warp_any: the same per-thread fold as tile.any, then one vote over
+// the warp's lanes (vote.sync.ballot, all lanes), no barrier.
+
+// CHECK-LABEL: llvm.func @warp_any_vote
+// CHECK:       %[[F:.*]] = llvm.mlir.constant(false) : i1
+// CHECK:       %[[V0:.*]] = llvm.fcmp "ogt"
+// CHECK-NEXT:  llvm.or %[[F]], %[[V0]] : i1
+// CHECK-COUNT-31: llvm.fcmp "ogt"
+// CHECK:       %[[V:.*]] = llvm.or
+// CHECK:       %[[M:.*]] = llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT:  %[[B:.*]] = nvvm.vote.ballot.sync %[[M]], %[[V]] : i32
+// CHECK-NEXT:  llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:  llvm.icmp "ne" %[[B]]
+// CHECK-NOT:   bar.red
+// CHECK-NOT:   nvvm.barrier
+// CHECK:       llvm.return
+func.func @warp_any_vote(%p: !tile.ptr<i32>) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %half = arith.constant 0.5 : f32
+  %f = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>>
+  %any = tile.warp_any %f : !tile.buffer<64x64xf32, fragment, #tile.blocked<vector = 4>> {
+  ^bb0(%i: index, %j: index, %x: f32):
+    %big = arith.cmpf ogt, %x, %half : f32
+    tile.yield %big : i1
+  }
+  %r = arith.extui %any : i1 to i32
+  %o = tile.alloc : !tile.buffer<1xi32, fragment, #tile.blocked<vector = 1>>
+  tile.fill %o, %r : !tile.buffer<1xi32, fragment, #tile.blocked<vector = 1>>, i32
+  %P = tile.view %p[%c1] : !tile.ptr<i32> -> !tile.buffer<?xi32, global>
+  tile.copy %o to %P[%c0] : !tile.buffer<1xi32, fragment, #tile.blocked<vector = 1>> to !tile.buffer<?xi32, global>
+  return
+}
+
+// -----
+
 // tile.any with a named barrier (a producer task's vote,
 // tile-warp-specialize): bar.red.or.pred over that barrier's threads.
 

@@ -1497,6 +1497,29 @@ func.func @any_shared(%s: !tile.buffer<64xf32, shared>) -> i1 {
 
 // -----
 
+func.func @warp_any_shared(%s: !tile.buffer<64xf32, shared>) -> i1 {
+  // expected-error @below {{'tile.warp_any' op source must be a fragment}}
+  %r = tile.warp_any %s : !tile.buffer<64xf32, shared> {
+  ^bb0(%i: index, %x: f32):
+    %t = arith.constant true
+    tile.yield %t : i1
+  }
+  return %r : i1
+}
+
+// -----
+
+func.func @warp_any_yield(%f: !tile.buffer<64xf32, fragment>) -> i1 {
+  // expected-error @below {{'tile.warp_any' op body must yield one i1}}
+  %r = tile.warp_any %f : !tile.buffer<64xf32, fragment> {
+  ^bb0(%i: index, %x: f32):
+    tile.yield %x : f32
+  }
+  return %r : i1
+}
+
+// -----
+
 func.func @any_arity(%f: !tile.buffer<64x64xf32, fragment>) -> i1 {
   // expected-error @below {{'tile.any' op body takes 2 arguments, expected 2 indices and the element}}
   %r = tile.any %f : !tile.buffer<64x64xf32, fragment> {

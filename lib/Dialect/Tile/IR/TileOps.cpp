@@ -586,27 +586,45 @@ LogicalResult AnyOp::verify() {
   return verifyNamedBarrier(*this, getId(), getThreads());
 }
 
-LogicalResult AnyOp::verifyRegions() {
-  Block &block = getBody().front();
-  auto type = cast<BufferType>(getSource().getType());
+/// The body of a vote (tile.any, tile.warp_any): the element's indices and
+/// the element in, one i1 out.
+static LogicalResult verifyVoteBody(Operation *op, Region &body,
+                                    BufferType type) {
+  Block &block = body.front();
   size_t rank = type.getRank();
   if (block.getNumArguments() != rank + 1)
-    return emitOpError("body takes ")
+    return op->emitOpError("body takes ")
            << block.getNumArguments() << " arguments, expected " << rank
            << " indices and the element";
   for (size_t i = 0; i < rank; ++i)
     if (!block.getArgument(i).getType().isIndex())
-      return emitOpError("index argument #") << i << " must be 'index'";
+      return op->emitOpError("index argument #") << i << " must be 'index'";
   if (block.getArgument(rank).getType() != type.getElementType())
-    return emitOpError("body argument type ")
+    return op->emitOpError("body argument type ")
            << block.getArgument(rank).getType()
            << " does not match the source element type "
            << type.getElementType();
   auto yield = cast<YieldOp>(block.getTerminator());
   if (yield.getValues().size() != 1 ||
       !yield.getValues()[0].getType().isInteger(1))
-    return emitOpError("body must yield one i1");
+    return op->emitOpError("body must yield one i1");
   return success();
+}
+
+LogicalResult AnyOp::verifyRegions() {
+  return verifyVoteBody(*this, getBody(),
+                        cast<BufferType>(getSource().getType()));
+}
+
+LogicalResult WarpAnyOp::verify() {
+  if (!cast<BufferType>(getSource().getType()).isFragment())
+    return emitOpError("source must be a fragment");
+  return success();
+}
+
+LogicalResult WarpAnyOp::verifyRegions() {
+  return verifyVoteBody(*this, getBody(),
+                        cast<BufferType>(getSource().getType()));
 }
 
 //===----------------------------------------------------------------------===//

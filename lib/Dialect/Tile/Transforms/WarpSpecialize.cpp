@@ -178,7 +178,8 @@ LogicalResult stripToProducer(Block &block, int64_t producerThread,
       op.erase();
       continue;
     }
-    if (op.getNumRegions() != 0 && !isa<MapOp, ReduceOp, AnyOp>(op)) {
+    if (op.getNumRegions() != 0 &&
+        !isa<MapOp, ReduceOp, AnyOp, WarpAnyOp>(op)) {
       for (Region &r : op.getRegions())
         for (Block &b : r)
           if (failed(stripToProducer(b, producerThread, issue)))

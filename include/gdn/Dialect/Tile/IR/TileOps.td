@@ -825,8 +825,48 @@ def Tile_AnyOp : Tile_Op<"any", [RecursiveMemoryEffects,
   let hasRegionVerifier = 1;
 }
 
+def Tile_WarpAnyOp : Tile_Op<"warp_any", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"::mlir::gdn::tile::YieldOp">]> {
+  let summary = "warp-wide vote over the part of a fragment a warp holds";
+  let description = [{
+    As `tile.any` (the same body, evaluated on every element), but the
+    vote is over the elements held by the lanes of the calling thread's
+    warp only, and each warp gets its own answer: one `vote.sync` over the
+    warp's lanes, no barrier, no wait for the other warps. Which elements
+    a warp holds is the fragment's layout (for an mma accumulator, warp w
+    of a warpgroup holds rows 16 w .. 16 w + 15), so a kernel may use it
+    only where a row-local decision is valid: when each warp acts on the
+    rows it holds alone (for example rescaling those rows of two
+    fragments of the same layout, as the GDN chunk step's overflow guard
+    does with V'^T and S^T). It is not a barrier and orders no memory.
+
+    The CPU emulator, which has no warps, answers for the whole fragment:
+    true wherever some warp's vote would be. A kernel that is right for
+    either answer (the contract above) is right on both.
+
+    Example: does some element of my warp's rows overflow f16?
+    ```mlir
+    %ovf = tile.warp_any %vp16 : !tile.buffer<128x64xf16, fragment> {
+    ^bb0(%i: index, %j: index, %y: f16):
+      %ye = arith.extf %y : f16 to f32
+      %ya = math.absf %ye : f32
+      %nf = arith.cmpf ueq, %ya, %inf : f32
+      tile.yield %nf : i1
+    }
+    ```
+  }];
+  let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source);
+  let results = (outs I1:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $source `:` qualified(type($source)) $body attr-dict
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["MapOp", "AnyOp", "ForOp"]>]> {
+    ParentOneOf<["MapOp", "AnyOp", "WarpAnyOp", "ForOp"]>]> {
   let summary = "yield the results of a tile.map body (or end a tile.for body)";
   let description = [{
     Example: `tile.yield %v : f32`
