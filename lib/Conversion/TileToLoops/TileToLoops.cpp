@@ -1201,7 +1201,8 @@ void ConvertTileToLoopsPass::runOnOperation() {
                // predecessor a tile.grid_wait waits for is done.
                EraseLowering<GridWaitOp>,
                FillLowering, ZeroTailLowering, GemmLowering, MapLowering,
-               AnyLowering<AnyOp>, AnyLowering<WarpAnyOp>, ReduceLowering, ScanLowering, TrilInverseLowering,
+               AnyLowering<AnyOp>, AnyLowering<WarpAnyOp>, ReduceLowering,
+               ScanLowering, TrilInverseLowering,
                ForLowering,
                ProducerLowering, ProducerTaskLowering, MBarrierInitLowering,
                MBarrierArriveLowering, MBarrierWaitLowering>(tc, ctx);

@@ -601,9 +601,7 @@ struct F32MathLowering : ConvertOpToLLVMPattern<OpTy> {
 void populateElementwiseToNVVMPatterns(LLVMTypeConverter &converter,
                                        RewritePatternSet &patterns) {
   patterns.add<FillLowering, MapLowering, AnyLowering, WarpAnyLowering,
-               ReduceLowering,
-               ScanLowering>(
-      converter);
+               ReduceLowering, ScanLowering>(converter);
   // Preferred over MathToLLVM's intrinsics, which NVPTX cannot select.
   patterns.add<F32MathLowering<math::ExpOp, emitExp>,
                F32MathLowering<math::Exp2Op, emitExp2>,

@@ -1509,6 +1509,20 @@ func.func @warp_any_shared(%s: !tile.buffer<64xf32, shared>) -> i1 {
 
 // -----
 
+func.func @warp_any_in_producer(%f: !tile.buffer<64xf32, fragment>) {
+  tile.producer {
+    // expected-error @below {{'tile.warp_any' op is a warp vote inside a tile.producer region (one thread's work): the other lanes never reach it}}
+    %v = tile.warp_any %f : !tile.buffer<64xf32, fragment> {
+    ^bb0(%i: index, %x: f32):
+      %t = arith.constant true
+      tile.yield %t : i1
+    }
+  }
+  return
+}
+
+// -----
+
 func.func @warp_any_yield(%f: !tile.buffer<64xf32, fragment>) -> i1 {
   // expected-error @below {{'tile.warp_any' op body must yield one i1}}
   %r = tile.warp_any %f : !tile.buffer<64xf32, fragment> {

@@ -619,6 +619,11 @@ LogicalResult AnyOp::verifyRegions() {
 LogicalResult WarpAnyOp::verify() {
   if (!cast<BufferType>(getSource().getType()).isFragment())
     return emitOpError("source must be a fragment");
+  // A tile.producer region is one thread's work: the other lanes of its
+  // warp never reach the vote, which needs them all.
+  if ((*this)->getParentOfType<ProducerOp>())
+    return emitOpError("is a warp vote inside a tile.producer region (one "
+                       "thread's work): the other lanes never reach it");
   return success();
 }
 
