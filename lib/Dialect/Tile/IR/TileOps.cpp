@@ -583,6 +583,11 @@ LogicalResult MapOp::verifyRegions() {
 LogicalResult AnyOp::verify() {
   if (!cast<BufferType>(getSource().getType()).isFragment())
     return emitOpError("source must be a fragment");
+  // A tile.producer region is one thread's work: the other threads never
+  // reach the vote's barrier and it would wait for them forever.
+  if ((*this)->getParentOfType<ProducerOp>())
+    return emitOpError("is a barrier inside a tile.producer region (one "
+                       "thread's work): no other thread reaches it");
   return verifyNamedBarrier(*this, getId(), getThreads());
 }
 

@@ -311,18 +311,6 @@ void WarpSpecializePass::runOnOperation() {
                      "(tile.kernel with tile.num_warps)");
     return signalPassFailure();
   }
-  // A vote takes its role's named barrier (a task's warpgroup's or the
-  // consumers'); one inside a tile.producer region is one thread's and
-  // would wait for the others forever.
-  WalkResult votes = kernel.walk([](AnyOp any) {
-    if (!any->getParentOfType<ProducerOp>())
-      return WalkResult::advance();
-    any.emitOpError("is a barrier inside a tile.producer region (one "
-                    "thread's work): no other thread reaches it");
-    return WalkResult::interrupt();
-  });
-  if (votes.wasInterrupted())
-    return signalPassFailure();
   int64_t numWarps = warpsAttr.getInt();
   int64_t consumerThreads = 32 * numWarps;
   if (numWarps % kWarpgroupWarps != 0) {

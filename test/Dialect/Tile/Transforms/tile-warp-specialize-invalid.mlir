@@ -243,7 +243,8 @@ func.func @consumer_issue_no_task(%k: index, %map: !tile.tensormap<64x64xf16, sw
 // A vote inside a tile.producer region is one thread's: the barrier it
 // also is would wait for the other threads forever (votes elsewhere take
 // their role's named barrier: tile-warp-specialize.mlir @task,
-// tile-warp-specialize-pipelined.mlir @consumer_vote).
+// tile-warp-specialize-pipelined.mlir @consumer_vote). tile.any's verifier
+// rejects it, with or without warp specialization (as tile.warp_any's).
 func.func @vote_in_producer(%p: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 8 : i64,
     tile.warp_specialize = {producer_registers = 40 : i64, consumer_registers = 232 : i64}} {
   %f = tile.alloc : !tile.buffer<64xf32, fragment>

@@ -799,6 +799,8 @@ def Tile_AnyOp : Tile_Op<"any", [RecursiveMemoryEffects,
     the roles never meet at a block-wide barrier, so `tile-warp-specialize`
     gives a `tile.producer_task`'s votes the task's named barrier (its
     warpgroup) and the others the consumers' (the consumer warpgroups).
+    A vote inside a `tile.producer` region (one thread's work) is an error:
+    no other thread would reach its barrier.
 
     Example: does some element below the diagonal exceed 0.5 in magnitude?
     ```mlir
