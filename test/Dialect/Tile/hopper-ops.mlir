@@ -100,7 +100,8 @@ func.func @store(%map: !tile.tensormap<64x64xf16, swizzle = 128> {tile.name = "C
 // A producer task: the producer warpgroup's compute (four warps, its own
 // mma engine), ending implicitly; thread 0 of a tile.producer in it is the
 // task's first thread. The thread base is tile-warp-specialize's; a
-// second task group runs on a second producer warpgroup.
+// second task group runs on a second producer warpgroup; async_gemm asks
+// tile-async-gemm to schedule a task's wgmma gemms.
 // CHECK-LABEL: func.func @task
 // CHECK:         tile.producer_task warps 4 engine "mma.sync" {
 // CHECK-NEXT:      tile.mbarrier_wait %{{.*}}[%{{.*}}], %{{.*}} : !tile.buffer<2xi64, shared>
@@ -112,7 +113,7 @@ func.func @store(%map: !tile.tensormap<64x64xf16, swizzle = 128> {tile.name = "C
 // CHECK-NEXT:    tile.warp_specialize {{.*}} producer {
 // CHECK-NEXT:      tile.producer_task warps 4 {
 // CHECK-NEXT:      } {thread_base = 256 : i64}
-// CHECK-NEXT:      tile.producer_task warps 4 group 1 engine "wgmma" {
+// CHECK-NEXT:      tile.producer_task warps 4 group 1 engine "wgmma" async_gemm {
 // CHECK-NEXT:      } {thread_base = 384 : i64}
 // CHECK-NEXT:    } consumer {
 // CHECK-NEXT:      tile.barrier {id = 1 : i64, threads = 256 : i64}
@@ -130,7 +131,7 @@ func.func @task(%i: index) attributes {tile.kernel, tile.num_warps = 8 : i64, ti
   tile.warp_specialize {producer_warps = 8, producer_registers = 72, consumer_registers = 216} producer {
     tile.producer_task warps 4 {
     } {thread_base = 256 : i64}
-    tile.producer_task warps 4 group 1 engine "wgmma" {
+    tile.producer_task warps 4 group 1 engine "wgmma" async_gemm {
     } {thread_base = 384 : i64}
   } consumer {
     tile.barrier {id = 1, threads = 256}

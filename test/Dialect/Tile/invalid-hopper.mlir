@@ -466,6 +466,16 @@ func.func @task_engine() attributes {tile.kernel, tile.num_warps = 8 : i64,
 
 // -----
 
+func.func @task_async_gemm_mma_sync() attributes {tile.kernel, tile.num_warps = 8 : i64,
+    tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
+  // expected-error @below {{async_gemm schedules wgmma gemms, but the task's mma_engine is "mma.sync"}}
+  tile.producer_task warps 4 engine "mma.sync" async_gemm {
+  }
+  return
+}
+
+// -----
+
 func.func @task_nested() attributes {tile.kernel, tile.num_warps = 8 : i64,
     tile.warp_specialize = {producer_registers = 72 : i64, consumer_registers = 216 : i64}} {
   tile.producer_task warps 4 {

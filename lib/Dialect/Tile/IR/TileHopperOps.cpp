@@ -338,6 +338,9 @@ LogicalResult ProducerTaskOp::verify() {
       engine && *engine != "mma.sync" && *engine != "wgmma")
     return emitOpError("mma_engine must be \"mma.sync\" or \"wgmma\", got \"")
            << *engine << "\"";
+  if (getAsyncGemm() && getMmaEngine() == "mma.sync")
+    return emitOpError("async_gemm schedules wgmma gemms, but the task's "
+                       "mma_engine is \"mma.sync\"");
   if ((*this)->getParentOfType<ProducerTaskOp>())
     return emitOpError("producer tasks do not nest");
   if ((*this)->getParentOfType<ProducerOp>())

@@ -8,6 +8,7 @@
 
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
+#include "SharedRanges.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -26,9 +27,12 @@ namespace {
 struct Pending {
   struct Group {
     Value accumulator, registerOperand; // registerOperand may be null
+    /// The bytes its shared operands occupy (planned ranges).
+    SmallVector<Range, 2> sharedOperands;
     bool operator==(const Group &o) const {
       return accumulator == o.accumulator &&
-             registerOperand == o.registerOperand;
+             registerOperand == o.registerOperand &&
+             sharedOperands == o.sharedOperands;
     }
   };
   SmallVector<Group, 4> groups;
@@ -40,10 +44,23 @@ struct Pending {
         return i;
     return -1;
   }
+  /// Index of the youngest group whose shared operands overlap `r`, or -1.
+  int64_t youngestReading(Range r) const {
+    for (int64_t i = static_cast<int64_t>(groups.size()) - 1; i >= 0; --i)
+      if (llvm::any_of(groups[i].sharedOperands,
+                       [&](const Range &x) { return x.overlaps(r); }))
+        return i;
+    return -1;
+  }
   void add(GemmOp gemm) {
     Value a = gemm.getA();
-    groups.push_back({gemm.getC(),
-                      cast<BufferType>(a.getType()).isFragment() ? a : Value()});
+    Group group{gemm.getC(),
+                cast<BufferType>(a.getType()).isFragment() ? a : Value(),
+                {}};
+    for (Value v : std::initializer_list<Value>{a, gemm.getB()})
+      if (std::optional<Range> r = plannedRange(v))
+        group.sharedOperands.push_back(*r);
+    groups.push_back(std::move(group));
   }
   /// The groups that may stay in flight when group `i` must be complete.
   int64_t keepAfter(int64_t i) const {
@@ -69,44 +86,78 @@ bool isHarmlessTarget(Value v) {
   return type && !type.isShared();
 }
 
-/// Whether `op` itself (not counting nested ops) may write shared memory or
-/// synchronize the block. Ops that declare no effects are assumed to (a
-/// barrier or a call of another dialect), except the few tile ops known
-/// not to.
-bool disturbs(Operation *op) {
-  if (isa<BarrierOp, AsyncWaitOp>(op))
-    return true; // other warps pass it; cp.async copies land at it
+/// Plain synchronous accesses: their writes to shared memory are stores to
+/// the bytes of the buffers they name, and nothing else (no barrier, no
+/// release of a buffer to another agent), so a pending gemm is disturbed
+/// only where those bytes overlap one of its shared operands.
+bool isPlainAccess(Operation *op) {
+  return isa<CopyOp, MapOp, FillOp, ScanOp, ReduceOp, ZeroTailOp, LoadOp>(
+      op);
+}
+
+/// The shared bytes `op` itself (not counting nested ops) may write, where
+/// they are known (tile-plan-shared-memory ran: `ranges`, empty if none),
+/// or nullopt where it may disturb every pending gemm: a barrier (other
+/// warps pass it; tile.any is one), a cp.async wait (its copies land), an
+/// op that declares no effects (a barrier or call of another dialect), or a
+/// write whose bytes are not known. Writes to fragments and global memory
+/// are harmless. Only plain accesses get their ranges compared; any other
+/// op writing shared memory (an mbarrier arrive releases a ring's stage, a
+/// TMA load lands later) disturbs every pending gemm.
+std::optional<SmallVector<Range>> writtenRanges(Operation *op) {
+  SmallVector<Range> ranges;
+  if (isa<BarrierOp, AsyncWaitOp, AnyOp>(op))
+    return std::nullopt;
   if (isa<AsyncCommitOp>(op))
-    return false;
+    return ranges;
+  bool plain = isPlainAccess(op);
+  auto addWrite = [&](Value v) {
+    if (!v)
+      return false;
+    if (isHarmlessTarget(v))
+      return true;
+    std::optional<Range> r = plannedRange(v);
+    if (!plain || !r)
+      return false;
+    ranges.push_back(*r);
+    return true;
+  };
   if (auto iface = dyn_cast<MemoryEffectOpInterface>(op)) {
     SmallVector<MemoryEffects::EffectInstance> effects;
     iface.getEffects(effects);
-    return llvm::any_of(effects, [](const MemoryEffects::EffectInstance &e) {
-      if (!isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()))
-        return false;
-      Value v = e.getValue();
-      return !v || !isHarmlessTarget(v);
-    });
+    for (const MemoryEffects::EffectInstance &e : effects)
+      if (isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect()) &&
+          !addWrite(e.getValue()))
+        return std::nullopt;
+    return ranges;
   }
   // The nested ops of a tile.map or tile.reduce are walked on their own;
-  // their outputs may still be shared.
-  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-    return llvm::any_of(op->getOperands(), isSharedBuffer);
-  return true;
+  // their outputs may still be shared (any shared operand may be written).
+  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+    for (Value v : op->getOperands())
+      if (isSharedBuffer(v) && !addWrite(v))
+        return std::nullopt;
+    return ranges;
+  }
+  return std::nullopt;
 }
 
 /// How many of `pending`'s youngest groups may stay in flight while `op`
-/// (with its nested ops) runs: none if it may disturb any (a barrier, a
-/// shared write), else those younger than the youngest group whose
-/// accumulator or register operand it uses; nullopt when it needs no wait.
+/// (with its nested ops) runs: none if it may disturb all of them (a
+/// barrier, a shared write of unknown bytes), else those younger than the
+/// youngest group whose accumulator or register operand it uses or whose
+/// shared operand bytes it writes; nullopt when it needs no wait.
 std::optional<int64_t> groupsToKeep(Operation *op, const Pending &pending) {
   int64_t youngest = -1;
   bool disturbing = false;
   op->walk([&](Operation *inner) {
-    if (disturbs(inner)) {
+    std::optional<SmallVector<Range>> written = writtenRanges(inner);
+    if (!written) {
       disturbing = true;
       return WalkResult::interrupt();
     }
+    for (const Range &r : *written)
+      youngest = std::max(youngest, pending.youngestReading(r));
     for (Value v : inner->getOperands())
       youngest = std::max(youngest, pending.youngestUse(v));
     return WalkResult::advance();
@@ -133,19 +184,49 @@ struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
     func::FuncOp func = getOperation();
     if (!func->hasAttr(TileDialect::getKernelAttrName()) || func.isExternal())
       return;
-    if (!all && !func->hasAttr(TileDialect::getAsyncGemmAttrName()))
+    if (func->walk([](WarpSpecializeOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
       return;
     // tile-pipeline's own async gemms keep their schedule.
     WalkResult existing = func.walk([](Operation *op) {
       auto gemm = dyn_cast<GemmOp>(op);
-      if ((gemm && gemm.getAsync()) || isa<GemmWaitOp, WarpSpecializeOp>(op))
+      if ((gemm && gemm.getAsync()) || isa<GemmWaitOp>(op))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });
-    if (existing.wasInterrupted())
+    bool whole = all || func->hasAttr(TileDialect::getAsyncGemmAttrName());
+    if (whole && !existing.wasInterrupted()) {
+      Pending pending;
+      scan(func.getBody().front(), pending, /*waitAtEnd=*/true);
       return;
-    Pending pending;
-    scan(func.getBody().front(), pending, /*waitAtEnd=*/true);
+    }
+    // Else only the producer tasks that ask for it (`async_gemm`): a task's
+    // gemms are its warpgroup's own groups (wgmma.wait_group counts the
+    // executing warp's), whatever the rest of the kernel runs.
+    SmallVector<ProducerTaskOp> tasks;
+    func.walk([&](ProducerTaskOp task) {
+      if (task.getAsyncGemm())
+        tasks.push_back(task);
+    });
+    for (ProducerTaskOp task : tasks)
+      scanTask(task);
+  }
+
+  /// A producer task's body, scheduled on its own: nothing of the code
+  /// around it is in flight on its warpgroup at entry, and its gemms are
+  /// complete at its end. Skipped where it holds a tile-pipeline schedule
+  /// of its own.
+  void scanTask(ProducerTaskOp task) {
+    WalkResult scheduled = task.getBody().walk([](Operation *op) {
+      auto gemm = dyn_cast<GemmOp>(op);
+      if ((gemm && gemm.getAsync()) || isa<GemmWaitOp>(op))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (scheduled.wasInterrupted())
+      return;
+    Pending inner;
+    scan(task.getBody().front(), inner, /*waitAtEnd=*/true);
   }
 
   /// A tile.gemm_wait before `before` that leaves `keep` groups in flight
@@ -209,6 +290,15 @@ struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
           continue;
         }
         pending = std::move(thenPending);
+        continue;
+      }
+      if (auto task = dyn_cast<ProducerTaskOp>(op)) {
+        // Another warpgroup's code: checked as a whole against this one's
+        // pending gemms, then scheduled on its own.
+        if (!pending.empty())
+          if (std::optional<int64_t> keep = groupsToKeep(&op, pending))
+            wait(&op, pending, *keep);
+        scanTask(task);
         continue;
       }
       if (isa<LoopLikeOpInterface>(op)) {

@@ -10,6 +10,7 @@
 #include "gdn/Dialect/Tile/IR/TileOps.h"
 #include "gdn/Dialect/Tile/Transforms/Passes.h"
 #include "RingUtils.h"
+#include "SharedRanges.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -20,15 +21,6 @@ namespace mlir::gdn::tile {
 #include "gdn/Dialect/Tile/Transforms/Passes.h.inc"
 
 namespace {
-
-/// A byte range [begin, end) of the dynamic shared region.
-struct Range {
-  int64_t begin, end;
-  bool overlaps(const Range &o) const { return begin < o.end && o.begin < end; }
-  bool operator==(const Range &o) const {
-    return begin == o.begin && end == o.end;
-  }
-};
 
 struct RangeSet {
   SmallVector<Range, 4> ranges;
@@ -85,40 +77,7 @@ std::optional<Range> rangeOf(Value v, const OrderedAllocs &mbarrierOrdered) {
   auto alloc = rootAlloc(v);
   if (!alloc || mbarrierOrdered.contains(alloc))
     return std::nullopt;
-  auto type = cast<BufferType>(alloc.getType());
-  if (!type.isShared())
-    return std::nullopt;
-  const Range everything{0, std::numeric_limits<int64_t>::max()};
-  if (!alloc.getOffset()) // unplanned: conflicts with everything
-    return everything;
-  int64_t begin = static_cast<int64_t>(*alloc.getOffset());
-  std::optional<int64_t> size =
-      checkedSizeInBytes(type.getStorageShape(), type.getElementBytes());
-  std::optional<int64_t> end = size ? checkedAdd(begin, *size) : size;
-  if (begin < 0 || !end) // not a plan tile-plan-shared-memory makes
-    return everything;
-  // A chain of slices at constant indices of row-major buffers is the one
-  // sub-range it addresses (slice i of [n, ...] starts i rows in); any
-  // other slice may be any of its source's.
-  int64_t sub = 0, subSize = -1;
-  Value cur = v;
-  while (auto slice = cur.getDefiningOp<SliceOp>()) {
-    cur = slice.getSource();
-    auto src = cast<BufferType>(slice.getSource().getType());
-    auto res = cast<BufferType>(slice.getResult().getType());
-    std::optional<int64_t> rowBytes =
-        checkedSizeInBytes(res.getShape(), res.getElementBytes());
-    IntegerAttr idx;
-    if (src.getLayout() || res.getLayout() || !rowBytes ||
-        !matchPattern(slice.getIndex(), m_Constant(&idx)))
-      return Range{begin, *end};
-    if (subSize < 0)
-      subSize = *rowBytes;
-    sub += idx.getInt() * *rowBytes;
-  }
-  if (subSize < 0 || sub < 0 || begin + sub + subSize > *end)
-    return Range{begin, *end};
-  return Range{begin + sub, begin + sub + subSize};
+  return plannedRange(v);
 }
 
 struct InsertBarriersPass

@@ -383,3 +383,114 @@ func.func @many()
   }
   return
 }
+
+// -----
+
+// Planned shared memory: a plain write (copy, fill, map, scan, reduce)
+// waits only where its bytes overlap a pending gemm's shared operand. The
+// copies into %s and %u (bytes 8192..8448, 8704..8960) run while the gemm
+// reads %a (0..8192); the copy into %t (4096..4352, inside %a) waits for
+// it. An
+// mbarrier arrive (it hands a buffer to another agent) and tile.any (a
+// barrier) wait whatever their bytes.
+// CHECK-LABEL: func.func @planned
+// CHECK:      tile.gemm {{.*}} {async}
+// CHECK-NEXT: tile.copy %{{.*}} to %{{.*}} :
+// CHECK-NEXT: tile.copy %{{.*}} to %{{.*}} :
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: tile.copy %{{.*}} to %{{.*}} :
+// CHECK-NEXT: tile.gemm {{.*}} {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: tile.mbarrier_arrive
+// CHECK-NEXT: tile.gemm {{.*}} {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: tile.any
+func.func @planned()
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma"} {
+  %c0 = arith.constant 0 : index
+  %half = arith.constant 0.5 : f32
+  %a = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %s = tile.alloc {offset = 8192 : i64} : !tile.buffer<64xf32, shared>
+  %t = tile.alloc {offset = 4096 : i64} : !tile.buffer<64xf32, shared>
+  %bar = tile.alloc {offset = 8448 : i64} : !tile.buffer<2xi64, shared>
+  %u = tile.alloc {offset = 8704 : i64} : !tile.buffer<64xf32, shared>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %f = tile.alloc : !tile.buffer<64xf32, fragment>
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.copy %f to %s : !tile.buffer<64xf32, fragment> to !tile.buffer<64xf32, shared>
+  tile.copy %f to %u : !tile.buffer<64xf32, fragment> to !tile.buffer<64xf32, shared>
+  tile.copy %f to %t : !tile.buffer<64xf32, fragment> to !tile.buffer<64xf32, shared>
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.mbarrier_arrive %bar[%c0] : !tile.buffer<2xi64, shared>
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  %m = tile.any %f : !tile.buffer<64xf32, fragment> {
+  ^bb0(%i: index, %y: f32):
+    %big = arith.cmpf ugt, %y, %half : f32
+    tile.yield %big : i1
+  }
+  return
+}
+
+// -----
+
+// A producer task marked async_gemm is scheduled on its own, also in a
+// kernel whose other gemms tile-pipeline made asynchronous (left as they
+// are) and without tile.async_gemm on the kernel: the Gram's group flies
+// through the scan and its shared stores (bytes apart from the operand)
+// and is waited for where the map reads it; the task's end drains what is
+// left. A task without async_gemm keeps its gemms synchronous.
+// CHECK-LABEL: func.func @task
+// CHECK:      tile.producer_task warps 4 async_gemm {
+// CHECK:        tile.gemm %{{.*}}, %{{.*}}, %[[G:.*]] {async, transpose_b}
+// CHECK-NEXT:   tile.scan
+// CHECK-NEXT:   tile.copy %{{.*}} to %{{.*}} : !tile.buffer<64xf32, fragment> to !tile.buffer<64xf32, shared>
+// CHECK-NEXT:   tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT:   tile.map ins(%[[G]]
+// CHECK:        tile.gemm {{.*}} {async}
+// CHECK-NEXT:   tile.gemm_wait {pending = 0 : i64}
+// CHECK-NEXT: }
+// CHECK:      tile.producer_task warps 4 {
+// CHECK:        tile.gemm
+// CHECK-NOT:    async
+// CHECK:      }
+// CHECK:      tile.gemm {{.*}} {async}
+// CHECK-NEXT: tile.gemm_wait {pending = 1 : i64}
+// CHECK-NEXT: tile.gemm
+// CHECK-NOT:  async
+// CHECK:      return
+// REQUEST-LABEL: func.func @task
+// REQUEST:       tile.producer_task warps 4 async_gemm {
+// REQUEST:         tile.gemm {{.*}} {async, transpose_b}
+// REQUEST:       tile.producer_task warps 4 {
+// REQUEST:         tile.gemm
+// REQUEST-NOT:     async
+// REQUEST:       }
+func.func @task()
+    attributes {tile.kernel, tile.num_warps = 4 : i64, tile.mma_engine = "wgmma",
+                tile.warp_specialize = {producer_registers = 88, consumer_registers = 208}} {
+  %k = tile.alloc {offset = 0 : i64} : !tile.buffer<64x128xf16, shared>
+  %s = tile.alloc {offset = 16384 : i64} : !tile.buffer<64xf32, shared>
+  %a = tile.alloc {offset = 16640 : i64} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>
+  %c = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.producer_task warps 4 async_gemm {
+    %g = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+    %o = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+    %f = tile.alloc : !tile.buffer<64xf32, fragment>
+    tile.gemm %k, %k, %g {transpose_b} : !tile.buffer<64x128xf16, shared>, !tile.buffer<64x128xf16, shared>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+    tile.scan add %f, %f : !tile.buffer<64xf32, fragment> -> !tile.buffer<64xf32, fragment>
+    tile.copy %f to %s : !tile.buffer<64xf32, fragment> to !tile.buffer<64xf32, shared>
+    tile.map ins(%g : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) outs(%o : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>) {
+    ^bb0(%x: f32):
+      tile.yield %x : f32
+    }
+    tile.gemm %a, %a, %g : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  }
+  tile.producer_task warps 4 {
+    %g = tile.alloc : !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+    tile.gemm %k, %k, %g {transpose_b} : !tile.buffer<64x128xf16, shared>, !tile.buffer<64x128xf16, shared>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  }
+  tile.gemm %a, %a, %c {async} : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  tile.gemm_wait {pending = 1 : i64}
+  tile.gemm %a, %a, %c : !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf16, shared, #tile.swizzle<128>>, !tile.buffer<64x64xf32, fragment, #tile.mma<warps = [4, 1], engine = wgmma>>
+  return
+}

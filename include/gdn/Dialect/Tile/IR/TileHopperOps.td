@@ -325,6 +325,14 @@ def Tile_ProducerTaskOp : Tile_Op<"producer_task", [
     concurrently, e.g. the tasks of chunks c and c + 1 of a two-slot
     hand-off, each group taking every other chunk under an `scf.if`.
 
+    `async_gemm` asks `tile-async-gemm` to schedule the body's wgmma gemms
+    on their own, as it schedules a kernel with `tile.async_gemm` (the
+    task's wgmma groups are its warpgroup's, whatever the consumers run):
+    each gemm is issued asynchronously and waited for where the body first
+    needs its result or may disturb its operands, so that the task's
+    independent work (e.g. a scan while the tensor cores form a Gram
+    matrix) overlaps it.
+
     Example:
     ```mlir
     tile.producer_task warps 4 group 0 engine "mma.sync" {
@@ -340,11 +348,12 @@ def Tile_ProducerTaskOp : Tile_Op<"producer_task", [
   let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$num_warps,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$group,
                        OptionalAttr<StrAttr>:$mma_engine,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$thread_base);
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$thread_base,
+                       UnitAttr:$async_gemm);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    `warps` $num_warps (`group` $group^)? (`engine` $mma_engine^)? $body
-    attr-dict
+    `warps` $num_warps (`group` $group^)? (`engine` $mma_engine^)?
+    (`async_gemm` $async_gemm^)? $body attr-dict
   }];
   let extraClassDeclaration = [{
     /// The producer warpgroup that runs the task (0 without `group`).

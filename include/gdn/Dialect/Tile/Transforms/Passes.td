@@ -680,14 +680,21 @@ def TileAsyncGemm : Pass<"tile-async-gemm", "::mlir::func::FuncOp"> {
 
     An op needs a wait when it (or an op nested in it) uses the
     accumulator or the register A operand of a pending gemm (it waits for
-    the youngest such gemm), may write
-    memory other than fragments and global buffers (the tensor cores may
-    still be reading a shared operand; planned buffers share bytes), waits
-    for `cp.async` copies (they land in shared memory), is a `tile.barrier`
-    (after it other warpgroups may write what a pending gemm of this one
-    still reads), or declares no memory effects at all (a barrier or call
-    of another dialect). A gemm that writes a pending gemm's accumulator or
-    register operand waits for that gemm; gemms sharing an operand do not.
+    the youngest such gemm), writes shared memory that a pending gemm's
+    shared operand occupies (the tensor cores may still be reading it: it
+    waits for the youngest such gemm), waits for `cp.async` copies (they
+    land in shared memory), is a `tile.barrier` or `tile.any` (after it
+    other warpgroups may write what a pending gemm of this one still
+    reads), or declares no memory effects at all (a barrier or call of
+    another dialect). Shared bytes are compared where
+    `tile-plan-shared-memory` placed the buffers (the ranges
+    `tile-insert-barriers` compares) and only for plain synchronous writes
+    (`tile.copy`, `tile.map`, `tile.fill`, `tile.scan`, `tile.reduce`,
+    `tile.zero_tail`); a write into an unplaced buffer, and any other op
+    that writes shared memory (an mbarrier arrive hands a ring stage back
+    to the TMA, a TMA load lands later), waits for every pending gemm. A
+    gemm that writes a pending gemm's accumulator or register operand
+    waits for that gemm; gemms sharing an operand do not.
     Pending gemms flow into and out of `scf.if` branches when both ways
     leave the same ones in flight (a wait counts groups); otherwise each
     branch drains at its end (a branch that yields a pending fragment waits
@@ -697,8 +704,14 @@ def TileAsyncGemm : Pass<"tile-async-gemm", "::mlir::func::FuncOp"> {
     Runs after `tile-insert-barriers` (so that no barrier lands between a
     gemm and its wait) on the kernels that carry the unit attribute
     `tile.async_gemm`, or on every kernel with `all` (gdn-lower-to-ptx's
-    `async-gemm=1`); kernels whose gemms `tile-pipeline` already made
-    asynchronous are left alone (a kernel that requests warp
+    `async-gemm=1`), every `tile.producer_task` in them included, and on
+    the bodies of `tile.producer_task`s marked `async_gemm` in any kernel.
+    A task is scheduled on its own: nothing in flight at its entry, a wait
+    at its end (its wgmma groups are its warpgroup's own, whatever the
+    consumers run; the code around it is checked against it as a whole);
+    kernels whose gemms `tile-pipeline`
+    already made asynchronous are otherwise left alone (a kernel that
+    requests warp
     specialization is scheduled like any other: the waits stay with its
     gemms in the consumer warpgroups, and a TMA ring's release of a stage,
     an mbarrier arrive that writes shared memory, waits for the gemms
