@@ -169,6 +169,19 @@ std::optional<int64_t> groupsToKeep(Operation *op, const Pending &pending) {
   return pending.keepAfter(youngest);
 }
 
+/// Whether `root` holds async gemms or gemm waits already (a schedule of
+/// tile-pipeline's, which the pass leaves as it is).
+bool hasAsyncSchedule(Operation *root) {
+  return root
+      ->walk([](Operation *op) {
+        auto gemm = dyn_cast<GemmOp>(op);
+        if ((gemm && gemm.getAsync()) || isa<GemmWaitOp>(op))
+          return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// A synchronous gemm on the wgmma engine (its accumulator's layout).
 bool isCandidate(GemmOp gemm) {
   if (gemm.getAsync())
@@ -188,14 +201,8 @@ struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
             .wasInterrupted())
       return;
     // tile-pipeline's own async gemms keep their schedule.
-    WalkResult existing = func.walk([](Operation *op) {
-      auto gemm = dyn_cast<GemmOp>(op);
-      if ((gemm && gemm.getAsync()) || isa<GemmWaitOp>(op))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
     bool whole = all || func->hasAttr(TileDialect::getAsyncGemmAttrName());
-    if (whole && !existing.wasInterrupted()) {
+    if (whole && !hasAsyncSchedule(func)) {
       Pending pending;
       scan(func.getBody().front(), pending, /*waitAtEnd=*/true);
       return;
@@ -217,13 +224,7 @@ struct AsyncGemmPass : impl::TileAsyncGemmBase<AsyncGemmPass> {
   /// complete at its end. Skipped where it holds a tile-pipeline schedule
   /// of its own.
   void scanTask(ProducerTaskOp task) {
-    WalkResult scheduled = task.getBody().walk([](Operation *op) {
-      auto gemm = dyn_cast<GemmOp>(op);
-      if ((gemm && gemm.getAsync()) || isa<GemmWaitOp>(op))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (scheduled.wasInterrupted())
+    if (hasAsyncSchedule(task))
       return;
     Pending inner;
     scan(task.getBody().front(), inner, /*waitAtEnd=*/true);
