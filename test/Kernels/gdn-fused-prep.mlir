@@ -13,13 +13,15 @@
 // thread 0 (the task warpgroup only computes), LICM off in the task's copy
 // of the chunk loop only. The template's module (which takes in
 // kernels/gdn_prefill/gdn_chunk_fused.mlir.inc) is lowered to PTX; ptxas
-// must take the kernel without spills: at the task's 88 registers a few
-// bytes of spill inside its chunk loop made the stage 4 % slower at
-// 8x4K·H16 (12 bytes without gamma's store, 8 with v61's Ag stores:
-// ptxas -v's spill stores; docs/perf-notes.md v62).
+// must take the kernel without spills (f16 here; bf16 has none either
+// since v73): at the task's 88 registers a few bytes of spill inside its
+// chunk loop made the stage 4 % slower at 8x4K·H16 (12 bytes without
+// gamma's store, 8 with v61's Ag stores: ptxas -v's spill stores;
+// docs/perf-notes.md v62; v73: the Gram first with the default layout of
+// the next chunk's g and beta, 8 bytes, +5 %).
 // RUN: %expand-includes %gdn_kernels/gdn_prefill/gdn_forward_vm.mlir.in %t.vm.mlir.in
 // RUN: sed s/@DT@/f16/g %t.vm.mlir.in > %t.mlir
-// RUN: gdn-opt %t.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-fold-zero-init,tile-expand-tril-inverse,tile-assign-layouts,tile-pipeline,tile-tma-store,canonicalize,tile-plan-shared-memory,tile-insert-barriers,tile-warp-specialize))' | FileCheck %s --check-prefix=SPLIT
+// RUN: gdn-opt %t.mlir --pass-pipeline='builtin.module(inline,symbol-dce,func.func(canonicalize,tile-fold-zero-init,tile-expand-tril-inverse,tile-assign-layouts,tile-pipeline,tile-tma-store,canonicalize,tile-plan-shared-memory,tile-insert-barriers,tile-async-gemm,tile-warp-specialize))' | FileCheck %s --check-prefix=SPLIT
 // RUN: rm -rf %t.out && mkdir -p %t.out
 // RUN: gdn-opt %t.mlir --gdn-lower-to-ptx="index-bitwidth=32 output-dir=%t.out" -o /dev/null
 // RUN: sed -n '/\.entry gdn_chunk_fused_vm128_f16(/,/\/\/ \.globl/p' %t.out/gdn_forward_vm_f16.ptx > %t.fused.ptx
@@ -29,11 +31,16 @@
 
 // The split: the producer warpgroup runs only the task (its barriers the
 // named barrier 2 over 128 threads, thread base 256; at its end it stores
-// the next chunk's g and beta, loaded at its start, and every task thread
-// arrives on the hand-off's full barrier, count 128); the task reads the
-// chunk's K from the ring's stage (after its gamma, it waits for the
-// stage's loads itself and zeroes the rows past the sequence's end: no copy
-// of K of its own); the consumers (no tail zeroing of their own) issue the
+// the next chunk's g and beta, loaded at its start one element a thread,
+// and every task thread arrives on the hand-off's full barrier, count
+// 128); the task reads the chunk's K from the ring's stage (it waits for
+// the stage's loads itself and zeroes the rows past the sequence's end: no
+// copy of K of its own); its Gram matrix is issued first (the task is
+// marked async_gemm: tile-async-gemm) and flies through the gamma scan,
+// which has no barrier of its own (the alike-keys vote's barrier publishes
+// gamma),
+// up to its wait before the solve's first map; the consumers (no tail
+// zeroing of their own) issue the
 // ring's loads (one thread: wait for a free stage, then the TMA loads),
 // wait on the hand-off's full barrier, run the step and release the slot;
 // the task's buffers and the ring live for the whole kernel (disjoint from
@@ -41,10 +48,10 @@
 // SPLIT-LABEL: func.func @gdn_chunk_fused_vm128_f16
 // SPLIT:         tile.mbarrier_init %[[RFULL:[0-9]+]] {count = 1 : i64} : !tile.buffer<3xi64, shared>
 // SPLIT:         tile.warp_specialize {consumer_registers = 208 : i64, producer_registers = 88 : i64, producer_warps = 4 : i64} producer {
-// SPLIT:           tile.producer_task warps 4 {
+// SPLIT:           tile.producer_task warps 4 async_gemm {
 // SPLIT-NOT:         tile.async_copy
-// SPLIT:             tile.scan add
-// SPLIT:             tile.barrier {id = 2 : i64, threads = 128 : i64}
+// SPLIT:             tile.copy {{.*}} {masked} : !tile.buffer<?xf32, global> to !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
+// SPLIT-NEXT:        tile.copy {{.*}} {masked} : !tile.buffer<?xf16, global> to !tile.buffer<64xf16, fragment, #tile.blocked<vector = 1>>
 // SPLIT-NOT:         tile.async_copy
 // SPLIT:             tile.mbarrier_wait %[[RFULL]][
 // SPLIT:             tile.zero_tail
@@ -52,8 +59,14 @@
 // SPLIT:             tile.zero_tail
 // SPLIT-NEXT:        tile.barrier {id = 2 : i64, threads = 128 : i64}
 // SPLIT-NEXT:      }
-// SPLIT-NEXT:      tile.gemm %[[KST:[0-9]+]], %[[KST]]
-// SPLIT:             tile.any
+// SPLIT-NEXT:      tile.gemm %[[KST:[0-9]+]], %[[KST]], %[[GRAM:[0-9]+]] {async, transpose_b, zero_init}
+// SPLIT-NOT:         tile.barrier
+// SPLIT:             tile.scan add
+// SPLIT-NOT:         tile.barrier
+// SPLIT:             tile.gemm_wait {pending = 0 : i64}
+// SPLIT-NEXT:        tile.map indexed ins(%[[GRAM]]
+// SPLIT-NOT:         tile.barrier
+// SPLIT:             tile.any %[[GRAM]]
 // SPLIT:             } {id = 2 : i64, threads = 128 : i64}
 // SPLIT:             tile.tril_inverse_diag
 // SPLIT:             tile.mbarrier_wait

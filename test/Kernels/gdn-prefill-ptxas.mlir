@@ -97,7 +97,10 @@
 // factor branch joined the chunk loop, 148 and 160 with it; values
 // stored before the chunk loop, reloaded in it; docs/perf-notes.md v57,
 // v65, v66, v68, v69, v71), on flagged chunks' blocks only; the block_v
-// 16 ones none: more is a regression.
+// 16 ones none: more is a regression. The fused prep + forward kernel
+// none in either dtype (its task at 88 registers; bf16 16 bytes in the
+// task's chunk loop before v73; test/Kernels/gdn-fused-prep.mlir checks
+// its structure).
 // VM: Compiling entry function 'gdn_cp_replay_vm128_ref_{{b?f16}}' for 'sm_90a'
 // VM: {{40 bytes stack frame, 36|56 bytes stack frame, 52}} bytes spill stores
 // VM: Compiling entry function 'gdn_cp_replay_vm128_{{b?f16}}' for 'sm_90a'
@@ -105,6 +108,8 @@
 // VM: Compiling entry function 'gdn_cp_summary_vm128_ref_{{b?f16}}' for 'sm_90a'
 // VM: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // VM: Compiling entry function 'gdn_cp_summary_vm128_{{b?f16}}' for 'sm_90a'
+// VM: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// VM: Compiling entry function 'gdn_chunk_fused_vm128_{{b?f16}}' for 'sm_90a'
 // VM: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // VM: Compiling entry function 'gdn_chunk_fwd_vm128_ref_{{b?f16}}' for 'sm_90a'
 // VM: {{16 bytes stack frame, 20|32 bytes stack frame, 36}} bytes spill stores
