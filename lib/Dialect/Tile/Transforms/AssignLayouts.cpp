@@ -342,6 +342,35 @@ void AssignLayoutsPass::runOnOperation() {
   DenseSet<Value> reduceResults;
   func.walk([&](ReduceOp reduce) { reduceResults.insert(reduce.getDest()); });
 
+  // Fragments whose global memory traffic all goes through a strided
+  // innermost dimension (e.g. one head's gates, HV elements apart): their
+  // copies move single elements whatever the layout, so a wider vector
+  // only puts the tile on fewer threads, with more registers each, for
+  // nothing (in the fused kernel's 88-register task, the next chunk's g
+  // and beta at four and eight elements a thread spilled). One element a
+  // thread. Class leader -> every global copy strided.
+  DenseMap<Value, bool> stridedOnly;
+  func.walk([&](CopyOp copy) {
+    Value frag;
+    if (cast<BufferType>(copy.getSource().getType()).isFragment())
+      frag = copy.getSource();
+    else if (cast<BufferType>(copy.getDest().getType()).isFragment())
+      frag = copy.getDest();
+    if (!frag || !classes.contains(frag))
+      return;
+    Value other = frag == copy.getSource() ? copy.getDest() : copy.getSource();
+    if (!cast<BufferType>(other.getType()).isGlobal())
+      return;
+    bool strided = !copy.getTranspose() && !hasContiguousInnermost(other);
+    auto [it, inserted] =
+        stridedOnly.try_emplace(classes.getLeaderValue(frag), strided);
+    if (!inserted)
+      it->second = it->second && strided;
+  });
+  auto onlyStrided = [&](Value frag) {
+    return stridedOnly.lookup(classes.getLeaderValue(frag));
+  };
+
   // Rewrite fragment allocation types.
   func.walk([&](AllocOp alloc) {
     auto type = cast<BufferType>(alloc.getType());
@@ -354,7 +383,8 @@ void AssignLayoutsPass::runOnOperation() {
       ++numMmaFragments;
     } else {
       int64_t vector =
-          reduceResults.contains(alloc.getResult())
+          reduceResults.contains(alloc.getResult()) ||
+                  onlyStrided(alloc.getResult())
               ? 1
               : chooseVector(type.getShape().back(), type.getElementBytes());
       layout = BlockedLayoutAttr::get(ctx, vector);

@@ -828,3 +828,56 @@ func.func @kernel_chooses_0()
   tile.tril_inverse %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
   return
 }
+
+// -----
+
+// A fragment whose every global copy goes through a strided innermost
+// dimension (one head's gates: tile.take of the last dimension) moves
+// single elements whatever its layout: one element a thread, not the
+// default vector (4 floats, 8 halves) that puts it on fewer threads with
+// more registers each. A fragment with any contiguous global copy, or none
+// at all, keeps the default; so does one whose strided copy is its
+// neighbour's in a tile.map (one layout for the map's operands).
+
+// CHECK-LABEL: func.func @strided_gates
+// CHECK:       %[[G:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
+// CHECK:       %[[B:.*]] = tile.alloc : !tile.buffer<64xf16, fragment, #tile.blocked<vector = 1>>
+// CHECK:       %[[C:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK:       %[[M:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK:       %[[N:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK:       %[[F:.*]] = tile.alloc : !tile.buffer<64xf32, fragment, #tile.blocked<vector = 4>>
+// CHECK:       tile.copy %{{.*}}[%{{.*}}] to %[[G]] {masked} : !tile.buffer<?xf32, global> to !tile.buffer<64xf32, fragment, #tile.blocked<vector = 1>>
+func.func @strided_gates(%pg: !tile.ptr<f32>, %pb: !tile.ptr<f16>, %t: index,
+                         %hvs: index, %hv: index, %t0: index)
+    attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %G = tile.view %pg[%t, %hvs] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %Gh = tile.take %G[%hv] dims [1] : !tile.buffer<?x?xf32, global> -> !tile.buffer<?xf32, global>
+  %Bt = tile.view %pb[%t, %hvs] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %Bh = tile.take %Bt[%hv] dims [1] : !tile.buffer<?x?xf16, global> -> !tile.buffer<?xf16, global>
+  %Gr = tile.view %pg[%hvs, %t] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %Grh = tile.take %Gr[%hv] dims [0] : !tile.buffer<?x?xf32, global> -> !tile.buffer<?xf32, global>
+  %sh = tile.alloc : !tile.buffer<64xf32, shared>
+  %g = tile.alloc : !tile.buffer<64xf32, fragment>
+  %b = tile.alloc : !tile.buffer<64xf16, fragment>
+  %c = tile.alloc : !tile.buffer<64xf32, fragment>
+  %m = tile.alloc : !tile.buffer<64xf32, fragment>
+  %n = tile.alloc : !tile.buffer<64xf32, fragment>
+  %f = tile.alloc : !tile.buffer<64xf32, fragment>
+  // Strided loads, a shared store: one element a thread.
+  tile.copy %Gh[%t0] to %g {masked} : !tile.buffer<?xf32, global> to !tile.buffer<64xf32, fragment>
+  tile.copy %g to %sh : !tile.buffer<64xf32, fragment> to !tile.buffer<64xf32, shared>
+  tile.copy %Bh[%t0] to %b {masked} : !tile.buffer<?xf16, global> to !tile.buffer<64xf16, fragment>
+  // Strided load, contiguous store: the default.
+  tile.copy %Gh[%t0] to %c {masked} : !tile.buffer<?xf32, global> to !tile.buffer<64xf32, fragment>
+  tile.copy %c to %Grh[%t0] {masked} : !tile.buffer<64xf32, fragment> to !tile.buffer<?xf32, global>
+  // %m's strided load, %n's contiguous one, one map: the default for both.
+  tile.copy %Gh[%t0] to %m {masked} : !tile.buffer<?xf32, global> to !tile.buffer<64xf32, fragment>
+  tile.copy %Grh[%t0] to %n {masked} : !tile.buffer<?xf32, global> to !tile.buffer<64xf32, fragment>
+  tile.map ins(%m : !tile.buffer<64xf32, fragment>) outs(%n : !tile.buffer<64xf32, fragment>) {
+  ^bb0(%x: f32):
+    tile.yield %x : f32
+  }
+  // No global copy: the default.
+  tile.copy %sh to %f : !tile.buffer<64xf32, shared> to !tile.buffer<64xf32, fragment>
+  return
+}

@@ -100,7 +100,13 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::func::FuncOp"> {
     * fragments connected to it through `tile.map` (same shape, same
       elements) inherit that layout; every other fragment gets
       `#tile.blocked<vector = v>` with the widest `v <= 16 bytes` that
-      divides its innermost dimension;
+      divides its innermost dimension, except `v = 1` for a reduction's
+      result and for a fragment (with those it shares a `tile.map`) whose
+      every copy to or from global memory goes through a strided
+      innermost dimension (a `tile.take` of the last dimension, e.g. one
+      head's gates): such copies move single elements whatever the
+      layout, and a wider vector only puts the tile on fewer threads with
+      more registers each;
     * shared operands of `tile.gemm`, and shared sources of transposed
       copies into fragments, whose rows are a multiple of 128 bytes get
       `#tile.swizzle<128>` (conflict-free `ldmatrix` and 16-byte stores,
