@@ -21,13 +21,19 @@ namespace mlir::gdn::tile {
 
 namespace {
 
+bool isSharedBuffer(Value v) {
+  auto type = dyn_cast<BufferType>(v.getType());
+  return type && type.isShared();
+}
+
 /// The gemms issued and not yet waited for, oldest first (each is one
 /// wgmma group: `wgmma.wait_group n` leaves the n youngest in flight): their
 /// accumulators and their register A operands.
 struct Pending {
   struct Group {
     Value accumulator, registerOperand; // registerOperand may be null
-    /// The bytes its shared operands occupy (planned ranges).
+    /// The bytes its shared operands occupy (planned ranges; the whole
+    /// region where not known).
     SmallVector<Range, 2> sharedOperands;
     bool operator==(const Group &o) const {
       return accumulator == o.accumulator &&
@@ -57,9 +63,12 @@ struct Pending {
     Group group{gemm.getC(),
                 cast<BufferType>(a.getType()).isFragment() ? a : Value(),
                 {}};
+    // A shared operand whose bytes are not known (no tile.alloc behind
+    // it) may be anywhere: every shared write then waits for the group.
     for (Value v : std::initializer_list<Value>{a, gemm.getB()})
-      if (std::optional<Range> r = plannedRange(v))
-        group.sharedOperands.push_back(*r);
+      if (isSharedBuffer(v))
+        group.sharedOperands.push_back(
+            plannedRange(v).value_or(Range::everything()));
     groups.push_back(std::move(group));
   }
   /// The groups that may stay in flight when group `i` must be complete.
@@ -72,11 +81,6 @@ struct Pending {
   }
   void clear() { groups.clear(); }
 };
-
-bool isSharedBuffer(Value v) {
-  auto type = dyn_cast<BufferType>(v.getType());
-  return type && type.isShared();
-}
 
 /// Memory a pending gemm cannot be disturbed through: registers of another
 /// fragment and global memory. Anything else (shared buffers, pointers of
