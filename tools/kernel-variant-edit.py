@@ -6,6 +6,7 @@
 #        kernel-variant-edit.py prep-regs FILE REGS
 #        kernel-variant-edit.py prep-overlap FILE MODE
 #        kernel-variant-edit.py step-gate-factors FILE
+#        kernel-variant-edit.py fused-ablate FILE MODE
 #
 # Edits an include-expanded kernel template (FILE, in place) for
 # tools/kernel-variant.sh; every edit checks that the text it changes is the
@@ -44,6 +45,17 @@
 # allocates it beside its %sP), and its W, o and V_new maps load them
 # instead of exponentiating per element, with the same arguments (same
 # bits; docs/perf-notes.md v51).
+#
+# fused-ablate (gdn_forward_vm): TIMING ONLY, the results are wrong. The
+# fused kernel's producer task (@gdn_chunk_loop_fused_@DT@'s
+# tile.producer_task) without part of its work, to see what that part
+# costs the fused stage (docs/perf-notes.md v74): MODE `map`, the solve's
+# factored Ag map yields its input (no gates); `handoff`, that and no copy
+# of Ag to the hand-off ring (so no copy of the inverse into registers
+# either); `task`, no Gram, gamma, solve or hand-off (the task only waits
+# and arrives: the consumers alone); `skipN` (N >= 2), the task skips the
+# Gram, gamma and solve of every N-th chunk of a sequence (c mod N = N - 1:
+# the fused side of a prep kernel that would form those chunks' Ag).
 #
 # prep-flags (gdn_prefill): @gdn_chunk_prep_k_@DT@ replaced by the kernel of
 # INC (gdn_prep_flags.mlir.inc), with REGS registers per thread
@@ -503,6 +515,69 @@ def step_gate_factors(path):
     open(path, "w").write(s)
 
 
+FUSED_LOOP = "  func.func private @gdn_chunk_loop_fused_@DT@("
+SOLVE = "  func.func private @gdn_prep_solve_@DT@("
+TASK_WORK = "        %gram = tile.alloc : !tile.buffer<64x64xf32, fragment>\n"
+TASK_WAIT = "        tile.mbarrier_wait %empty[%slot], %genp"
+HANDOFF = ("        tile.copy %ag to %agd {block_lower = 32 : i64} : "
+           "!tile.buffer<64x64xf32, fragment> to "
+           "!tile.buffer<64x64x@DT@, shared, #tile.swizzle<64>>\n")
+GAMMA_OUT = ("        tile.copy %gf to %gmd[%c0] : !tile.buffer<64xf32, fragment> "
+             "to !tile.buffer<96xf32, shared>\n")
+GF = ("        %gf = tile.alloc : !tile.buffer<64xf32, fragment>\n"
+      "        tile.copy %sG0 to %gf : !tile.buffer<64xf32, shared> to "
+      "!tile.buffer<64xf32, fragment>\n")
+AG = "        %ag = tile.alloc : !tile.buffer<64x64xf32, fragment>\n"
+
+
+def fused_ablate(path, mode):
+    """The fused task without part of its work (fused-ablate; timing only)."""
+    what = "--fused-ablate " + mode
+    m = re.fullmatch(r"map|handoff|task|skip([0-9]+)", mode)
+    if not m or (m.group(1) is not None and int(m.group(1)) < 2):
+        fail(what, "MODE is map, handoff, task or skipN with N >= 2")
+    s = open(path).read()
+    if mode in ("map", "handoff"):
+        k, end = function(s, SOLVE, what)
+        solve = s[k:end]
+        f = solve.find("    scf.if %factored {")
+        if f < 0:
+            fail(what, "no factored Ag map in @gdn_prep_solve_@DT@")
+        y = solve.find("tile.yield %eab : f32", f)
+        if y < 0:
+            fail(what, "no 'tile.yield %eab : f32' in the factored Ag map")
+        solve = solve[:y] + "tile.yield %a : f32" + solve[y + len("tile.yield %eab : f32"):]
+        s = s[:k] + solve + s[end:]
+    k, end = function(s, FUSED_LOOP, what)
+    loop = s[k:end]
+    where = "@gdn_chunk_loop_fused_@DT@"
+    if mode in ("handoff", "task"):
+        loop = replace_once(loop, HANDOFF, "", what, where)
+    if mode == "task":
+        a, b = loop.find(TASK_WORK), loop.find(TASK_WAIT)
+        if a < 0 or b < a:
+            fail(what, "expected the task's work from '%s' to '%s' in %s"
+                 % (TASK_WORK.strip(), TASK_WAIT.strip(), where))
+        loop = loop[:a] + loop[b:]
+        loop = replace_once(loop, GAMMA_OUT, "", what, where)
+    if mode.startswith("skip"):
+        n = int(mode[4:])
+        a, b = loop.find(TASK_WORK), loop.find(TASK_WAIT)
+        if a < 0 or b < a:
+            fail(what, "expected the task's work from '%s' to '%s' in %s"
+                 % (TASK_WORK.strip(), TASK_WAIT.strip(), where))
+        work = replace_once(loop[a:b], GF, "", what, where)
+        work = replace_once(work, AG, "", what, where)
+        head = ("        %%skip_n = arith.constant %d : index\n"
+                "        %%skip_r = arith.constant %d : index\n"
+                "        %%skip_c = arith.remui %%c, %%skip_n : index\n"
+                "        %%solve = arith.cmpi ne, %%skip_c, %%skip_r : index\n"
+                % (n, n - 1)) + GF + AG + "        scf.if %solve {\n"
+        loop = loop[:a] + head + work + "        }\n" + loop[b:]
+    s = s[:k] + loop + s[end:]
+    open(path, "w").write(s)
+
+
 def main(argv):
     if len(argv) >= 6 and argv[1] == "forward-regs" and argv[6:] in ([], ["--flags"]):
         forward_regs(argv[2], argv[3], argv[4], argv[5], argv[6:] == ["--flags"])
@@ -519,12 +594,15 @@ def main(argv):
         prep_overlap(argv[2], argv[3])
     elif len(argv) == 3 and argv[1] == "step-gate-factors":
         step_gate_factors(argv[2])
+    elif len(argv) == 4 and argv[1] == "fused-ablate":
+        fused_ablate(argv[2], argv[3])
     else:
         sys.exit("usage: kernel-variant-edit.py forward-regs FILE MAX P C [--flags]\n"
                  "       kernel-variant-edit.py prep-flags FILE INC [REGS] [--prefetch]\n"
                  "       kernel-variant-edit.py prep-regs FILE REGS\n"
                  "       kernel-variant-edit.py prep-overlap FILE MODE\n"
-                 "       kernel-variant-edit.py step-gate-factors FILE")
+                 "       kernel-variant-edit.py step-gate-factors FILE\n"
+                 "       kernel-variant-edit.py fused-ablate FILE MODE")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 #                                [--forward-regs MAX/P/C] [--flags]
 #                                [--prep-regs N] [--prep-overlap N]
 #                                [--prep-prefetch] [--step-gate-factors]
+#                                [--fused-ablate MODE]
 #                                [--cpu] OUT_DIR TEMPLATE
 #
 # Builds OUT_DIR, a complete kernel directory for gdn-run, tools/gpu-check.sh
@@ -104,6 +105,13 @@
 # into shared memory, and its W, o and V_new maps load them instead of
 # exponentiating per element (same bits; docs/perf-notes.md v51, variant
 # `ex`: neutral on an H100, where the forward is DRAM-bound).
+# --fused-ablate MODE (TEMPLATE a gdn_forward_vm.mlir.in): TIMING ONLY,
+# the fused kernel computes wrong results (gdn-run --check none). Its
+# producer task without part of its work, to see what that part costs the
+# fused stage (docs/perf-notes.md v74): `map` (the Ag map's gates),
+# `handoff` (map and the copy of Ag to the hand-off ring), `task` (no Gram,
+# gamma, solve or hand-off: the consumers alone), `skipN` (no Gram, gamma
+# or solve in every N-th chunk).
 # The edits: tools/kernel-variant-edit.py.
 #
 # -O OPTIONS: more gdn-lower-to-ptx options for every module built, as
@@ -124,8 +132,8 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage() { sed -n '4,10s/^# //p' "$0" >&2; exit 2; }
-base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" fusedopt=--fused fusedk=fused tmaissue="" extra="" fwdregs="" flags="" prepregs="" prepov="" prefetch="" gatef="" cpu=""
+usage() { sed -n '4,11s/^# //p' "$0" >&2; exit 2; }
+base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" fusedopt=--fused fusedk=fused tmaissue="" extra="" fwdregs="" flags="" prepregs="" prepov="" prefetch="" gatef="" ablate="" cpu=""
 while [[ $# -gt 0 ]]; do
   case $1 in
   --fused) [[ $# -ge 2 ]] || usage; fused=$2; shift 2 ;;
@@ -137,6 +145,7 @@ while [[ $# -gt 0 ]]; do
   --prep-overlap) [[ $# -ge 2 ]] || usage; prepov=$2; shift 2 ;;
   --prep-prefetch) prefetch=1; shift ;;
   --step-gate-factors) gatef=1; shift ;;
+  --fused-ablate) [[ $# -ge 2 ]] || usage; ablate=$2; shift 2 ;;
   --cpu) cpu=1; shift ;;
   -b) [[ $# -ge 2 ]] || usage; base=$2; shift 2 ;;
   -I) [[ $# -ge 2 ]] || usage; incdir=$2; shift 2 ;;
@@ -260,6 +269,12 @@ if [[ -n $gatef ]]; then
   python3 "$root/tools/kernel-variant-edit.py" step-gate-factors "$work/$name.expanded"
   [[ -z ${KERNEL_VARIANT_KEEP:-} ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
 fi
+if [[ -n $ablate ]]; then
+  [[ $name == gdn_forward_vm ]] ||
+    { echo "kernel-variant.sh: --fused-ablate needs gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1; }
+  python3 "$root/tools/kernel-variant-edit.py" fused-ablate "$work/$name.expanded" "$ablate"
+  [[ -z ${KERNEL_VARIANT_KEEP:-} ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
+fi
 if [[ -n $prefetch ]]; then
   [[ -n $flags && $name == gdn_prefill ]] ||
     { echo "kernel-variant.sh: --prep-prefetch needs --flags and gdn_prefill.mlir.in" >&2; exit 1; }
@@ -371,4 +386,4 @@ if [[ -n $flags$fwdregs$prepregs$prepov$prefetch$gatef ]]; then
 fi
 # The two-task kernel writes no flags: no refined kernel, nor its prep.
 [[ $fusedk != fused2 || -z $fused ]] || rm -f "$out"/gdn_chunk_prep_fref_*.manifest
-echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", $fusedk $fused")$([[ -z $tmaissue ]] || echo ", TMA issue $tmaissue")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prepov ]] || echo ", prep overlap $prepov")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $gatef ]] || echo ", step gate factors")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $nofused ]] || echo ", no fused form")$([[ -z $extra ]] || echo ",$extra"))"
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", $fusedk $fused")$([[ -z $tmaissue ]] || echo ", TMA issue $tmaissue")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prepov ]] || echo ", prep overlap $prepov")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $gatef ]] || echo ", step gate factors")$([[ -z $ablate ]] || echo ", fused task ablated ($ablate): timing only")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $nofused ]] || echo ", no fused form")$([[ -z $extra ]] || echo ",$extra"))"
