@@ -38,11 +38,10 @@
 // copy of K of its own); its Gram matrix is issued first (the task is
 // marked async_gemm: tile-async-gemm) and flies through the gamma scan,
 // which has no barrier of its own (the alike-keys vote's barrier publishes
-// gamma),
-// up to its wait before the solve's first map; the consumers (no tail
-// zeroing of their own) issue the
-// ring's loads (one thread: wait for a free stage, then the TMA loads),
-// wait on the hand-off's full barrier, run the step and release the slot;
+// gamma), up to its wait before the solve's first map; the consumers (no
+// tail zeroing of their own) issue the ring's loads (one thread: wait for
+// a free stage, then the TMA loads), wait on the hand-off's full barrier,
+// run the step and release the slot;
 // the task's buffers and the ring live for the whole kernel (disjoint from
 // the consumers' by the plan).
 // SPLIT-LABEL: func.func @gdn_chunk_fused_vm128_f16
