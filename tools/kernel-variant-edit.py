@@ -7,6 +7,7 @@
 #        kernel-variant-edit.py prep-overlap FILE MODE
 #        kernel-variant-edit.py step-gate-factors FILE
 #        kernel-variant-edit.py fused-ablate FILE MODE
+#        kernel-variant-edit.py fused-async FILE
 #
 # Edits an include-expanded kernel template (FILE, in place) for
 # tools/kernel-variant.sh; every edit checks that the text it changes is the
@@ -56,6 +57,16 @@
 # and arrives: the consumers alone); `skipN` (N >= 2), the task skips the
 # Gram, gamma and solve of every N-th chunk of a sequence (c mod N = N - 1:
 # the fused side of a prep kernel that would form those chunks' Ag).
+#
+# fused-async (gdn_forward_vm): the fused kernel @gdn_chunk_fused_vm128_@DT@
+# marked tile.async_gemm (tile-async-gemm schedules its consumers' gemms as
+# well as its task's), and @gdn_chunk_step_vm_@DT@ reordered so that the
+# overlap has work to hide: P's product first, then S rounded to 16 bits
+# and K S issued, P's map under K S, the W map, then Q S and W Ag issued
+# together and o's map under W Ag (docs/perf-notes.md v75). The same
+# products on the same operands: bit-identical results. The step is
+# shared, so the module's other kernels run it in the new order too,
+# synchronously (they carry no tile.async_gemm).
 #
 # prep-flags (gdn_prefill): @gdn_chunk_prep_k_@DT@ replaced by the kernel of
 # INC (gdn_prep_flags.mlir.inc), with REGS registers per thread
@@ -576,6 +587,59 @@ def fused_ablate(path, mode):
     open(path, "w").write(s)
 
 
+FUSED_KERNEL = "  func.func @gdn_chunk_fused_vm128_@DT@("
+P_GEMM = "    scf.if %with_o {\n      tile.fill %pf, %zero"
+P_MAP = "      tile.map indexed ins(%pf"
+S16_KS = "    // ks^T = S^T K^T and o^T = S^T Q^T"
+O_GEMM = "    scf.if %with_o {\n      tile.fill %o, %zero"
+O_MAP = "    // o^T = scale o^T . exp(gamma)   (P V_new is added below)"
+VN_DOC = "    // V_new^T = W^T Ag^T; its 16-bit copy feeds P V_new"
+VN_FILL = "    tile.fill %vn, %zero"
+VN_GEMM = "tile.gemm %w16, %sAg, %vn"
+
+
+def cut(text, start, stop, what, where):
+    """[a, b) of the text from `start` up to `stop` (exclusive)."""
+    a = text.find(start)
+    b = text.find(stop, a + 1) if a >= 0 else -1
+    if a < 0 or b < 0 or text.count(start) != 1:
+        fail(what, "expected one '%s' followed by '%s' in %s"
+             % (start.split("\n")[-1].strip(), stop.split("\n")[-1].strip(), where))
+    return a, b
+
+
+def fused_async(path):
+    """The fused kernel with asynchronous consumer gemms (fused-async)."""
+    what = "--fused-async"
+    s = open(path).read()
+    k, end = function(s, FUSED_KERNEL, what)
+    kern = replace_once(s[k:end], "attributes {tile.kernel, ",
+                        "attributes {tile.kernel, tile.async_gemm, ",
+                        what, "@gdn_chunk_fused_vm128_@DT@")
+    s = s[:k] + kern + s[end:]
+    k, end = function(s, STEP, what)
+    step = s[k:end]
+    where = "@gdn_chunk_step_vm_@DT@"
+    # P = scale Gamma . Q K^T: its product first, its map after K S.
+    a, b = cut(step, P_GEMM, P_MAP, what, where)
+    c, d = cut(step, S16_KS, O_GEMM, what, where)
+    pgemm, pmap, s16ks = step[a:b] + "    }\n", "    scf.if %with_o {\n" + step[b:c], step[c:d]
+    step = step[:a] + pgemm + s16ks + pmap + step[d:]
+    # Q S (o's product) beside W Ag, o's map after them.
+    a = step.find(O_GEMM)
+    b = step.find("    }\n", a) + len("    }\n")
+    ogemm = step[a:b]
+    step = step[:a] + step[b:]
+    a, b = cut(step, O_MAP, VN_DOC, what, where)
+    omap = step[a:b]
+    step = step[:a] + step[b:]
+    a, b = cut(step, VN_FILL, VN_GEMM, what, where)
+    e = step.find("\n", b) + 1
+    step = step[:a] + ogemm + step[a:e] + omap + step[e:]
+    s = s[:k] + step + s[end:]
+    open(path, "w").write(s)
+
+
 def main(argv):
     if len(argv) >= 6 and argv[1] == "forward-regs" and argv[6:] in ([], ["--flags"]):
         forward_regs(argv[2], argv[3], argv[4], argv[5], argv[6:] == ["--flags"])
@@ -594,13 +658,16 @@ def main(argv):
         step_gate_factors(argv[2])
     elif len(argv) == 4 and argv[1] == "fused-ablate":
         fused_ablate(argv[2], argv[3])
+    elif len(argv) == 3 and argv[1] == "fused-async":
+        fused_async(argv[2])
     else:
         sys.exit("usage: kernel-variant-edit.py forward-regs FILE MAX P C [--flags]\n"
                  "       kernel-variant-edit.py prep-flags FILE INC [REGS] [--prefetch]\n"
                  "       kernel-variant-edit.py prep-regs FILE REGS\n"
                  "       kernel-variant-edit.py prep-overlap FILE MODE\n"
                  "       kernel-variant-edit.py step-gate-factors FILE\n"
-                 "       kernel-variant-edit.py fused-ablate FILE MODE")
+                 "       kernel-variant-edit.py fused-ablate FILE MODE\n"
+                 "       kernel-variant-edit.py fused-async FILE")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 #                                [--forward-regs MAX/P/C] [--flags]
 #                                [--prep-regs N] [--prep-overlap N]
 #                                [--prep-prefetch] [--step-gate-factors]
-#                                [--fused-ablate MODE]
+#                                [--fused-ablate MODE] [--fused-async]
 #                                [--cpu] OUT_DIR TEMPLATE
 #
 # Builds OUT_DIR, a complete kernel directory for gdn-run, tools/gpu-check.sh
@@ -112,6 +112,12 @@
 # `handoff` (map and the copy of Ag to the hand-off ring), `task` (no Gram,
 # gamma, solve or hand-off: the consumers alone), `skipN` (no Gram, gamma
 # or solve in every N-th chunk).
+# --fused-async (TEMPLATE a gdn_forward_vm.mlir.in): the fused kernel's
+# consumer gemms asynchronous too (tile.async_gemm on
+# @gdn_chunk_fused_vm128) and the chunk step reordered so that P's map
+# runs under K S and o's map under W Ag (same bits; docs/perf-notes.md
+# v75). The step is shared: the module's other kernels run it in the new
+# order, synchronously.
 # The edits: tools/kernel-variant-edit.py.
 #
 # -O OPTIONS: more gdn-lower-to-ptx options for every module built, as
@@ -133,7 +139,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage() { sed -n '4,11s/^# //p' "$0" >&2; exit 2; }
-base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" fusedopt=--fused fusedk=fused tmaissue="" extra="" fwdregs="" flags="" prepregs="" prepov="" prefetch="" gatef="" ablate="" cpu=""
+base=$root/build/kernels incdir="" dtypes="f16 bf16" i64=1 fused="" fusedopt=--fused fusedk=fused tmaissue="" extra="" fwdregs="" flags="" prepregs="" prepov="" prefetch="" gatef="" ablate="" fasync="" cpu=""
 while [[ $# -gt 0 ]]; do
   case $1 in
   --fused) [[ $# -ge 2 ]] || usage; fused=$2; shift 2 ;;
@@ -146,6 +152,7 @@ while [[ $# -gt 0 ]]; do
   --prep-prefetch) prefetch=1; shift ;;
   --step-gate-factors) gatef=1; shift ;;
   --fused-ablate) [[ $# -ge 2 ]] || usage; ablate=$2; shift 2 ;;
+  --fused-async) fasync=1; shift ;;
   --cpu) cpu=1; shift ;;
   -b) [[ $# -ge 2 ]] || usage; base=$2; shift 2 ;;
   -I) [[ $# -ge 2 ]] || usage; incdir=$2; shift 2 ;;
@@ -275,6 +282,12 @@ if [[ -n $ablate ]]; then
   python3 "$root/tools/kernel-variant-edit.py" fused-ablate "$work/$name.expanded" "$ablate"
   [[ -z ${KERNEL_VARIANT_KEEP:-} ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
 fi
+if [[ -n $fasync ]]; then
+  [[ $name == gdn_forward_vm ]] ||
+    { echo "kernel-variant.sh: --fused-async needs gdn_forward_vm.mlir.in, not $tmpl" >&2; exit 1; }
+  python3 "$root/tools/kernel-variant-edit.py" fused-async "$work/$name.expanded"
+  [[ -z ${KERNEL_VARIANT_KEEP:-} ]] || cp "$work/$name.expanded" "$KERNEL_VARIANT_KEEP"
+fi
 if [[ -n $prefetch ]]; then
   [[ -n $flags && $name == gdn_prefill ]] ||
     { echo "kernel-variant.sh: --prep-prefetch needs --flags and gdn_prefill.mlir.in" >&2; exit 1; }
@@ -386,4 +399,4 @@ if [[ -n $flags$fwdregs$prepregs$prepov$prefetch$gatef ]]; then
 fi
 # The two-task kernel writes no flags: no refined kernel, nor its prep.
 [[ $fusedk != fused2 || -z $fused ]] || rm -f "$out"/gdn_chunk_prep_fref_*.manifest
-echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", $fusedk $fused")$([[ -z $tmaissue ]] || echo ", TMA issue $tmaissue")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prepov ]] || echo ", prep overlap $prepov")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $gatef ]] || echo ", step gate factors")$([[ -z $ablate ]] || echo ", fused task ablated ($ablate): timing only")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $nofused ]] || echo ", no fused form")$([[ -z $extra ]] || echo ",$extra"))"
+echo "kernel-variant.sh: $out ($name for $dtypes$([[ $pair == 0 || $i64 == 1 ]] || echo ', no _i64')$([[ -z $fused ]] || echo ", $fusedk $fused")$([[ -z $tmaissue ]] || echo ", TMA issue $tmaissue")$([[ -z $fwdregs ]] || echo ", forward registers $fwdregs")$([[ -z $flags ]] || echo ", ready flags")$([[ -z $prepregs ]] || echo ", prep registers $prepregs")$([[ -z $prepov ]] || echo ", prep overlap $prepov")$([[ -z $prefetch ]] || echo ", prep prefetch")$([[ -z $gatef ]] || echo ", step gate factors")$([[ -z $ablate ]] || echo ", fused task ablated ($ablate): timing only")$([[ -z $fasync ]] || echo ", fused consumers async")$([[ -z $cpu ]] || echo ", CPU lowering")$([[ -z $nofused ]] || echo ", no fused form")$([[ -z $extra ]] || echo ",$extra"))"
