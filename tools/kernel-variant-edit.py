@@ -626,6 +626,8 @@ def fused_async(path):
     pgemm, pmap, s16ks = step[a:b] + "    }\n", "    scf.if %with_o {\n" + step[b:c], step[c:d]
     step = step[:a] + pgemm + s16ks + pmap + step[d:]
     # Q S (o's product) beside W Ag, o's map after them.
+    if step.count(O_GEMM) != 1:
+        fail(what, "expected one Q S product ('tile.fill %%o') in %s" % where)
     a = step.find(O_GEMM)
     b = step.find("    }\n", a) + len("    }\n")
     ogemm = step[a:b]
