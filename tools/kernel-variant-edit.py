@@ -526,6 +526,16 @@ def step_gate_factors(path):
     open(path, "w").write(s)
 
 
+def cut(text, start, stop, what, where):
+    """[a, b) of the text from `start` up to `stop` (exclusive)."""
+    a = text.find(start)
+    b = text.find(stop, a + 1) if a >= 0 else -1
+    if a < 0 or b < 0 or text.count(start) != 1:
+        fail(what, "expected one '%s' followed by '%s' in %s"
+             % (start.split("\n")[-1].strip(), stop.split("\n")[-1].strip(), where))
+    return a, b
+
+
 FUSED_LOOP = "  func.func private @gdn_chunk_loop_fused_@DT@("
 SOLVE = "  func.func private @gdn_prep_solve_@DT@("
 TASK_WORK = "        %gram = tile.alloc : !tile.buffer<64x64xf32, fragment>\n"
@@ -566,10 +576,7 @@ def fused_ablate(path, mode):
         loop = replace_once(loop, HANDOFF, "", what, where)
     if mode == "task" or mode.startswith("skip"):
         # The task's work: from its Gram to its wait for the ring's slot.
-        a, b = loop.find(TASK_WORK), loop.find(TASK_WAIT)
-        if a < 0 or b < a:
-            fail(what, "expected the task's work from '%s' to '%s' in %s"
-                 % (TASK_WORK.strip(), TASK_WAIT.strip(), where))
+        a, b = cut(loop, TASK_WORK, TASK_WAIT, what, where)
     if mode == "task":
         loop = loop[:a] + loop[b:]
         loop = replace_once(loop, GAMMA_OUT, "", what, where)
@@ -598,16 +605,6 @@ VN_FILL = "    tile.fill %vn, %zero"
 VN_GEMM = "tile.gemm %w16, %sAg, %vn"
 
 
-def cut(text, start, stop, what, where):
-    """[a, b) of the text from `start` up to `stop` (exclusive)."""
-    a = text.find(start)
-    b = text.find(stop, a + 1) if a >= 0 else -1
-    if a < 0 or b < 0 or text.count(start) != 1:
-        fail(what, "expected one '%s' followed by '%s' in %s"
-             % (start.split("\n")[-1].strip(), stop.split("\n")[-1].strip(), where))
-    return a, b
-
-
 def fused_async(path):
     """The fused kernel with asynchronous consumer gemms (fused-async)."""
     what = "--fused-async"
@@ -626,10 +623,8 @@ def fused_async(path):
     pgemm, pmap, s16ks = step[a:b] + "    }\n", "    scf.if %with_o {\n" + step[b:c], step[c:d]
     step = step[:a] + pgemm + s16ks + pmap + step[d:]
     # Q S (o's product) beside W Ag, o's map after them.
-    if step.count(O_GEMM) != 1:
-        fail(what, "expected one Q S product ('tile.fill %%o') in %s" % where)
-    a = step.find(O_GEMM)
-    b = step.find("    }\n", a) + len("    }\n")
+    a, b = cut(step, O_GEMM, "    }\n", what, where)
+    b += len("    }\n")
     ogemm = step[a:b]
     step = step[:a] + step[b:]
     a, b = cut(step, O_MAP, VN_DOC, what, where)
