@@ -149,6 +149,7 @@ void buildLowerToPTXPipeline(OpPassManager &pm,
   tile::TileExpandTrilInverseOptions expandOptions;
   expandOptions.mergeByRows = options.mergeByRows;
   expandOptions.stageLo = options.stageLo;
+  expandOptions.fmaMerges = options.fmaMerges;
   fpm.addPass(tile::createTileExpandTrilInverse(expandOptions));
   tile::TileAssignLayoutsOptions layoutOptions;
   layoutOptions.overlapTrilInverse = options.trilOverlap;
@@ -211,7 +212,7 @@ void registerGdnPipelines() {
   PassPipelineRegistration<LowerToPTXOptions>(
       "gdn-lower-to-ptx",
       "Lower tile kernels to PTX: inline, symbol-dce, canonicalize, tile-fold-zero-init (unless zero-init-gemm=0), "
-      "tile-expand-tril-inverse (merge-by-rows with merge-by-rows=1, stage-lo with stage-lo=1), tile-assign-layouts (overlap-tril-inverse=N with tril-overlap=N), tile-pipeline, tile-tma-store, "
+      "tile-expand-tril-inverse (merge-by-rows with merge-by-rows=1, stage-lo with stage-lo=1, fma-merges with fma-merges=W), tile-assign-layouts (overlap-tril-inverse=N with tril-overlap=N), tile-pipeline, tile-tma-store, "
       "canonicalize, tile-plan-shared-memory, tile-insert-barriers, (with async-gemm) tile-async-gemm, tile-warp-specialize, tile-proxy-fences (unless proxy-fences=0), "
       "arith-expand, tile-specialize-divisors (unless pow2-divisors=0), tile-outline-kernels, "
       "convert-tile-to-nvvm, convert-nvvm-to-llvm, reconcile-unrealized-casts, canonicalize and cse (gpu.module), "

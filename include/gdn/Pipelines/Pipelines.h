@@ -89,6 +89,14 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
                      "instead of splitting L21 on every warp; off until "
                      "measured (docs/perf-notes.md v47)"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> fmaMerges{
+      *this, "fma-merges",
+      llvm::cl::desc("tile-expand-tril-inverse's fma-merges: where the "
+                     "inverse's merges of sizes 16 and 32 run on the CUDA "
+                     "cores (never, tasks: inside producer tasks, whose "
+                     "tensor cores the consumers' wgmma keep busy, or "
+                     "always)"),
+      llvm::cl::init("never")};
   PassOptions::Option<unsigned> trilOverlap{
       *this, "tril-overlap",
       llvm::cl::desc("tile-assign-layouts' overlap-tril-inverse: a "

@@ -317,9 +317,9 @@ struct TrilInverseLowering : TilePattern<TrilInverseOp> {
 // The blocked inverse, phase by phase
 //===----------------------------------------------------------------------===//
 
-Value f32Const(ConversionPatternRewriter &rewriter, Location loc, float v) {
-  return rewriter.create<LLVM::ConstantOp>(loc, rewriter.getF32Type(),
-                                           rewriter.getF32FloatAttr(v));
+Value f32Const(OpBuilder &b, Location loc, float v) {
+  return b.create<LLVM::ConstantOp>(loc, b.getF32Type(),
+                                    b.getF32FloatAttr(v));
 }
 
 /// One merge task's strips on one warp (defined below, with the merge).
@@ -327,6 +327,12 @@ void emitMergeStrips(ConversionPatternRewriter &rewriter, OpBuilder &b,
                      Location loc, Idx &bx, const SquareAccess &acc, Value src,
                      Value dst, int64_t size, Value pair, Value jb,
                      ArrayRef<Value> cols, Value lane, bool stagedLo = false);
+
+/// One fma merge task on one warp (defined below, with the merge).
+void emitMergeStripFma(OpBuilder &b, Location loc, Idx &bx,
+                       const SquareAccess &acc, Value src, Value dst,
+                       int64_t size, Value p0, Value colOff, int64_t jb,
+                       Value lane);
 
 /// The nb diagonal 16x16 blocks by forward substitution (one column per
 /// thread, all blocks at once: column c of block b is element (b, c) of a
@@ -421,8 +427,12 @@ struct TrilInverseDiagLowering : TilePattern<TrilInverseDiagOp> {
             loc, b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
                                             b.getI32IntegerAttr(-1)));
         Value r0 = bx.mul(warp, 32);
-        emitMergeStrips(rewriter, b, loc, bx, acc, src, dst, /*size=*/16, warp,
-                        bx.c(0), {r0, bx.add(r0, 8)}, lane);
+        if (op.getFma())
+          emitMergeStripFma(b, loc, bx, acc, src, dst, /*size=*/16, r0,
+                            bx.c(0), /*jb=*/0, lane);
+        else
+          emitMergeStrips(rewriter, b, loc, bx, acc, src, dst, /*size=*/16,
+                          warp, bx.c(0), {r0, bx.add(r0, 8)}, lane);
       });
     }
     // stage_lo: the threads past the n columns, idle above, split the final
@@ -1141,6 +1151,101 @@ void emitMergeRowTask(ConversionPatternRewriter &rewriter, OpBuilder &b,
     io.storeAcc(sAt[s], dst, sRow, sCol[s], 16 * I, 0, out[s], /*negate=*/true);
 }
 
+/// tile.tril_inverse_merge {fma}'s task: the strip of T21 = -T2 (L21 T1)
+/// with columns p0 + colOff .. + C - 1 (C = 256 / size, inside T1's
+/// 16-column block jb) and all `size` rows, of the pair whose first row
+/// and column is p0, on one warp's CUDA cores. Lane (a, q) (a = lane /
+/// (C / 4), q = lane mod (C / 4)) holds rows a and a + size / 2 by columns
+/// 4 q .. 4 q + 3 of the strip: Y_ij = sum_m L21_im T1_mj over m = 16 jb ..
+/// size - 1 (below it T1's column block is unspecified, above the
+/// diagonal inside its diagonal block zero), staged in the strip; after a
+/// warp sync T21_ij = -sum_k T2_ik Y_kj over k up to the end of row i's
+/// 16-row block (past it T2's block is unspecified; the zeros above the
+/// diagonal inside the diagonal block enter), held until the warp syncs
+/// again. Every sum ascends, one f32 fma chain per element; operands in
+/// 16-byte loads (L21's and T2's rows four k at a time, the same for the
+/// lanes of a row; T1's and Y's rows four columns at a time, the same for
+/// the lanes of a column group).
+void emitMergeStripFma(OpBuilder &b, Location loc, Idx &bx,
+                       const SquareAccess &acc, Value src, Value dst,
+                       int64_t size, Value p0, Value colOff, int64_t jb,
+                       Value lane) {
+  Type f32 = b.getF32Type();
+  auto vec4 = VectorType::get({4}, f32);
+  int64_t groups = 64 / size, half = size / 2;
+  Value a = bx.div(lane, groups), q4 = bx.mul(bx.rem(lane, groups), 4);
+  Value col = bx.add(bx.add(p0, colOff), q4);
+  Value rowA = bx.add(bx.add(p0, size), a);
+  Value fullMask = b.create<LLVM::ConstantOp>(loc, b.getI32Type(),
+                                              b.getI32IntegerAttr(-1));
+  Value zero = f32Const(b, loc, 0);
+  auto load4 = [&](Value at, Value base, Value r, Value c, int64_t dr,
+                   int64_t dc) {
+    SmallVector<Value, 4> out;
+    Value v = b.create<LLVM::LoadOp>(loc, vec4,
+                                     acc.step(bx, at, base, r, c, dr, dc),
+                                     /*alignment=*/16);
+    for (int64_t e = 0; e < 4; ++e)
+      out.push_back(b.create<LLVM::ExtractElementOp>(loc, v, bx.c32(e)));
+    return out;
+  };
+  auto store4 = [&](Value at, Value r, Value c, int64_t dr,
+                    ArrayRef<Value> x, bool negate) {
+    Value v = b.create<LLVM::UndefOp>(loc, vec4);
+    for (int64_t e = 0; e < 4; ++e) {
+      Value xe = negate ? b.create<LLVM::FNegOp>(loc, x[e]).getResult() : x[e];
+      v = b.create<LLVM::InsertElementOp>(loc, v, xe, bx.c32(e));
+    }
+    b.create<LLVM::StoreOp>(loc, v, acc.step(bx, at, dst, r, c, dr, 0),
+                            /*alignment=*/16);
+  };
+  // Y: L21's rows a, a + half from column p0 + 16 jb; T1's rows from
+  // p0 + 16 jb at this lane's four columns.
+  Value mCol = bx.add(p0, 16 * jb);
+  Value lAt = acc.ptr(bx, src, rowA, mCol);
+  Value t1At = acc.ptr(bx, dst, mCol, col);
+  SmallVector<SmallVector<Value, 4>, 2> y(2, SmallVector<Value, 4>(4, zero));
+  for (int64_t m0 = 16 * jb; m0 < size; m0 += 4) {
+    SmallVector<SmallVector<Value, 4>, 2> l;
+    for (int64_t r = 0; r < 2; ++r)
+      l.push_back(load4(lAt, src, rowA, mCol, r * half, m0 - 16 * jb));
+    for (int64_t dm = 0; dm < 4; ++dm) {
+      SmallVector<Value, 4> t1 =
+          load4(t1At, dst, mCol, col, m0 + dm - 16 * jb, 0);
+      for (int64_t r = 0; r < 2; ++r)
+        for (int64_t e = 0; e < 4; ++e)
+          y[r][e] = b.create<LLVM::FMAOp>(loc, l[r][dm], t1[e], y[r][e]);
+    }
+  }
+  Value sAt = acc.ptr(bx, dst, rowA, col);
+  for (int64_t r = 0; r < 2; ++r)
+    store4(sAt, rowA, col, r * half, y[r], /*negate=*/false);
+  b.create<NVVM::SyncWarpOp>(loc, fullMask);
+  // T21: T2's rows a, a + half from column p0 + size; Y's rows from
+  // p0 + size. Row a + r half ends its 16-row block at column kEnd[r].
+  Value t2Col = bx.add(p0, size), yRow = t2Col;
+  Value t2At = acc.ptr(bx, dst, rowA, t2Col);
+  Value yAt = acc.ptr(bx, dst, yRow, col);
+  int64_t kEnd[2] = {16, 16 * (half / 16 + 1)};
+  SmallVector<SmallVector<Value, 4>, 2> z(2, SmallVector<Value, 4>(4, zero));
+  for (int64_t k0 = 0; k0 < kEnd[1]; k0 += 4) {
+    SmallVector<SmallVector<Value, 4>, 2> t2(2);
+    for (int64_t r = 0; r < 2; ++r)
+      if (k0 < kEnd[r])
+        t2[r] = load4(t2At, dst, rowA, t2Col, r * half, k0);
+    for (int64_t dk = 0; dk < 4; ++dk) {
+      SmallVector<Value, 4> yk = load4(yAt, dst, yRow, col, k0 + dk, 0);
+      for (int64_t r = 0; r < 2; ++r)
+        if (k0 < kEnd[r])
+          for (int64_t e = 0; e < 4; ++e)
+            z[r][e] = b.create<LLVM::FMAOp>(loc, t2[r][dk], yk[e], z[r][e]);
+    }
+  }
+  b.create<NVVM::SyncWarpOp>(loc, fullMask);
+  for (int64_t r = 0; r < 2; ++r)
+    store4(sAt, rowA, col, r * half, z[r], /*negate=*/true);
+}
+
 /// Deals `tasks` tasks round-robin to `warps` warps: in each round, the
 /// warps that have a task (all of them but in the last round's tail) run
 /// `body` with their task index, warp + round * warps.
@@ -1210,6 +1315,30 @@ struct TrilInverseMergeLowering : TilePattern<TrilInverseMergeOp> {
             }
         });
       }
+      rewriter.eraseOp(op);
+      return success();
+    }
+    if (op.getFma()) {
+      // Task (pair, strip s) of size / C strips of C = 256 / size columns
+      // each, one branch per static 16-column block jb of T1 the strip
+      // lies in.
+      int64_t cols = 256 / size, perPair = size / cols;
+      dealToWarps(rewriter, loc, ix, warp, warps, (n / (2 * size)) * perPair,
+                  [&](OpBuilder &b, Idx &bx, Value task) {
+        Value p0 = bx.mul(bx.div(task, perPair), 2 * size);
+        Value strip = bx.rem(task, perPair);
+        for (int64_t jb = 0; jb < sb; ++jb) {
+          Value in = sb == 1 ? Value()
+                             : b.create<LLVM::ICmpOp>(
+                                   loc, LLVM::ICmpPredicate::eq,
+                                   bx.div(strip, 16 / cols), bx.c(jb));
+          emitGuarded(rewriter, loc, in, [&](OpBuilder &b2) {
+            Idx bx2(b2, loc);
+            emitMergeStripFma(b2, loc, bx2, acc, src, dst, size, p0,
+                              bx2.mul(strip, cols), jb, lane);
+          });
+        }
+      });
       rewriter.eraseOp(op);
       return success();
     }

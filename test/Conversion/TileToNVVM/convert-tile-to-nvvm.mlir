@@ -511,6 +511,61 @@ func.func @tril_merge32() attributes {tile.kernel, tile.num_warps = 4 : i64, til
 
 // -----
 
+// fma: the size-32 merge on the CUDA cores, one strip of 8 columns per
+// warp, no tensor-core product. A branch per column block jb of T1 that
+// the strip lies in: jb = 0 sums Y over m = 0..31 (2 rows x 4 columns x
+// 32 = 256 fmas), jb = 1 over m = 16..31 (128); each stages Y in 16-byte
+// stores, syncs the warp, forms T21 (row a: k < 16, row a + 16: k < 32,
+// 4 x (16 + 32) = 192 fmas), syncs again and stores it negated.
+// CHECK-LABEL: llvm.func @tril_merge32_fma
+// CHECK-NOT:   mma.sync
+// CHECK-COUNT-256: llvm.intr.fma
+// CHECK-NOT:   llvm.intr.fma
+// CHECK-COUNT-2: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK-NEXT:  nvvm.bar.warp.sync
+// CHECK-COUNT-192: llvm.intr.fma
+// CHECK-NOT:   llvm.intr.fma
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-8: llvm.fneg
+// CHECK-COUNT-128: llvm.intr.fma
+// CHECK-NOT:   llvm.intr.fma
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-192: llvm.intr.fma
+// CHECK-NOT:   mma.sync
+// CHECK-NOT:   nvvm.barrier0
+// CHECK:       llvm.return
+func.func @tril_merge32_fma() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_merge %l, %t {size = 32 : i64, fma} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// The diagonal phase with fma: the substitution as without it, then warps
+// 0 and 1 form their pair's block below (size 16: 16 columns, lane (a, q)
+// = rows a, a + 8 by columns 4 q ..: Y over 16 m, 128 fmas; T21 over 16 k,
+// 128) on the CUDA cores.
+// CHECK-LABEL: llvm.func @tril_diag_fma
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-128: llvm.intr.fma
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-128: llvm.intr.fma
+// CHECK:       nvvm.bar.warp.sync
+// CHECK-COUNT-8: llvm.fneg
+// CHECK-NOT:   mma.sync
+// CHECK-NOT:   llvm.intr.fma
+// CHECK:       llvm.return
+func.func @tril_diag_fma() attributes {tile.kernel, tile.num_warps = 4 : i64, tile.shared_memory_bytes = 32768 : i64} {
+  %l = tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc {offset = 16384 : i64} : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse_diag %l, %t {lower_only, merge_pairs, fma} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
 // stage_lo, then (after the barrier) staged_lo. The diagonal phase: after
 // the columns' forward substitution and the size-16 merges (threads
 // 0..63), threads 64..127 (t = tid - 64: element 4 t of the 32x32 L21 at

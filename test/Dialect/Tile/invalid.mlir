@@ -1017,6 +1017,34 @@ func.func @tril_merge_staged_lo_small(%a: !tile.buffer<32x32xf32, shared>, %b: !
 
 // -----
 
+// fma: the CUDA-core merge needs a lane's two rows each in one 16-row
+// block (sizes 16 and 32) and its own staging (not by_rows, staged_lo).
+func.func @tril_merge_fma_size(%a: !tile.buffer<128x128xf32, shared>, %b: !tile.buffer<128x128xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_merge' op fma needs size 16 or 32 without by_rows or staged_lo, got size 64}}
+  tile.tril_inverse_merge %a, %b {size = 64 : i64, fma} : !tile.buffer<128x128xf32, shared>, !tile.buffer<128x128xf32, shared>
+  return
+}
+
+// -----
+
+func.func @tril_merge_fma_by_rows(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_merge' op fma needs size 16 or 32 without by_rows or staged_lo, got size 32}}
+  tile.tril_inverse_merge %a, %b {size = 32 : i64, by_rows, fma} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
+// The diagonal phase's fma is about the size-16 merge it runs with
+// merge_pairs.
+func.func @tril_diag_fma_alone(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<64x64xf32, shared>) {
+  // expected-error @below {{'tile.tril_inverse_diag' op fma applies to the size-16 merge of merge_pairs}}
+  tile.tril_inverse_diag %a, %b {fma} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  return
+}
+
+// -----
+
 // Nothing staged the low parts: no diagonal phase with stage_lo before it
 // (or one of other buffers, or other ops between them).
 func.func @tril_merge_staged_lo_alone(%a: !tile.buffer<64x64xf32, shared>, %b: !tile.buffer<64x64xf32, shared>) {

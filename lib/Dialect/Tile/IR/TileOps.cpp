@@ -1036,6 +1036,8 @@ LogicalResult TrilInverseDiagOp::verify() {
       return emitOpError("merge_pairs needs a thread per column: ")
              << 16 * nb << " columns, " << 32 * *warps << " threads";
   }
+  if (getFma() && !getMergePairs())
+    return emitOpError("fma applies to the size-16 merge of merge_pairs");
   if (getStageLo()) {
     // The low parts go where lower_only leaves dest unspecified (its block
     // above the diagonal), written by the threads the columns leave idle.
@@ -1095,6 +1097,13 @@ LogicalResult TrilInverseMergeOp::verify() {
   // two row blocks (size 32), not for more (their copies would share it).
   if (getByRows() && size > 32)
     return emitOpError("by_rows needs size 16 or 32, got ") << size;
+  // fma: a lane's two rows a, a + size / 2 each lie in one 16-row block
+  // (T2's rows end at a static column), four columns of a strip of
+  // 256 / size inside one 16-column block of T1.
+  if (getFma() && (size > 32 || getByRows() || getStagedLo()))
+    return emitOpError("fma needs size 16 or 32 without by_rows or "
+                       "staged_lo, got size ")
+           << size;
   if (getStagedLo()) {
     if (getByRows() || 2 * size != n || nb < 4)
       return emitOpError("staged_lo needs the final merge (size ")

@@ -26,6 +26,12 @@ struct ExpandTrilInversePass
 
 void ExpandTrilInversePass::runOnOperation() {
   func::FuncOp func = getOperation();
+  if (fmaMerges != "never" && fmaMerges != "tasks" && fmaMerges != "always") {
+    func.emitError("tile-expand-tril-inverse: fma-merges must be never, "
+                   "tasks or always, got '")
+        << fmaMerges << "'";
+    return signalPassFailure();
+  }
   if (!func->hasAttr(TileDialect::getKernelAttrName()) ||
       !func->hasAttr(TileDialect::getNumWarpsAttrName()))
     return;
@@ -51,12 +57,21 @@ void ExpandTrilInversePass::runOnOperation() {
     // lower_only leaves free (at n = 64, by_rows stages Y there instead).
     bool stage = stageLo && doubling && op.getLowerOnly() && nb >= 4 &&
                  numThreads > n && !mergeByRows;
+    // fma: the merges of sizes 16 and 32 on the CUDA cores, where asked
+    // (inside a producer task, the consumers' wgmma keep the tensor
+    // cores busy). Not with stage-lo: its staged low parts are the
+    // split-tf32 final merge's.
+    bool inTask = op->getParentOfType<ProducerTaskOp>() != nullptr;
+    bool fma = doubling && !stage &&
+               (fmaMerges == "always" || (fmaMerges == "tasks" && inTask));
     b.create<TrilInverseDiagOp>(loc, src, dst, packed, op.getLowerOnly(),
-                                /*merge_pairs=*/doubling, stage);
+                                /*merge_pairs=*/doubling, stage, fma);
     if (doubling) {
       for (int64_t size = 32; size < n; size *= 2) {
         auto merge = b.create<TrilInverseMergeOp>(loc, src, dst, size);
-        if (mergeByRows && op.getLowerOnly() && size <= 32)
+        if (fma && size <= 32)
+          merge.setFma(true);
+        if (mergeByRows && op.getLowerOnly() && size <= 32 && !merge.getFma())
           merge.setByRows(true);
         if (stage && 2 * size == n)
           merge.setStagedLo(true);

@@ -3,6 +3,54 @@
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse{merge-by-rows=1}))' | FileCheck %s --check-prefix=ROWS
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse{stage-lo=1}))' | FileCheck %s --check-prefix=STAGE
 // RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse{stage-lo=1 merge-by-rows=1}))' | FileCheck %s --check-prefix=ROWS
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse{fma-merges=always}))' | FileCheck %s --check-prefix=FMA
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse{fma-merges=tasks}))' | FileCheck %s --check-prefix=TASKS
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse{fma-merges=always stage-lo=1}))' | FileCheck %s --check-prefix=FMASL
+// RUN: gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse{fma-merges=always merge-by-rows=1}))' | FileCheck %s --check-prefix=FMAROWS
+// RUN: not gdn-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tile-expand-tril-inverse{fma-merges=sometimes}))' 2>&1 | FileCheck %s --check-prefix=BADOPT
+
+// fma-merges=always: the merges of sizes 16 (the diagonal phase's) and 32
+// on the CUDA cores, in every kernel; the size-64 merge of a 128x128
+// inverse stays on the tensor cores; packed inverses take the levels.
+// FMA-LABEL: func.func @blocked
+// FMA:       tile.tril_inverse_diag {{.*}} {fma, merge_pairs} :
+// FMA-NEXT:  tile.tril_inverse_merge {{.*}} {fma, size = 32 : i64} :
+// FMA-LABEL: func.func @lower_only_128
+// FMA:       tile.tril_inverse_diag {{.*}} {fma, lower_only, merge_pairs} :
+// FMA-NEXT:  tile.tril_inverse_merge {{.*}} {fma, size = 32 : i64} :
+// FMA-NEXT:  tile.tril_inverse_merge {{.*}} {size = 64 : i64} :
+// FMA-LABEL: func.func @packed
+// FMA-NOT:   fma
+// FMA:       return
+
+// fma-merges=tasks: only the inverse inside the producer task.
+// TASKS-LABEL: func.func @blocked
+// TASKS:       tile.tril_inverse_diag {{.*}} {merge_pairs} :
+// TASKS-NEXT:  tile.tril_inverse_merge {{.*}} {size = 32 : i64} :
+// TASKS-LABEL: func.func @task_fma
+// TASKS:       tile.tril_inverse_diag {{.*}} {lower_only, merge_pairs} :
+// TASKS-NEXT:  tile.tril_inverse_merge {{.*}} {size = 32 : i64} :
+// TASKS:       tile.producer_task warps 4 {
+// TASKS-NEXT:    tile.tril_inverse_diag {{.*}} {fma, lower_only, merge_pairs} :
+// TASKS-NEXT:    tile.tril_inverse_merge {{.*}} {fma, size = 32 : i64} :
+
+// stage-lo's staged low parts are the split-tf32 final merge's: an
+// inverse that takes stage-lo keeps the tensor cores (one whose threads
+// are all busy does not take it); merge-by-rows gives way to fma.
+// FMASL-LABEL: func.func @blocked
+// FMASL:       tile.tril_inverse_diag {{.*}} {fma, merge_pairs} :
+// FMASL-NEXT:  tile.tril_inverse_merge {{.*}} {fma, size = 32 : i64} :
+// FMASL-LABEL: func.func @lower_only
+// FMASL:       tile.tril_inverse_diag {{.*}} {lower_only, merge_pairs, stage_lo} :
+// FMASL-NEXT:  tile.tril_inverse_merge {{.*}} {size = 32 : i64, staged_lo} :
+// FMASL-LABEL: func.func @lower_only_busy
+// FMASL:       tile.tril_inverse_diag {{.*}} {fma, lower_only, merge_pairs} :
+// FMASL-NEXT:  tile.tril_inverse_merge {{.*}} {fma, size = 32 : i64} :
+// FMAROWS-LABEL: func.func @lower_only
+// FMAROWS:       tile.tril_inverse_diag {{.*}} {fma, lower_only, merge_pairs} :
+// FMAROWS-NEXT:  tile.tril_inverse_merge {{.*}} {fma, size = 32 : i64} :
+
+// BADOPT: fma-merges must be never, tasks or always, got 'sometimes'
 
 // stage-lo gives the lower_only 64x64 inverse on 128 threads (64 of them
 // idle in the diagonal phase) stage_lo / staged_lo; not a full inverse
@@ -206,6 +254,19 @@ func.func @task_warps() attributes {tile.kernel, tile.num_warps = 8 : i64,
   tile.tril_inverse %l, %t : !tile.buffer<160x160xf32, shared>, !tile.buffer<160x160xf32, shared>
   tile.producer_task warps 4 {
     tile.tril_inverse %l, %t : !tile.buffer<160x160xf32, shared>, !tile.buffer<160x160xf32, shared>
+  }
+  return
+}
+
+// -----
+
+func.func @task_fma() attributes {tile.kernel, tile.num_warps = 12 : i64,
+    tile.warp_specialize = {producer_registers = 88 : i64, consumer_registers = 208 : i64}} {
+  %l = tile.alloc : !tile.buffer<64x64xf32, shared>
+  %t = tile.alloc : !tile.buffer<64x64xf32, shared>
+  tile.tril_inverse %l, %t {lower_only} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+  tile.producer_task warps 4 {
+    tile.tril_inverse %l, %t {lower_only} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
   }
   return
 }

@@ -206,6 +206,10 @@ def Tile_TrilInverseDiagOp : Tile_Op<"tril_inverse_diag"> {
     `tile.tril_inverse_merge {staged_lo}` to read instead of splitting
     `L21` again on every warp that uses it.
 
+    With `fma` (with `merge_pairs`) the size-16 merge runs on the CUDA
+    cores instead of the tensor cores: `tile.tril_inverse_merge {fma}`'s
+    form, each warp on its own pair.
+
     Example:
     ```mlir
     tile.tril_inverse_diag %l, %t : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
@@ -215,7 +219,8 @@ def Tile_TrilInverseDiagOp : Tile_Op<"tril_inverse_diag"> {
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
                        Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$dest,
                        UnitAttr:$packed, UnitAttr:$lower_only,
-                       UnitAttr:$merge_pairs, UnitAttr:$stage_lo);
+                       UnitAttr:$merge_pairs, UnitAttr:$stage_lo,
+                       UnitAttr:$fma);
   let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }
@@ -337,16 +342,37 @@ def Tile_TrilInverseMergeOp : Tile_Op<"tril_inverse_merge"> {
     products (the same bits). Only the final merge (`size = n / 2`, `n /
     16 >= 4`), not with `by_rows`.
 
+    With `fma` (sizes 16 and 32; not with `by_rows` or `staged_lo`) the
+    products run on the CUDA cores in f32 fused multiply-adds instead: one
+    task per (pair, strip of `256 / size` columns of `T21`, which lies in
+    one 16-column block `J` of `T1`), dealt round-robin to the warps; lane
+    `(a, q)` (`a = lane / (64 / size)`, `q = lane mod (64 / size)`) holds
+    rows `a` and `a + size / 2` by four columns `4 q ..` of the strip.
+    `Y_ij = sum_m L21_im T1_mj` over `m = 16 J .. size - 1` in ascending
+    order (16-byte loads of `L21`'s rows and `T1`'s rows: the block of
+    `T1` above its block diagonal is never read, the zeros above the
+    diagonal inside its diagonal blocks are), staged in the task's own
+    strip of `T21`; after a warp sync, `T21_ij = -sum_k T2_ik Y_kj` over
+    `k` from 0 to the end of row `i`'s 16-row block of `T2`, ascending,
+    held in registers until the warp syncs again, then stored. Every
+    product is exact and each sum is an f32 multiply-add chain in a fixed
+    order (as the diagonal phase's substitution; the split-tf32 form
+    drops the `l_a l_b` terms), so a fused producer task, whose tensor
+    cores the consumers' wgmma keep busy, runs its merges without
+    waiting for them (docs/perf-notes.md v76).
+
     Example:
     ```mlir
     tile.tril_inverse_merge %l, %t {size = 32 : i64} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
     tile.tril_inverse_merge %l, %t {size = 32 : i64, staged_lo} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
+    tile.tril_inverse_merge %l, %t {size = 32 : i64, fma} : !tile.buffer<64x64xf32, shared>, !tile.buffer<64x64xf32, shared>
     ```
   }];
   let arguments = (ins Arg<Tile_AnyBuffer, "", [MemRead]>:$source,
                        Arg<Tile_AnyBuffer, "", [MemRead, MemWrite]>:$dest,
                        ConfinedAttr<I64Attr, [IntPositive]>:$size,
-                       UnitAttr:$by_rows, UnitAttr:$staged_lo);
+                       UnitAttr:$by_rows, UnitAttr:$staged_lo,
+                       UnitAttr:$fma);
   let assemblyFormat = "$source `,` $dest attr-dict `:` qualified(type($source)) `,` qualified(type($dest))";
   let hasVerifier = 1;
 }

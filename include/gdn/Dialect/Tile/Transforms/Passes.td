@@ -52,6 +52,16 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
     size-32 merge stages Y in that block). Off by default until measured
     (docs/perf-notes.md v47).
 
+    With `fma-merges=tasks` the doubling merges of sizes 16 and 32 of an
+    inverse inside a `tile.producer_task` run on the CUDA cores (`fma` on
+    the diagonal phase and on the merges, see `tile.tril_inverse_merge`):
+    there the consumer warpgroups' wgmma keep the SM's tensor cores busy,
+    and the task's `mma.sync` products waited for them (a third of the
+    fused GDN task's chain, docs/perf-notes.md v76). `always` does so in
+    every kernel, `never` (the default) in none. An inverse that takes
+    `stage-lo` keeps the tensor cores (its staged low parts are the
+    split-tf32 final merge's); `merge-by-rows` gives way to `fma`.
+
     Before:
     ```mlir
     tile.tril_inverse %l, %t : !tile.buffer<32x32xf32, shared>, !tile.buffer<32x32xf32, shared>
@@ -70,7 +80,10 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
            "by_rows (one task per block row and column block, both strips)">,
     Option<"stageLo", "stage-lo", "bool", /*default=*/"false",
            "Split the final merge's L21 once, on the diagonal phase's idle "
-           "threads (stage_lo / staged_lo), for lower_only inverses">
+           "threads (stage_lo / staged_lo), for lower_only inverses">,
+    Option<"fmaMerges", "fma-merges", "std::string", /*default=*/"\"never\"",
+           "Where the merges of sizes 16 and 32 run on the CUDA cores "
+           "(fma): never, tasks (inside tile.producer_task) or always">
   ];
   let statistics = [
     Statistic<"numExpanded", "expanded", "tril_inverse ops expanded into phases">
