@@ -56,7 +56,10 @@
 # either); `task`, no Gram, gamma, solve or hand-off (the task only waits
 # and arrives: the consumers alone); `skipN` (N >= 2), the task skips the
 # Gram, gamma and solve of every N-th chunk of a sequence (c mod N = N - 1:
-# the fused side of a prep kernel that would form those chunks' Ag).
+# the fused side of a prep kernel that would form those chunks' Ag); `step`,
+# the consumers without their chunk step (they only wait for the task's
+# slot and release it: the task alone, its chain without the consumers'
+# wgmma on the SM's tensor cores; docs/perf-notes.md v76).
 #
 # fused-async (gdn_forward_vm): the fused kernel @gdn_chunk_fused_vm128_@DT@
 # marked tile.async_gemm (tile-async-gemm schedules its consumers' gemms as
@@ -549,15 +552,27 @@ GF = ("        %gf = tile.alloc : !tile.buffer<64xf32, fragment>\n"
       "        tile.copy %sG0 to %gf : !tile.buffer<64xf32, shared> to "
       "!tile.buffer<64xf32, fragment>\n")
 AG = "        %ag = tile.alloc : !tile.buffer<64x64xf32, fragment>\n"
+CONSUMER_STEP = "      func.call @gdn_chunk_step_vm_@DT@("
+CONSUMER_RELEASE = "      tile.mbarrier_arrive %empty[%slot]"
 
 
 def fused_ablate(path, mode):
     """The fused task without part of its work (fused-ablate; timing only)."""
     what = "--fused-ablate " + mode
-    m = re.fullmatch(r"map|handoff|task|skip([0-9]+)", mode)
+    m = re.fullmatch(r"map|handoff|task|step|skip([0-9]+)", mode)
     if not m or (m.group(1) is not None and int(m.group(1)) < 2):
-        fail(what, "MODE is map, handoff, task or skipN with N >= 2")
+        fail(what, "MODE is map, handoff, task, step or skipN with N >= 2")
     s = open(path).read()
+    if mode == "step":
+        # The consumers' call of the chunk step (and its type line), up to
+        # their release of the slot.
+        k, end = function(s, FUSED_LOOP, what)
+        loop = s[k:end]
+        a, b = cut(loop, CONSUMER_STEP, CONSUMER_RELEASE, what,
+                   "@gdn_chunk_loop_fused_@DT@")
+        s = s[:k] + loop[:a] + loop[b:] + s[end:]
+        open(path, "w").write(s)
+        return
     if mode in ("map", "handoff"):
         k, end = function(s, SOLVE, what)
         solve = s[k:end]

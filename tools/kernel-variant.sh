@@ -111,7 +111,8 @@
 # fused stage (docs/perf-notes.md v74): `map` (the Ag map's gates),
 # `handoff` (map and the copy of Ag to the hand-off ring), `task` (no Gram,
 # gamma, solve or hand-off: the consumers alone), `skipN` (no Gram, gamma
-# or solve in every N-th chunk).
+# or solve in every N-th chunk), `step` (the consumers skip their chunk
+# step: the task alone).
 # --fused-async (TEMPLATE a gdn_forward_vm.mlir.in): the fused kernel's
 # consumer gemms asynchronous too (tile.async_gemm on
 # @gdn_chunk_fused_vm128) and the chunk step reordered so that P's map
