@@ -95,7 +95,8 @@ struct LowerToPTXOptions : public PassPipelineOptions<LowerToPTXOptions> {
                      "inverse's merges of sizes 16 and 32 run on the CUDA "
                      "cores (never, tasks: inside producer tasks, whose "
                      "tensor cores the consumers' wgmma keep busy, or "
-                     "always)"),
+                     "always); never: tasks measured +15 % on the fused "
+                     "GDN stage, docs/perf-notes.md v76"),
       llvm::cl::init("never")};
   PassOptions::Option<unsigned> trilOverlap{
       *this, "tril-overlap",

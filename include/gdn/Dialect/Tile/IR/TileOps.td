@@ -357,9 +357,11 @@ def Tile_TrilInverseMergeOp : Tile_Op<"tril_inverse_merge"> {
     held in registers until the warp syncs again, then stored. Every
     product is exact and each sum is an f32 multiply-add chain in a fixed
     order (as the diagonal phase's substitution; the split-tf32 form
-    drops the `l_a l_b` terms), so a fused producer task, whose tensor
-    cores the consumers' wgmma keep busy, runs its merges without
-    waiting for them (docs/perf-notes.md v76).
+    drops the `l_a l_b` terms), and no tensor core is used. Meant for a
+    fused producer task whose tensor cores the consumers' wgmma keep
+    busy; measured there 15 % slower than the split-tf32 form (the fused
+    GDN stage at 8x4K·H16 on an H100, docs/perf-notes.md v76), so no
+    kernel uses it.
 
     Example:
     ```mlir

@@ -56,11 +56,13 @@ def TileExpandTrilInverse : Pass<"tile-expand-tril-inverse", "::mlir::func::Func
     inverse inside a `tile.producer_task` run on the CUDA cores (`fma` on
     the diagonal phase and on the merges, see `tile.tril_inverse_merge`):
     there the consumer warpgroups' wgmma keep the SM's tensor cores busy,
-    and the task's `mma.sync` products waited for them (a third of the
-    fused GDN task's chain, docs/perf-notes.md v76). `always` does so in
-    every kernel, `never` (the default) in none. An inverse that takes
-    `stage-lo` keeps the tensor cores (its staged low parts are the
-    split-tf32 final merge's); `merge-by-rows` gives way to `fma`.
+    and the task's `mma.sync` merges stall on the tensor pipe (a third of
+    the fused GDN task's samples). Measured slower all the same (the fused
+    stage +15 % at 8x4K·H16 on an H100, docs/perf-notes.md v76): the
+    default stays `never`. `always` uses it in every kernel. An inverse
+    that takes `stage-lo` keeps the tensor cores (its staged low parts
+    are the split-tf32 final merge's); `merge-by-rows` gives way to
+    `fma`.
 
     Before:
     ```mlir
