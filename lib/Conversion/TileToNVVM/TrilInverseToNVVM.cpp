@@ -8,8 +8,9 @@
 // merge_pairs also the size-16 doubling merge on the same warps), then the
 // doubling merges tile.tril_inverse_merge (T21 = -T2 (L21 T1)) or, per level
 // d, tile.tril_inverse_level (T_ij = -T_ii L T), on the tensor cores in split
-// tf32; tile-insert-barriers puts the barriers between them. Every element's
-// sum has a fixed order.
+// tf32 (merges of sizes 16 and 32 with `fma`: f32 fma chains on the CUDA
+// cores instead); tile-insert-barriers puts the barriers between them. Every
+// element's sum has a fixed order.
 //
 //===----------------------------------------------------------------------===//
 
