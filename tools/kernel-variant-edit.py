@@ -563,16 +563,6 @@ def fused_ablate(path, mode):
     if not m or (m.group(1) is not None and int(m.group(1)) < 2):
         fail(what, "MODE is map, handoff, task, step or skipN with N >= 2")
     s = open(path).read()
-    if mode == "step":
-        # The consumers' call of the chunk step (and its type line), up to
-        # their release of the slot.
-        k, end = function(s, FUSED_LOOP, what)
-        loop = s[k:end]
-        a, b = cut(loop, CONSUMER_STEP, CONSUMER_RELEASE, what,
-                   "@gdn_chunk_loop_fused_@DT@")
-        s = s[:k] + loop[:a] + loop[b:] + s[end:]
-        open(path, "w").write(s)
-        return
     if mode in ("map", "handoff"):
         k, end = function(s, SOLVE, what)
         solve = s[k:end]
@@ -587,6 +577,11 @@ def fused_ablate(path, mode):
     k, end = function(s, FUSED_LOOP, what)
     loop = s[k:end]
     where = "@gdn_chunk_loop_fused_@DT@"
+    if mode == "step":
+        # The consumers' call of the chunk step (and its type line), up to
+        # their release of the slot.
+        a, b = cut(loop, CONSUMER_STEP, CONSUMER_RELEASE, what, where)
+        loop = loop[:a] + loop[b:]
     if mode in ("handoff", "task"):
         loop = replace_once(loop, HANDOFF, "", what, where)
     if mode == "task" or mode.startswith("skip"):
