@@ -8,10 +8,14 @@
 
 #include "KernelImage.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
+#include <vector>
 
 namespace gdn::run {
 
@@ -83,31 +87,177 @@ uint64_t readLE(const std::string &s, size_t at, size_t bytes) {
   return v;
 }
 
-/// The body of `.entry kernel` in comment-free PTX `text` (from its first
-/// `{` to the matching `}`), or empty.
-std::string entryBody(const std::string &text, const std::string &kernel) {
+/// The index of the first non-space character at or after `at`.
+size_t skipSpace(const std::string &text, size_t at) {
+  while (at < text.size() &&
+         std::isspace(static_cast<unsigned char>(text[at])))
+    ++at;
+  return at;
+}
+
+/// The index just after the name in `.entry kernel` of comment-free PTX
+/// `text`, or npos.
+size_t findEntry(const std::string &text, const std::string &kernel) {
   size_t pos = 0;
   while ((pos = text.find(".entry", pos)) != std::string::npos) {
-    size_t at = pos + 6;
-    pos = at;
-    while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at])))
-      ++at;
+    size_t at = skipSpace(text, pos + 6);
+    pos += 6;
     if (text.compare(at, kernel.size(), kernel) != 0 ||
         (at + kernel.size() < text.size() &&
          isIdentChar(text[at + kernel.size()])))
       continue;
-    size_t open = text.find('{', at);
-    if (open == std::string::npos)
-      return "";
-    int depth = 0;
-    for (size_t i = open; i < text.size(); ++i) {
-      depth += text[i] == '{' ? 1 : text[i] == '}' ? -1 : 0;
-      if (depth == 0)
-        return text.substr(open, i + 1 - open);
-    }
+    return at + kernel.size();
+  }
+  return std::string::npos;
+}
+
+/// The body of `.entry kernel` in comment-free PTX `text` (from its first
+/// `{` to the matching `}`), or empty.
+std::string entryBody(const std::string &text, const std::string &kernel) {
+  size_t at = findEntry(text, kernel);
+  size_t open = at == std::string::npos ? at : text.find('{', at);
+  if (open == std::string::npos)
     return "";
+  int depth = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    depth += text[i] == '{' ? 1 : text[i] == '}' ? -1 : 0;
+    if (depth == 0)
+      return text.substr(open, i + 1 - open);
   }
   return "";
+}
+
+/// The parameter list of `.entry kernel` in comment-free PTX `text` (what
+/// stands between its parentheses, split at commas), or false when the
+/// entry has no parenthesized list.
+bool entryParamList(const std::string &text, const std::string &kernel,
+                    std::vector<std::string> &out) {
+  size_t at = findEntry(text, kernel);
+  if (at == std::string::npos)
+    return false;
+  at = skipSpace(text, at);
+  size_t close = text.find(')', at);
+  if (at >= text.size() || text[at] != '(' || close == std::string::npos)
+    return false;
+  const std::string list = text.substr(at + 1, close - at - 1);
+  for (size_t b = 0; b <= list.size();) {
+    size_t e = std::min(list.find(',', b), list.size());
+    std::string item = list.substr(b, e - b);
+    if (item.find_first_not_of(" \t\r\n") != std::string::npos)
+      out.push_back(item);
+    b = e + 1;
+  }
+  return true;
+}
+
+/// One `.param` declaration of an entry: its type (".u64", ".b8", ...),
+/// its alignment (0 when not given) and its array length (0 for a scalar).
+struct PtxParam {
+  std::string type;
+  uint64_t align = 0;
+  uint64_t count = 0;
+  std::string text; ///< the declaration, whitespace collapsed
+};
+
+bool parsePtxParam(const std::string &decl, PtxParam &out) {
+  std::vector<std::string> tokens;
+  for (size_t i = skipSpace(decl, 0); i < decl.size();) {
+    size_t b = i;
+    while (i < decl.size() &&
+           !std::isspace(static_cast<unsigned char>(decl[i])))
+      ++i;
+    tokens.push_back(decl.substr(b, i - b));
+    i = skipSpace(decl, i);
+  }
+  for (const std::string &t : tokens)
+    out.text += (out.text.empty() ? "" : " ") + t;
+  if (tokens.size() < 3 || tokens[0] != ".param")
+    return false;
+  for (size_t k = 1; k + 1 < tokens.size(); ++k) {
+    const std::string &t = tokens[k];
+    if (t == ".align" && k + 2 < tokens.size()) {
+      out.align = std::strtoull(tokens[++k].c_str(), nullptr, 10);
+    } else if (t.size() >= 3 && t[0] == '.' &&
+               std::strchr("usbf", t[1]) &&
+               std::isdigit(static_cast<unsigned char>(t[2]))) {
+      out.type = t;
+    } else if (t != ".ptr" && t != ".global" && t != ".const" &&
+               t != ".shared" && t != ".local") {
+      return false;
+    }
+  }
+  const std::string &name = tokens.back();
+  size_t lb = name.find('[');
+  if (lb != std::string::npos) {
+    char *end = nullptr;
+    out.count = std::strtoull(name.c_str() + lb + 1, &end, 10);
+    if (!end || *end != ']' || out.count == 0)
+      return false;
+  }
+  return !out.type.empty();
+}
+
+/// Whether the PTX parameter `p` can carry a manifest parameter of type
+/// `t`; `want` receives what it should be declared as.
+bool paramMatches(const ParamType &t, const PtxParam &p, std::string &want) {
+  auto is = [&](std::initializer_list<const char *> types) {
+    for (const char *x : types)
+      if (p.type == x)
+        return p.count == 0;
+    return false;
+  };
+  if (t.isTensorMap) {
+    want = "a 128-byte CUtensorMap by value (.param .align 64 .b8 "
+           "NAME[128])";
+    return p.type == ".b8" && p.count == 128 && p.align >= 64 &&
+           p.align % 64 == 0;
+  }
+  if (t.isPointer || t.elem == DType::I64) {
+    want = std::string(t.isPointer ? "a 64-bit address" : "a 64-bit integer") +
+           " (.u64, .s64 or .b64)";
+    return is({".u64", ".s64", ".b64"});
+  }
+  if (t.elem == DType::F32) {
+    want = "a 32-bit float (.f32 or .b32)";
+    return is({".f32", ".b32"});
+  }
+  want = "a 32-bit integer (.u32, .s32 or .b32)";
+  return is({".u32", ".s32", ".b32"});
+}
+
+/// The manifest's `param` lines against the PTX entry's parameters: a
+/// manifest from another build than its PTX would bind arguments to the
+/// wrong parameters (and a launch could hang on a tensor map the kernel
+/// does not expect), so a mismatch is bad input.
+Status checkParams(const Manifest &m, const std::string &text,
+                   const std::function<Status(const std::string &)> &bad) {
+  std::vector<std::string> decls;
+  if (!entryParamList(text, m.kernel, decls))
+    return bad("cannot read the parameter list of '.entry " + m.kernel +
+               "' in the PTX");
+  if (decls.size() != m.params.size())
+    return bad("kernel '" + m.kernel + "' takes " +
+               std::to_string(decls.size()) + " parameter" +
+               (decls.size() == 1 ? "" : "s") + " in the PTX, but the " +
+               "manifest declares " + std::to_string(m.params.size()) +
+               " (param lines): the PTX and the manifest are not from one "
+               "build");
+  for (size_t i = 0; i < decls.size(); ++i) {
+    PtxParam p;
+    const Param &q = m.params[i];
+    std::string want;
+    const bool parsed = parsePtxParam(decls[i], p);
+    if (parsed && paramMatches(q.type, p, want))
+      continue;
+    if (!parsed)
+      paramMatches(q.type, p, want);
+    return bad("parameter " + std::to_string(i) + " of kernel '" + m.kernel +
+               "' is '" + p.text + "' in the PTX, but the manifest's '" +
+               q.name + ":" + q.type.str() + "' (" + m.location(q.line) +
+               ") is passed as " + want +
+               ": the PTX and the manifest are not from one build");
+  }
+  return Status::success();
 }
 
 /// A manifest's grid_dependency = 1 lets the launcher start the kernel
@@ -152,8 +302,10 @@ Status validatePtx(const Manifest &m, const std::string &image,
                ", but the manifest says target = " + m.target);
   std::vector<std::string> entries = ptxEntryNames(image);
   for (const std::string &e : entries)
-    if (e == m.kernel)
-      return checkGridDependency(m, text, bad);
+    if (e == m.kernel) {
+      Status s = checkParams(m, text, bad);
+      return s.ok() ? checkGridDependency(m, text, bad) : s;
+    }
   std::string list;
   for (const std::string &e : entries)
     list += (list.empty() ? "" : ", ") + e;

@@ -6,12 +6,18 @@
 //
 //   PTX    text without NUL bytes, a `.version X.Y` directive, a `.target`
 //          whose first architecture is the manifest's `target`, and an
-//          `.entry NAME` for the manifest's kernel;
+//          `.entry NAME` for the manifest's kernel whose parameters are the
+//          manifest's `param` lines, one for one (a pointer or i64 a 64-bit
+//          integer, i32 a 32-bit one, f32 .f32 or .b32, a tensormap
+//          `.align 64 .b8 NAME[128]`): a manifest from another build would
+//          bind arguments to the wrong parameters, or make a TMA load wait
+//          for bytes its tensor map never brings;
 //   cubin  an ELF header (magic, 64-bit little-endian, e_machine EM_CUDA =
 //          190) and, when the file has a symbol table, a function symbol
 //          named like the kernel (without a symbol table the name is not
-//          checked: a note says so). The architecture in e_flags is not
-//          read (its layout changed between CUDA ABI versions).
+//          checked: a note says so). The architecture in e_flags and the
+//          parameters (.nv.info) are not read (their layouts changed
+//          between CUDA ABI versions).
 //
 // Once the device is known, checkTargetForDevice() tells whether the
 // manifest's target can run on its compute capability.
