@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 namespace gdn::run {
 
@@ -179,6 +180,25 @@ std::string verifyKernelMeta(const std::vector<KernelMetaEntry> &entries) {
       return "op = \"gdn_prefill\" needs grid (\"x, y, z\" expressions)";
   }
   return "";
+}
+
+std::string ptxHash(const std::string &bytes) {
+  const uint64_t prime = 0x100000001b3ULL;
+  uint64_t h = 0xcbf29ce484222325ULL;
+  const size_t n = bytes.size();
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t word = 0;
+    for (size_t b = 0; b < 8 && i + b < n; ++b)
+      word |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[i + b]))
+              << (8 * b);
+    h = (h ^ word) * prime;
+  }
+  h = (h ^ static_cast<uint64_t>(n)) * prime;
+  static const char digits[] = "0123456789abcdef";
+  std::string out = "fnv1a64w:";
+  for (int shift = 60; shift >= 0; shift -= 4)
+    out += digits[(h >> shift) & 0xf];
+  return out;
 }
 
 } // namespace gdn::run

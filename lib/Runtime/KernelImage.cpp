@@ -8,6 +8,8 @@
 
 #include "KernelImage.h"
 
+#include "gdn/Runtime/KernelContract.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -260,6 +262,28 @@ Status checkParams(const Manifest &m, const std::string &text,
   return Status::success();
 }
 
+/// The manifest's `ptx_hash` against the PTX's bytes. gdn-opt writes the
+/// two together, so a difference means they are not from one build, even
+/// where the parameters agree (a tensor map's box lives in the manifest
+/// alone). GDN_ALLOW_PTX_EDITS=1 accepts an edited PTX (timing
+/// experiments that patch a built kernel).
+Status checkPtxHash(const Manifest &m, const std::string &image,
+                    const std::function<Status(const std::string &)> &bad) {
+  if (m.ptxHash.empty())
+    return Status::success();
+  const char *allow = std::getenv("GDN_ALLOW_PTX_EDITS");
+  if (allow && std::string(allow) == "1")
+    return Status::success();
+  const std::string h = ptxHash(image);
+  if (h == m.ptxHash)
+    return Status::success();
+  return bad("the PTX's hash is " + h + ", but the manifest says ptx_hash = " +
+             m.ptxHash + " (" + m.location(m.ptxHashLine) +
+             "): the PTX is not the one gdn-opt wrote with this manifest "
+             "(another build, or an edited file: GDN_ALLOW_PTX_EDITS=1 "
+             "runs an edited PTX)");
+}
+
 /// A manifest's grid_dependency = 1 lets the launcher start the kernel
 /// before its predecessor completes: only safe when the kernel waits
 /// (griddepcontrol.wait) itself; = 2 when it waits for ready flags
@@ -303,8 +327,9 @@ Status validatePtx(const Manifest &m, const std::string &image,
   std::vector<std::string> entries = ptxEntryNames(image);
   for (const std::string &e : entries)
     if (e == m.kernel) {
-      Status s = checkParams(m, text, bad);
-      return s.ok() ? checkGridDependency(m, text, bad) : s;
+      GDN_RUN_TRY(checkParams(m, text, bad));
+      GDN_RUN_TRY(checkPtxHash(m, image, bad));
+      return checkGridDependency(m, text, bad);
     }
   std::string list;
   for (const std::string &e : entries)

@@ -649,9 +649,9 @@ Status Parser::apply(const Entry &e) {
     return Status::success();
   }
   static const char *const known[] = {"gdn_manifest", "kernel", "ptx",
-                                      "target",       "block",  "cluster",
-                                      "shared_bytes", "index_bits",
-                                      "grid_dependency"};
+                                      "ptx_hash",     "target", "block",
+                                      "cluster",      "shared_bytes",
+                                      "index_bits",   "grid_dependency"};
   bool isKnown = false;
   for (const char *k : known)
     isKnown |= e.key == k;
@@ -681,6 +681,20 @@ Status Parser::apply(const Entry &e) {
   }
   if (e.key == "ptx") {
     m.ptx = e.value;
+    return Status::success();
+  }
+  if (e.key == "ptx_hash") {
+    // "fnv1a64w:" and 16 lowercase hex digits (ptxHash()).
+    const std::string &v = e.value;
+    bool ok = v.size() == 25 && v.compare(0, 9, "fnv1a64w:") == 0;
+    for (size_t i = 9; ok && i < v.size(); ++i)
+      ok = std::isdigit(static_cast<unsigned char>(v[i])) ||
+           (v[i] >= 'a' && v[i] <= 'f');
+    if (!ok)
+      return error(e.line, "ptx_hash: expected 'fnv1a64w:' and 16 lowercase "
+                           "hex digits, got '" + v + "'");
+    m.ptxHash = v;
+    m.ptxHashLine = e.line;
     return Status::success();
   }
   if (e.key == "target") {

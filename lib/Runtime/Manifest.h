@@ -8,6 +8,9 @@
 //   gdn_manifest = 1              # format version, required, must be 1
 //   kernel = gemm_f16_128x128x64  # kernel symbol, required
 //   ptx = gemm.ptx                # relative to the manifest's directory
+//   ptx_hash = fnv1a64w:0123...   # optional: ptxHash() (KernelContract.h)
+//                                 # of the PTX gdn-opt wrote with it; the
+//                                 # host checks it (KernelImage.h)
 //   target = sm_90a               # required
 //   block = 128,1,1               # required
 //   cluster = 1,1,1               # optional, default 1,1,1
@@ -164,6 +167,10 @@ struct Manifest {
   std::string path;    ///< the manifest file, as given (used in messages)
   std::string ptx;     ///< the `ptx` value, as written
   std::string ptxPath; ///< `ptx` resolved against the manifest's directory
+  /// `ptx_hash` (optional): ptxHash() of the PTX file gdn-opt wrote beside
+  /// this manifest (KernelContract.h); empty when the manifest has none.
+  std::string ptxHash;
+  int ptxHashLine = 0;
   int version = 0;
   std::string kernel;
   std::string target; ///< e.g. "sm_90a"

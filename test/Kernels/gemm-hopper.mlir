@@ -24,6 +24,7 @@
 // NN-NEXT: gdn_manifest = 1
 // NN-NEXT: kernel = gemm_f16_ws_128x256x64
 // NN-NEXT: ptx = gemm_hopper_f16.ptx
+// NN-NEXT: ptx_hash = fnv1a64w:{{[0-9a-f]{16}$}}
 // NN-NEXT: target = sm_90a
 // NN-NEXT: block = 384,1,1
 // NN-NEXT: shared_bytes = 196768

@@ -14,6 +14,7 @@
 // F16-NEXT: gdn_manifest = 1
 // F16-NEXT: kernel = gemm_f16_128x128x64
 // F16-NEXT: ptx = gemm.ptx
+// F16-NEXT: ptx_hash = fnv1a64w:{{[0-9a-f]{16}$}}
 // F16-NEXT: target = sm_90a
 // F16-NEXT: block = 128,1,1
 // F16-NEXT: shared_bytes = 98304
@@ -38,6 +39,7 @@
 // BF16-NEXT: gdn_manifest = 1
 // BF16-NEXT: kernel = gemm_bf16_nt_128x128x64
 // BF16-NEXT: ptx = gemm.ptx
+// BF16-NEXT: ptx_hash = fnv1a64w:{{[0-9a-f]{16}$}}
 // BF16-NEXT: target = sm_90a
 // BF16-NEXT: block = 128,1,1
 // BF16-NEXT: shared_bytes = 98304

@@ -50,6 +50,15 @@ const std::vector<std::string> &gdnExpressionNames();
 /// (x, y, z), got 2".
 std::string verifyKernelMeta(const std::vector<KernelMetaEntry> &entries);
 
+/// The `ptx_hash` a manifest records for its PTX module file (the exact
+/// bytes gdn-opt wrote): "fnv1a64w:" and 16 lowercase hex digits of a
+/// 64-bit FNV-1a over the file's 8-byte little-endian words (offset basis
+/// 0xcbf29ce484222325, prime 0x100000001b3: h = (h ^ word) * prime), the
+/// last word zero-padded, then h ^= the length in bytes and h *= prime. The
+/// runtime recomputes it: a PTX file beside a manifest of another build
+/// (another tensor map box, another parameter list) is refused.
+std::string ptxHash(const std::string &bytes);
+
 } // namespace gdn::run
 
 #endif // GDN_RUNTIME_KERNELCONTRACT_H

@@ -8,6 +8,7 @@
 #include "gdn/Target/PTX/Passes.h"
 #include "gdn/Dialect/Tile/IR/TileDialect.h"
 #include "gdn/Dialect/Tile/IR/TileLimits.h"
+#include "gdn/Runtime/KernelContract.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -166,6 +167,7 @@ void ExportPTXPass::runOnOperation() {
 
   // PTX files, and the chip each module was compiled for.
   llvm::StringMap<std::string> chips;
+  llvm::StringMap<std::string> hashes; // ptxHash() of each file written
   for (auto binary : module.getOps<gpu::BinaryOp>()) {
     for (Attribute a : binary.getObjects()) {
       auto object = cast<gpu::ObjectAttr>(a);
@@ -191,6 +193,7 @@ void ExportPTXPass::runOnOperation() {
         text += "\n";
       if (failed(writeFile(binary, *path, text)))
         return signalPassFailure();
+      hashes[binary.getName()] = ::gdn::run::ptxHash(text);
       if (auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget()))
         chips[binary.getName()] = nvvm.getChip().str();
       ++numPtx;
@@ -217,6 +220,7 @@ void ExportPTXPass::runOnOperation() {
     w.add("gdn_manifest", "1");
     w.add("kernel", kernelName);
     w.add("ptx", (moduleName.getValue() + ".ptx").str());
+    w.add("ptx_hash", hashes[moduleName.getValue()]);
     w.add("target", chips[moduleName.getValue()]);
 
     // block = x,y,z: positive, at most kMaxThreadsPerBlock threads.

@@ -82,6 +82,7 @@ module @k9 attributes {gdn.kernels = {k = {module = "bin", params = [], block = 
 // TMA-NEXT: gdn_manifest = 1
 // TMA-NEXT: kernel = tma
 // TMA-NEXT: ptx = bin.ptx
+// TMA-NEXT: ptx_hash = fnv1a64w:{{[0-9a-f]{16}$}}
 // TMA-NEXT: target = sm_90a
 // TMA-NEXT: block = 128,1,1
 // TMA-NEXT: shared_bytes = 0

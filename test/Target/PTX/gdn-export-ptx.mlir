@@ -48,6 +48,7 @@
 // MANIFEST-NEXT: gdn_manifest = 1
 // MANIFEST-NEXT: kernel = k_named
 // MANIFEST-NEXT: ptx = exp.ptx
+// MANIFEST-NEXT: ptx_hash = fnv1a64w:{{[0-9a-f]{16}$}}
 // MANIFEST-NEXT: target = sm_90a
 // MANIFEST-NEXT: block = 64,1,1
 // MANIFEST-NEXT: shared_bytes = 8192
@@ -67,6 +68,7 @@
 // PLAIN-NEXT: gdn_manifest = 1
 // PLAIN-NEXT: kernel = k_plain
 // PLAIN-NEXT: ptx = exp.ptx
+// PLAIN-NEXT: ptx_hash = fnv1a64w:{{[0-9a-f]{16}$}}
 // PLAIN-NEXT: target = sm_90a
 // PLAIN-NEXT: block = 32,1,1
 // PLAIN-NEXT: shared_bytes = 0
@@ -105,6 +107,7 @@ module @exp {
 // HAND-NEXT: gdn_manifest = 1
 // HAND-NEXT: kernel = hk
 // HAND-NEXT: ptx = handbin.ptx
+// HAND-NEXT: ptx_hash = fnv1a64w:{{[0-9a-f]{16}$}}
 // HAND-NEXT: target = sm_89
 // HAND-NEXT: block = 96,1,1
 // HAND-NEXT: shared_bytes = 512

@@ -15,6 +15,7 @@
 #include "Manifest.h"
 #include "Npy.h"
 #include "Operator.h"
+#include "gdn/Runtime/KernelContract.h"
 
 #include "TestSupport.h"
 
@@ -361,6 +362,50 @@ TEST(HardeningTest, PtxParametersAreTheManifests) {
       small);
   EXPECT_CONTAINS(s.message(), "parameter 3 of kernel 'k' is '.param "
                                ".align 64 .b8 k_param_3[64]'");
+}
+
+TEST(HardeningTest, PtxHashBindsTheManifestToItsPtx) {
+  // gdn-opt records ptxHash() of the PTX it wrote with each manifest; a PTX
+  // that differs (another build whose parameters happen to agree, e.g. a
+  // tensor map with another box, or a hand-edited file) is refused unless
+  // GDN_ALLOW_PTX_EDITS=1.
+  const std::string ptx = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+                          ".visible .entry k()\n{\n\tret;\n}\n";
+  const std::string hash = gdn::run::ptxHash(ptx);
+  EXPECT_EQ(hash.size(), 25u);
+  EXPECT_EQ(hash.rfind("fnv1a64w:", 0), 0u);
+  EXPECT_NE(hash, gdn::run::ptxHash(ptx + " "));
+  EXPECT_NE(gdn::run::ptxHash(""), gdn::run::ptxHash(std::string(1, '\0')));
+  const Manifest m =
+      manifestFor("k", "sm_90a", "ptx_hash = " + hash + "\n");
+  EXPECT_EQ(m.ptxHash, hash);
+  EXPECT_TRUE(validateKernelImage(m, ptx).ok());
+  std::string edited = ptx;
+  edited.replace(edited.find("ret;"), 4, "exit;");
+  ::unsetenv("GDN_ALLOW_PTX_EDITS");
+  Status s = validateKernelImage(m, edited);
+  EXPECT_EQ(s.code(), ExitCode::BadInput);
+  EXPECT_CONTAINS(s.message(),
+                  "d/k.ptx: error: the PTX's hash is " +
+                      gdn::run::ptxHash(edited) +
+                      ", but the manifest says ptx_hash = " + hash +
+                      " (d/k.manifest:7): the PTX is not the one gdn-opt "
+                      "wrote with this manifest");
+  ::setenv("GDN_ALLOW_PTX_EDITS", "1", 1);
+  EXPECT_TRUE(validateKernelImage(m, edited).ok());
+  ::unsetenv("GDN_ALLOW_PTX_EDITS");
+  // A manifest without ptx_hash (hand-written) is not checked.
+  EXPECT_TRUE(validateKernelImage(manifestFor("k"), edited).ok());
+  for (const char *bad : {"fnv1a64:0123456789abcdef", "fnv1a64w:0123",
+                          "fnv1a64w:0123456789ABCDEF"}) {
+    Manifest x;
+    Status p = parseManifest(minimal("128,1,1", std::string("ptx_hash = ") +
+                                                    bad + "\n"),
+                             "d/k.manifest", x);
+    EXPECT_EQ(p.code(), ExitCode::BadInput) << bad;
+    EXPECT_CONTAINS(p.message(), "d/k.manifest:7: error: ptx_hash: expected "
+                                 "'fnv1a64w:' and 16 lowercase hex digits");
+  }
 }
 
 TEST(HardeningTest, GridDependencyNeedsTheWait) {
