@@ -112,7 +112,10 @@
 # `handoff` (map and the copy of Ag to the hand-off ring), `task` (no Gram,
 # gamma, solve or hand-off: the consumers alone), `skipN` (no Gram, gamma
 # or solve in every N-th chunk), `step` (the consumers skip their chunk
-# step: the task alone).
+# step: the task alone; its fused kernel takes one tensor map fewer and
+# loads Q and V in other boxes, so its manifest changes with its PTX: move
+# OUT_DIR's changed files together, gdn-run refuses a PTX beside another
+# build's manifest).
 # --fused-async (TEMPLATE a gdn_forward_vm.mlir.in): the fused kernel's
 # consumer gemms asynchronous too (tile.async_gemm on
 # @gdn_chunk_fused_vm128) and the chunk step reordered so that P's map

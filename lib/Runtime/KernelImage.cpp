@@ -129,38 +129,8 @@ std::string entryBody(const std::string &text, const std::string &kernel) {
   return "";
 }
 
-/// The parameter list of `.entry kernel` in comment-free PTX `text` (what
-/// stands between its parentheses, split at commas), or false when the
-/// entry has no parenthesized list.
-bool entryParamList(const std::string &text, const std::string &kernel,
-                    std::vector<std::string> &out) {
-  size_t at = findEntry(text, kernel);
-  if (at == std::string::npos)
-    return false;
-  at = skipSpace(text, at);
-  size_t close = text.find(')', at);
-  if (at >= text.size() || text[at] != '(' || close == std::string::npos)
-    return false;
-  const std::string list = text.substr(at + 1, close - at - 1);
-  for (size_t b = 0; b <= list.size();) {
-    size_t e = std::min(list.find(',', b), list.size());
-    std::string item = list.substr(b, e - b);
-    if (item.find_first_not_of(" \t\r\n") != std::string::npos)
-      out.push_back(item);
-    b = e + 1;
-  }
-  return true;
-}
-
-/// One `.param` declaration of an entry: its type (".u64", ".b8", ...),
-/// its alignment (0 when not given) and its array length (0 for a scalar).
-struct PtxParam {
-  std::string type;
-  uint64_t align = 0;
-  uint64_t count = 0;
-  std::string text; ///< the declaration, whitespace collapsed
-};
-
+/// `decl` (".param [.align N] [.ptr ...] .TYPE NAME[[N]]") into `out`;
+/// false when it is not such a declaration.
 bool parsePtxParam(const std::string &decl, PtxParam &out) {
   std::vector<std::string> tokens;
   for (size_t i = skipSpace(decl, 0); i < decl.size();) {
@@ -199,31 +169,63 @@ bool parsePtxParam(const std::string &decl, PtxParam &out) {
   return !out.type.empty();
 }
 
+/// The parameters of `.entry kernel` in comment-free PTX `text` (what
+/// stands between its parentheses, split at commas and parsed), or false
+/// when the entry has no parenthesized list.
+bool entryParams(const std::string &text, const std::string &kernel,
+                 std::vector<PtxParam> &out) {
+  size_t at = findEntry(text, kernel);
+  if (at == std::string::npos)
+    return false;
+  at = skipSpace(text, at);
+  size_t close = text.find(')', at);
+  if (at >= text.size() || text[at] != '(' || close == std::string::npos)
+    return false;
+  const std::string list = text.substr(at + 1, close - at - 1);
+  for (size_t b = 0; b <= list.size();) {
+    size_t e = std::min(list.find(',', b), list.size());
+    std::string item = list.substr(b, e - b);
+    if (item.find_first_not_of(" \t\r\n") != std::string::npos) {
+      PtxParam p;
+      if (!parsePtxParam(item, p))
+        p.type.clear(); // matches no manifest type
+      out.push_back(p);
+    }
+    b = e + 1;
+  }
+  return true;
+}
+
+/// What a manifest parameter of type `t` is declared as in PTX.
+std::string ptxDeclFor(const ParamType &t) {
+  if (t.isTensorMap)
+    return "a 128-byte CUtensorMap by value (.param .align 64 .b8 "
+           "NAME[128])";
+  if (t.isPointer || t.elem == DType::I64)
+    return std::string(t.isPointer ? "a 64-bit address"
+                                   : "a 64-bit integer") +
+           " (.u64, .s64 or .b64)";
+  if (t.elem == DType::F32)
+    return "a 32-bit float (.f32 or .b32)";
+  return "a 32-bit integer (.u32, .s32 or .b32)";
+}
+
 /// Whether the PTX parameter `p` can carry a manifest parameter of type
-/// `t`; `want` receives what it should be declared as.
-bool paramMatches(const ParamType &t, const PtxParam &p, std::string &want) {
+/// `t` (as ptxDeclFor() says).
+bool paramMatches(const ParamType &t, const PtxParam &p) {
   auto is = [&](std::initializer_list<const char *> types) {
     for (const char *x : types)
       if (p.type == x)
         return p.count == 0;
     return false;
   };
-  if (t.isTensorMap) {
-    want = "a 128-byte CUtensorMap by value (.param .align 64 .b8 "
-           "NAME[128])";
+  if (t.isTensorMap)
     return p.type == ".b8" && p.count == 128 && p.align >= 64 &&
            p.align % 64 == 0;
-  }
-  if (t.isPointer || t.elem == DType::I64) {
-    want = std::string(t.isPointer ? "a 64-bit address" : "a 64-bit integer") +
-           " (.u64, .s64 or .b64)";
+  if (t.isPointer || t.elem == DType::I64)
     return is({".u64", ".s64", ".b64"});
-  }
-  if (t.elem == DType::F32) {
-    want = "a 32-bit float (.f32 or .b32)";
+  if (t.elem == DType::F32)
     return is({".f32", ".b32"});
-  }
-  want = "a 32-bit integer (.u32, .s32 or .b32)";
   return is({".u32", ".s32", ".b32"});
 }
 
@@ -233,30 +235,26 @@ bool paramMatches(const ParamType &t, const PtxParam &p, std::string &want) {
 /// does not expect), so a mismatch is bad input.
 Status checkParams(const Manifest &m, const std::string &text,
                    const std::function<Status(const std::string &)> &bad) {
-  std::vector<std::string> decls;
-  if (!entryParamList(text, m.kernel, decls))
+  std::vector<PtxParam> params;
+  if (!entryParams(text, m.kernel, params))
     return bad("cannot read the parameter list of '.entry " + m.kernel +
                "' in the PTX");
-  if (decls.size() != m.params.size())
+  if (params.size() != m.params.size())
     return bad("kernel '" + m.kernel + "' takes " +
-               std::to_string(decls.size()) + " parameter" +
-               (decls.size() == 1 ? "" : "s") + " in the PTX, but the " +
+               std::to_string(params.size()) + " parameter" +
+               (params.size() == 1 ? "" : "s") + " in the PTX, but the " +
                "manifest declares " + std::to_string(m.params.size()) +
                " (param lines): the PTX and the manifest are not from one "
                "build");
-  for (size_t i = 0; i < decls.size(); ++i) {
-    PtxParam p;
+  for (size_t i = 0; i < params.size(); ++i) {
     const Param &q = m.params[i];
-    std::string want;
-    const bool parsed = parsePtxParam(decls[i], p);
-    if (parsed && paramMatches(q.type, p, want))
+    if (paramMatches(q.type, params[i]))
       continue;
-    if (!parsed)
-      paramMatches(q.type, p, want);
     return bad("parameter " + std::to_string(i) + " of kernel '" + m.kernel +
-               "' is '" + p.text + "' in the PTX, but the manifest's '" +
-               q.name + ":" + q.type.str() + "' (" + m.location(q.line) +
-               ") is passed as " + want +
+               "' is '" + params[i].text +
+               "' in the PTX, but the manifest's '" + q.name + ":" +
+               q.type.str() + "' (" + m.location(q.line) +
+               ") is passed as " + ptxDeclFor(q.type) +
                ": the PTX and the manifest are not from one build");
   }
   return Status::success();
@@ -408,6 +406,18 @@ Status validateCubin(const Manifest &m, const std::string &image,
 }
 
 } // namespace
+
+bool ptxEntryParams(const std::string &ptx, const std::string &kernel,
+                    std::vector<PtxParam> &out) {
+  return entryParams(stripComments(ptx), kernel, out);
+}
+
+size_t PtxParam::bytes() const {
+  size_t bits = 0;
+  if (type.size() >= 3)
+    bits = std::strtoul(type.c_str() + 2, nullptr, 10);
+  return (count ? count : 1) * (bits / 8);
+}
 
 std::vector<std::string> ptxEntryNames(const std::string &ptx) {
   return tokensAfter(stripComments(ptx), ".entry");

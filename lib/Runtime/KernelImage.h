@@ -29,6 +29,8 @@
 
 #include "Manifest.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,21 @@ bool isElfImage(const std::string &image);
 
 /// The `.entry` names of a PTX text, in order.
 std::vector<std::string> ptxEntryNames(const std::string &ptx);
+
+/// One `.param` declaration of a PTX entry.
+struct PtxParam {
+  std::string type;   ///< ".u64", ".f32", ".b8", ...; empty if unreadable
+  uint64_t align = 0; ///< `.align N`, 0 when not given
+  uint64_t count = 0; ///< the array length of `NAME[N]`, 0 for a scalar
+  std::string text;   ///< the declaration, whitespace collapsed
+  /// Its size in bytes (an array's elements times the type's width).
+  size_t bytes() const;
+};
+
+/// The parameters of `.entry kernel` in `ptx`, in order; false when the
+/// PTX has no such entry (or no parenthesized parameter list).
+bool ptxEntryParams(const std::string &ptx, const std::string &kernel,
+                    std::vector<PtxParam> &out);
 
 /// Checks `image` (the contents of manifest.ptxPath) for `manifest`'s
 /// kernel; BadInput "PTXPATH: error: ... (named by MANIFEST)" otherwise.

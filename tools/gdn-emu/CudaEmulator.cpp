@@ -45,6 +45,8 @@
 
 #include <cuda.h>
 
+#include "KernelImage.h" // ptxEntryParams (lib/Runtime)
+
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -181,36 +183,12 @@ struct EmuModule {
 /// the CPU kernels do not take); false when the PTX has no such entry.
 bool ptxParams(const std::string &ptx, const std::string &name,
                std::vector<size_t> &widths) {
-  std::string key = ".entry " + name + "(";
-  size_t at = ptx.find(key);
-  if (at == std::string::npos)
+  std::vector<gdn::run::PtxParam> params;
+  if (!gdn::run::ptxEntryParams(ptx, name, params))
     return false;
-  size_t end = ptx.find(')', at);
-  std::string list = ptx.substr(at + key.size(), end - at - key.size());
-  std::istringstream in(list);
-  std::string line;
-  while (std::getline(in, line, ',')) {
-    if (line.find(".param") == std::string::npos)
-      continue;
-    if (line.find(".align 64") != std::string::npos &&
-        line.find("[128]") != std::string::npos)
-      continue; // a tensor map
-    // The width: N of a byte array `.b8 x[N]`, else the type suffix's bits
-    // (`.u64`, `.f32`, `.b16`, ...); 0 where neither is found.
-    size_t w = 0;
-    size_t lb = line.find('['), b8 = line.find(".b8 ");
-    if (b8 != std::string::npos && lb != std::string::npos) {
-      w = std::strtoul(line.c_str() + lb + 1, nullptr, 10);
-    } else {
-      for (size_t i = line.find(".param") + 6; i + 2 < line.size(); ++i)
-        if (line[i] == '.' && std::strchr("usbf", line[i + 1]) &&
-            std::isdigit(static_cast<unsigned char>(line[i + 2]))) {
-          w = std::strtoul(line.c_str() + i + 2, nullptr, 10) / 8;
-          break;
-        }
-    }
-    widths.push_back(w);
-  }
+  for (const gdn::run::PtxParam &p : params)
+    if (!(p.type == ".b8" && p.count == 128 && p.align == 64))
+      widths.push_back(p.bytes()); // 0 for an unreadable declaration
   return true;
 }
 

@@ -315,6 +315,19 @@ TEST(HardeningTest, PtxParametersAreTheManifests) {
       ".visible .entry none()\n{\n\tret;\n}\n";
   const std::string tm =
       "tensormap.tm = base=a; dims=64, 4; strides=64; box=64, 1; swizzle=none\n";
+  // The declarations as read (the CPU emulator takes their widths).
+  std::vector<PtxParam> decls;
+  ASSERT_TRUE(ptxEntryParams(ptx, "k", decls));
+  ASSERT_EQ(decls.size(), 4u);
+  EXPECT_EQ(decls[0].type, ".u64");
+  EXPECT_EQ(decls[0].align, 16u);
+  EXPECT_EQ(decls[3].type, ".b8");
+  EXPECT_EQ(decls[3].count, 128u);
+  std::vector<size_t> bytes;
+  for (const PtxParam &d : decls)
+    bytes.push_back(d.bytes());
+  EXPECT_EQ(bytes, (std::vector<size_t>{8, 4, 4, 128}));
+  EXPECT_FALSE(ptxEntryParams(ptx, "absent", decls));
   auto check = [&](const std::string &kernel, const std::string &params) {
     return validateKernelImage(manifestFor(kernel, "sm_90a", params), ptx);
   };
