@@ -40,12 +40,13 @@
 # not the bundle's "deferred"): beside such plain kernels the prep may
 # still be writing the alike flags their exiting blocks read.
 #
-# step-gate-factors (gdn_forward_vm): @gdn_chunk_step_vm_@DT@ forms the
-# chunk's gate factors e^gamma_j and e^(gamma_L - gamma_j) once, into a
-# 128-float shared buffer %sE (a new parameter after %goff; each caller
-# allocates it beside its %sP), and its W, o and V_new maps load them
-# instead of exponentiating per element, with the same arguments (same
-# bits; docs/perf-notes.md v51).
+# step-gate-factors (gdn_forward_vm): @gdn_chunk_step_vm_@DT@'s map of the
+# chunk's shifted gate exponents (under %shift: the forward, the CP
+# summary and replay; not the fused kernel) also forms the W, o and V_new
+# maps' column factors 2^a scale, 2^(gamma_L log2e - b) and 2^c into three
+# shared vectors (tile.alloc no_reuse), and those maps load them instead
+# of exponentiating per element, with the same arguments (same bits;
+# docs/perf-notes.md v78; v51 measured an older form).
 #
 # fused-ablate (gdn_forward_vm): TIMING ONLY, the results are wrong. The
 # fused kernel's producer task (@gdn_chunk_loop_fused_@DT@'s
@@ -431,101 +432,166 @@ def prep_overlap(path, mode):
 
 
 STEP = "  func.func private @gdn_chunk_step_vm_@DT@("
-STEP_CALL = re.compile(r"(func\.call @gdn_chunk_step_vm_@DT@\([^\n]*%sGam, %[a-z0-9_]+, )(%sP, )")
-STEP_TYPES = ("!tile.buffer<96xf32, shared>, index, "
-              "!tile.buffer<64x64x@DT@, shared>")
-SP_ALLOC = "%sP = tile.alloc : !tile.buffer<64x64x@DT@, shared>\n"
-GATE_MAP = """    // (--step-gate-factors, tools/kernel-variant-edit.py) The column
-    // factors of the W, o and V_new maps, once per chunk: %sE[j] =
-    // e^gamma_j, %sE[64 + j] = e^(gamma_L - gamma_j), the same ex2.approx
-    // of the same arguments as the maps took per element (gamma_j log2e
-    // rounded; the fma the V_new map's contraction formed), so same bits.
-    %ge_nlog2e = arith.constant -1.44269504 : f32
-    %ge_c63 = arith.constant 63 : index
-    %ge_f = tile.alloc : !tile.buffer<128xf32, fragment>
-    tile.map indexed outs(%ge_f : !tile.buffer<128xf32, fragment>) {
-    ^bb0(%i: index):
-      %j = arith.andi %i, %ge_c63 : index
-      %jg = arith.addi %j, %goff : index
-      %gj = tile.load %sGam[%jg] : !tile.buffer<96xf32, shared>
-      %gj2 = arith.mulf %gj, %log2e : f32
-      %d = math.fma %gj, %ge_nlog2e, %gl2 : f32
-      %first = arith.cmpi ult, %i, %c64 : index
-      %arg = arith.select %first, %gj2, %d : f32
-      %e = math.exp2 %arg : f32
-      tile.yield %e : f32
-    }
-    tile.copy %ge_f to %sE : !tile.buffer<128xf32, fragment> to !tile.buffer<128xf32, shared>
-"""
-# The three maps' per-element factors, as the template writes them (each
-# map's exponent, from the chunk's shifted vectors or from gamma, then
-# exp2), and their replacement: a load of the chunk's factor (the
-# exponent's computation left unused). Plain problems only: the factors
-# ignore the q/k norm's shifts.
+# The step's shifted exponent vectors (a, b, c: one map per chunk, under
+# %shift) and the three column-factor maps that exponentiate them per
+# element, as the template writes them, and their replacement: the chunk's
+# map also forms the factors Ea = 2^a scale, Eb = 2^(gamma_L log2e - b),
+# Ec = 2^c (each the same ex2.approx of the same argument, so the same
+# bits), stored to three shared vectors, and the W, o and V_new maps (and
+# the refined and overflow maps) load them; c itself is no longer stored.
+# The five vectors are allocated no_reuse: laid over P's tile (dead while
+# they are live) they would cost two barriers a chunk.
+F64 = "!tile.buffer<64xf32, fragment>"
+S64 = "!tile.buffer<64xf32, shared>"
 GATE_EDITS = (
-    ("the W map", """      %e = math.exp2 %gj2 : f32
-      %ex = arith.mulf %e, %x fastmath<contract> : f32""",
-     """      %e = tile.load %sE[%j] : !tile.buffer<128xf32, shared>
-      %ex = arith.mulf %e, %x fastmath<contract> : f32"""),
-    ("the o map", """        %e = math.exp2 %gj2 : f32
+    ("the exponent vectors", """    %sXa = tile.alloc : {S}
+    %sXb = tile.alloc : {S}
+    %sXc = tile.alloc : {S}
+    scf.if %shift {{
+      %xa = tile.alloc : {F}
+      %xb = tile.alloc : {F}
+      %xc = tile.alloc : {F}
+      tile.map indexed ins(%xa : {F}) outs(%xa, %xb, %xc : {F}, {F}, {F}) {{""",
+     """    // (--step-gate-factors, tools/kernel-variant-edit.py) And the
+    // column factors of the W, o and V_new maps, each the same ex2.approx
+    // (and o's product with the scale) of the same argument those maps
+    // took per element: Ea = 2^a scale, Eb = 2^(gamma_L log2e - b), Ec =
+    // 2^c, once per token and chunk (the same bits). The five vectors keep
+    // bytes of their own (no_reuse): laid over P's shared tile, dead while
+    // they are live, they cost a barrier a chunk on each side.
+    %sXa = tile.alloc {{no_reuse}} : {S}
+    %sXb = tile.alloc {{no_reuse}} : {S}
+    %sEa = tile.alloc {{no_reuse}} : {S}
+    %sEb = tile.alloc {{no_reuse}} : {S}
+    %sEc = tile.alloc {{no_reuse}} : {S}
+    scf.if %shift {{
+      %xa = tile.alloc : {F}
+      %xb = tile.alloc : {F}
+      %ea = tile.alloc : {F}
+      %eb = tile.alloc : {F}
+      %ec = tile.alloc : {F}
+      tile.map indexed ins(%xa : {F}) outs(%xa, %xb, %ea, %eb, %ec : {F}, {F}, {F}, {F}, {F}) {{"""),
+    ("the exponent map's results", """        %c = math.fma %g, %log2e, %lk : f32
+        tile.yield %a, %b, %c : f32, f32, f32
+      }}
+      tile.copy %xa to %sXa : {F} to {S}
+      tile.copy %xb to %sXb : {F} to {S}
+      tile.copy %xc to %sXc : {F} to {S}
+""", """        %c = math.fma %g, %log2e, %lk : f32
+        %fa0 = math.exp2 %a : f32
+        %fa = arith.mulf %fa0, %scale : f32
+        %db = arith.subf %gl2, %b : f32
+        %fb = math.exp2 %db : f32
+        %fc = math.exp2 %c : f32
+        tile.yield %a, %b, %fa, %fb, %fc : f32, f32, f32, f32, f32
+      }}
+      tile.copy %xa to %sXa : {F} to {S}
+      tile.copy %xb to %sXb : {F} to {S}
+      tile.copy %ea to %sEa : {F} to {S}
+      tile.copy %eb to %sEb : {F} to {S}
+      tile.copy %ec to %sEc : {F} to {S}
+"""),
+    ("the W map", """      %gj2 = scf.if %shift -> (f32) {{
+        %cj = tile.load %sXc[%j] : {S}
+        scf.yield %cj : f32
+      }} else {{
+        %jg = arith.addi %j, %goff : index
+        %gj = tile.load %sGam[%jg] : !tile.buffer<96xf32, shared>
+        %gjl = arith.mulf %gj, %log2e : f32
+        scf.yield %gjl : f32
+      }}
+      %e = math.exp2 %gj2 : f32
+""", """      %e = scf.if %shift -> (f32) {{
+        %fj = tile.load %sEc[%j] : {S}
+        scf.yield %fj : f32
+      }} else {{
+        %jg = arith.addi %j, %goff : index
+        %gj = tile.load %sGam[%jg] : !tile.buffer<96xf32, shared>
+        %gjl = arith.mulf %gj, %log2e : f32
+        %ej = math.exp2 %gjl : f32
+        scf.yield %ej : f32
+      }}
+"""),
+    ("the o map", """        %gj2 = scf.if %shift -> (f32) {{
+          %aj = tile.load %sXa[%j] : {S}
+          scf.yield %aj : f32
+        }} else {{
+          %jg = arith.addi %j, %goff : index
+          %gj = tile.load %sGam[%jg] : !tile.buffer<96xf32, shared>
+          %gjl = arith.mulf %gj, %log2e : f32
+          scf.yield %gjl : f32
+        }}
+        %e = math.exp2 %gj2 : f32
         %es = arith.mulf %e, %scale : f32
-        %r = arith.mulf %es, %x : f32""",
-     """        %e = tile.load %sE[%j] : !tile.buffer<128xf32, shared>
-        %es = arith.mulf %e, %scale : f32
-        %r = arith.mulf %es, %x : f32"""),
-    ("the V_new map", """      %e = math.exp2 %d : f32
-      %p = arith.mulf %e, %x : f32
-      %xh = arith.truncf %x : f32 to @DT@
-      %ph = arith.truncf %p : f32 to @DT@
-      tile.yield %xh, %ph : @DT@, @DT@""",
-     """      %j64 = arith.addi %j, %c64 : index
-      %e = tile.load %sE[%j64] : !tile.buffer<128xf32, shared>
-      %p = arith.mulf %e, %x : f32
-      %xh = arith.truncf %x : f32 to @DT@
-      %ph = arith.truncf %p : f32 to @DT@
-      tile.yield %xh, %ph : @DT@, @DT@"""),
+""", """        %es = scf.if %shift -> (f32) {{
+          %fj = tile.load %sEa[%j] : {S}
+          scf.yield %fj : f32
+        }} else {{
+          %jg = arith.addi %j, %goff : index
+          %gj = tile.load %sGam[%jg] : !tile.buffer<96xf32, shared>
+          %gjl = arith.mulf %gj, %log2e : f32
+          %ej = math.exp2 %gjl : f32
+          %ejs = arith.mulf %ej, %scale : f32
+          scf.yield %ejs : f32
+        }}
+"""),
+    ("the overflow map", """        %bj = tile.load %sXb[%j] : {S}
+        %d = arith.subf %gl2, %bj : f32
+        %e = math.exp2 %d : f32
+""", """        %e = tile.load %sEb[%j] : {S}
+"""),
 )
+# The V_new map and the refined step's (two levels deeper): the same edit.
+VN_OLD = """{I}%d = scf.if %shift -> (f32) {{
+{I}  %bj = tile.load %sXb[%j] : {S}
+{I}  %dd = arith.subf %gl2, %bj : f32
+{I}  scf.yield %dd : f32
+{I}}} else {{
+{I}  %jg = arith.addi %j, %goff : index
+{I}  %gj = tile.load %sGam[%jg] : !tile.buffer<96xf32, shared>
+{I}  %gj2 = arith.mulf %gj, %log2e fastmath<contract> : f32
+{I}  %dd = arith.subf %gl2, %gj2 fastmath<contract> : f32
+{I}  scf.yield %dd : f32
+{I}}}
+{I}%e = math.exp2 %d : f32
+"""
+VN_NEW = """{I}%e = scf.if %shift -> (f32) {{
+{I}  %fj = tile.load %sEb[%j] : {S}
+{I}  scf.yield %fj : f32
+{I}}} else {{
+{I}  %jg = arith.addi %j, %goff : index
+{I}  %gj = tile.load %sGam[%jg] : !tile.buffer<96xf32, shared>
+{I}  %gj2 = arith.mulf %gj, %log2e fastmath<contract> : f32
+{I}  %dd = arith.subf %gl2, %gj2 fastmath<contract> : f32
+{I}  %ej = math.exp2 %dd : f32
+{I}  scf.yield %ej : f32
+{I}}}
+"""
 
 
 def step_gate_factors(path):
     """The chunk step's gate factors once per chunk (--step-gate-factors;
-    docs/perf-notes.md v51, variant `ex`): @gdn_chunk_step_vm_@DT@ takes a
-    128-float shared buffer %sE after %goff, fills it from gamma after
-    gamma_L, and its W, o and V_new maps load their column factor from it;
-    every caller allocates the buffer beside its %sP and passes it."""
+    docs/perf-notes.md v78): @gdn_chunk_step_vm_@DT@'s map of the shifted
+    exponents also forms the W, o and V_new maps' column factors into three
+    shared vectors, which those maps load instead of exponentiating per
+    element (the same bits)."""
     what = "--step-gate-factors"
     s = open(path).read()
     k, end = function(s, STEP, what)
     step = s[k:end]
-    step = replace_once(step, "%goff: index, %sP:",
-                        "%goff: index, %sE: !tile.buffer<128xf32, shared>, %sP:",
-                        what, "@gdn_chunk_step_vm_@DT@'s parameters")
-    gl2 = "    %gl2 = arith.mulf %gl, %log2e : f32\n"
-    step = replace_once(step, gl2, gl2 + GATE_MAP, what, "@gdn_chunk_step_vm_@DT@")
+    where = "@gdn_chunk_step_vm_@DT@"
     for name, old, new in GATE_EDITS:
-        step = replace_once(step, old, new, what, name + " of @gdn_chunk_step_vm_@DT@")
+        step = replace_once(step, old.format(S=S64, F=F64),
+                            new.format(S=S64, F=F64), what,
+                            name + " of " + where)
+    for indent, name in (("      ", "the V_new map"),
+                         ("        ", "the refined V' map")):
+        step = replace_once(step, VN_OLD.format(I=indent, S=S64),
+                            VN_NEW.format(I=indent, S=S64), what,
+                            name + " of " + where)
+    step = replace_once(step, "so %sXb is this chunk's.)",
+                        "so %sEb is this chunk's.)", what, where)
     s = s[:k] + step + s[end:]
-    calls = len(STEP_CALL.findall(s))
-    if calls == 0 or calls != s.count("func.call @gdn_chunk_step_vm_@DT@("):
-        fail(what, "expected every call of @gdn_chunk_step_vm_@DT@ to pass "
-             "'%%sGam, OFFSET, %%sP, ' (found it in %d of %d)"
-             % (calls, s.count("func.call @gdn_chunk_step_vm_@DT@(")))
-    s = STEP_CALL.sub(r"\1%sE, \2", s)
-    if s.count(STEP_TYPES) != calls:
-        fail(what, "expected %d call types with '%s', found %d"
-             % (calls, STEP_TYPES, s.count(STEP_TYPES)))
-    s = s.replace(STEP_TYPES, STEP_TYPES.replace(
-        "index, ", "index, !tile.buffer<128xf32, shared>, "))
-    allocs = [m.start() for m in re.finditer(re.escape(SP_ALLOC), s)]
-    # One %sP per caller (the step itself takes it as a parameter).
-    if len(allocs) != calls:
-        fail(what, "expected one '%s' per caller of the step (%d), found %d"
-             % (SP_ALLOC.strip(), calls, len(allocs)))
-    for a in reversed(allocs):
-        line = s.rfind("\n", 0, a) + 1
-        indent = s[line:a]
-        e = a + len(SP_ALLOC)
-        s = s[:e] + indent + "%sE = tile.alloc : !tile.buffer<128xf32, shared>\n" + s[e:]
     open(path, "w").write(s)
 
 

@@ -63,13 +63,15 @@
 # the lit tests; also with --fused and --flags).
 #
 # The options that change the pair of prep and forward kernels (--flags,
-# --forward-regs, --prep-regs, --prep-overlap, --prep-prefetch,
-# --step-gate-factors) remove the fused form's manifests
+# --forward-regs, --prep-regs, --prep-overlap, --prep-prefetch) remove
+# the fused form's manifests
 # (gdn_chunk_fused_vm128_*, gdn_chunk_prep_fref_*,
 # gdn_chunk_fwd_vm128_fref_*) from OUT_DIR, so
 # that gdn-run runs the changed pair everywhere ("no fused form" in the
 # summary line). A plain edited template keeps them: time the pair with
-# gdn-run --fused off.
+# gdn-run --fused off. --step-gate-factors changes the step of the
+# forward, the CP summary and the replay, not the fused kernel's (which
+# takes no exponent vectors): its fused form stays.
 #
 # --flags: the prep beside the forward, synchronized by ready flags
 # (experimental; docs/gdn-prefill.md, "The prep beside the chunk loop"):
@@ -396,7 +398,7 @@ done
 # the pair they change where its cost model would pick the fused kernel
 # (8x4K·H16); its PTX stays.
 nofused=""
-if [[ -n $flags$fwdregs$prepregs$prepov$prefetch$gatef ]]; then
+if [[ -n $flags$fwdregs$prepregs$prepov$prefetch ]]; then
   rm -f "$out"/gdn_chunk_fused_vm128_*.manifest "$out"/gdn_chunk_prep_fref_*.manifest \
     "$out"/gdn_chunk_fwd_vm128_fref_*.manifest
   nofused=1

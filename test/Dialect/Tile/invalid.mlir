@@ -166,6 +166,14 @@ func.func @alloc_offset() {
 
 // -----
 
+func.func @alloc_no_reuse_fragment() {
+  // expected-error @below {{only shared buffers take no_reuse}}
+  %a = tile.alloc {no_reuse} : !tile.buffer<4xf16, fragment>
+  return
+}
+
+// -----
+
 func.func @alloc_neg_offset() {
   // expected-error @below {{offset must be non-negative}}
   %a = tile.alloc {offset = -16 : i64} : !tile.buffer<4xf16, shared>

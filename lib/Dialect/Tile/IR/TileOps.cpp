@@ -133,6 +133,8 @@ LogicalResult AllocOp::verify() {
   auto type = cast<BufferType>(getResult().getType());
   if (type.isGlobal())
     return emitOpError("cannot allocate global memory; use tile.view");
+  if (getNoReuse() && !type.isShared())
+    return emitOpError("only shared buffers take no_reuse");
   if (getOffset()) {
     if (!type.isShared())
       return emitOpError("only shared buffers have an offset");

@@ -360,15 +360,17 @@ void PlanSharedMemoryPass::runOnOperation() {
             beforeLoopEnd = std::max(beforeLoopEnd, first[user]);
         }
     }
+    // Rings and no_reuse buffers hold their bytes for the whole kernel.
+    bool whole = rings.contains(alloc) || alloc.getNoReuse();
     std::optional<SmallVector<std::pair<int64_t, int64_t>, 2>> gens;
-    if (outerLoop && oneLoop && !rings.contains(alloc))
+    if (outerLoop && oneLoop && !whole)
       gens = loopGenerations(outerLoop, start, beforeLoopEnd, uses,
                              alloc.getResult(), first, last);
     if (gens)
       iv.live = std::move(*gens);
     else
       iv.live.push_back({start, end});
-    if (rings.contains(alloc))
+    if (whole)
       iv.live = {{0, last[func]}};
     intervals.push_back(iv);
     return WalkResult::advance();

@@ -139,6 +139,39 @@ func.func @generation_per_iteration(%pa: !tile.ptr<f16>, %pf: !tile.ptr<f32>, %n
 
 // -----
 
+// The same loop with the second buffer allocated `no_reuse`: it keeps bytes
+// of its own for the whole kernel, after the first's (either order of
+// allocation), although their live ranges never meet.
+
+// CHECK-LABEL: func.func @no_reuse
+// CHECK-SAME:  tile.shared_memory_bytes = 12288 : i64
+// CHECK:      tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+// CHECK:      scf.for
+// CHECK:        tile.alloc {no_reuse, offset = 8192 : i64} : !tile.buffer<32x32xf32, shared>
+// CHECK:      tile.alloc {offset = 0 : i64} : !tile.buffer<64x64xf16, shared>
+func.func @no_reuse(%pa: !tile.ptr<f16>, %pf: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = arith.index_cast %n : i32 to index
+  %A = tile.view %pa[%m, %m] : !tile.ptr<f16> -> !tile.buffer<?x?xf16, global>
+  %F = tile.view %pf[%m, %m] : !tile.ptr<f32> -> !tile.buffer<?x?xf32, global>
+  %a = tile.alloc : !tile.buffer<64x64xf16, shared>
+  scf.for %i = %c0 to %m step %c1 {
+    tile.copy %A[%i, %c0] to %a : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+    tile.copy %a to %A[%c0, %i] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+    %b = tile.alloc {no_reuse} : !tile.buffer<32x32xf32, shared>
+    tile.copy %F[%i, %c0] to %b : !tile.buffer<?x?xf32, global> to !tile.buffer<32x32xf32, shared>
+    tile.copy %b to %F[%c0, %i] : !tile.buffer<32x32xf32, shared> to !tile.buffer<?x?xf32, global>
+  }
+  tile.barrier
+  %c = tile.alloc : !tile.buffer<64x64xf16, shared>
+  tile.copy %A[%c0, %c0] to %c : !tile.buffer<?x?xf16, global> to !tile.buffer<64x64xf16, shared>
+  tile.copy %c to %A[%c0, %c0] : !tile.buffer<64x64xf16, shared> to !tile.buffer<?x?xf16, global>
+  return
+}
+
+// -----
+
 // A prefetch: the body reads the tile the previous iteration (or the
 // prologue) loaded, works on other buffers, then loads the next tile with
 // cp.async. %a is live from its allocation to its read and from the

@@ -386,13 +386,23 @@ def Tile_AllocOp : Tile_Op<"alloc"> {
     region by `tile-plan-shared-memory`, which sets `offset` (bytes).
     Fragments live in registers.
 
+    `no_reuse` (shared buffers only) gives the buffer bytes of its own for
+    the kernel's whole run: the planner shares no byte of it with another
+    buffer, even one whose live range it never meets. For small buffers
+    rewritten every iteration of a loop by many threads: laid over a
+    buffer that is dead only between two of their uses, they would need a
+    block barrier on each side of that overlap in every iteration
+    (`tile-insert-barriers` orders the reuse), which costs more than the
+    bytes.
+
     Example:
     ```mlir
     %s = tile.alloc : !tile.buffer<128x64xf16, shared>
     %acc = tile.alloc : !tile.buffer<128x128xf32, fragment>
+    %f = tile.alloc {no_reuse} : !tile.buffer<64xf32, shared>
     ```
   }];
-  let arguments = (ins OptionalAttr<I64Attr>:$offset);
+  let arguments = (ins OptionalAttr<I64Attr>:$offset, UnitAttr:$no_reuse);
   let results = (outs Res<Tile_AnyBuffer, "", [MemAlloc]>:$result);
   let assemblyFormat = "attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;

@@ -449,7 +449,9 @@ def TilePlanSharedMemory : Pass<"tile-plan-shared-memory", "::mlir::func::FuncOp
     Buffers of a TMA ring (the N-stage destinations of `tile.tma_load` and
     the mbarrier arrays) stay live for the whole kernel: the producer
     warpgroup may fill a stage while the consumers are anywhere in their
-    program, so no other buffer may reuse their bytes. The same holds for
+    program, so no other buffer may reuse their bytes. So do buffers
+    allocated `no_reuse` (small buffers whose reuse would cost a barrier a
+    loop iteration). The same holds for
     the shared buffers a `tile.producer_task` shares with the rest of the
     kernel (allocated outside it: what it hands to the consumers, or keeps
     from one iteration to the next). A task's own buffers (allocated in
