@@ -102,11 +102,11 @@
 # --prep-prefetch (with --flags and gdn_prefill.mlir.in): the prep also
 # prefetches its next item's K, g and beta into L2 (tile.prefetch)
 # while it forms the current one.
-# --step-gate-factors (TEMPLATE a gdn_forward_vm.mlir.in): the chunk step
-# forms its gate factors e^gamma_j and e^(gamma_L - gamma_j) once per chunk
-# into shared memory, and its W, o and V_new maps load them instead of
-# exponentiating per element (same bits; docs/perf-notes.md v51, variant
-# `ex`: neutral on an H100, where the forward is DRAM-bound).
+# --step-gate-factors (TEMPLATE a gdn_forward_vm.mlir.in): the chunk
+# step's map of the shifted gate exponents (forward, CP summary, replay)
+# also forms the W, o and V_new maps' column factors once per chunk into
+# shared vectors (tile.alloc no_reuse), which those maps load instead of
+# exponentiating per element (same bits; docs/perf-notes.md v78).
 # --fused-ablate MODE (TEMPLATE a gdn_forward_vm.mlir.in): TIMING ONLY,
 # the fused kernel computes wrong results (gdn-run --check none). Its
 # producer task without part of its work, to see what that part costs the
@@ -393,7 +393,7 @@ for dt in $dtypes; do
   fi
 done
 # The options that change the prep + forward pair (--flags,
-# --forward-regs, the prep's --prep-*, --step-gate-factors): the fused
+# --forward-regs, the prep's --prep-*): the fused
 # form's manifests (base's or new) leave the output, so that gdn-run runs
 # the pair they change where its cost model would pick the fused kernel
 # (8x4K·H16); its PTX stays.
